@@ -1,0 +1,7 @@
+// Package tool defines what a tool is to nightshift: a specification the
+// model reads, a side-effect class the gate and the retry rules read, and a
+// Run method whose failures are data (a Result with IsError), never Go
+// errors that unwind the loop. A Set holds the tools of a run, validates
+// each call's input against the tool's JSON Schema and answers an invented
+// tool name with the list of tools that exist.
+package tool
