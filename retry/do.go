@@ -1,0 +1,102 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Do calls fn, and calls it again after a wait while it fails with a
+// retryable error and the policy allows. It returns:
+//   - fn's result as soon as a call succeeds;
+//   - a non-retryable error as is, at once, without wrapping;
+//   - an *ExhaustedError wrapping the last failure when the retries or the
+//     budget run out;
+//   - an error wrapping ctx.Err() when ctx ends, which stops a wait at once.
+func Do[T any](ctx context.Context, p Policy, fn func(ctx context.Context) (T, error)) (T, error) {
+	p = p.withDefaults()
+	var (
+		zero    T
+		retries int // retries counted against p.Retries
+		waited  time.Duration
+	)
+	for calls := 1; ; calls++ {
+		v, err := attempt(ctx, p.CallTimeout, fn)
+		if err == nil {
+			return v, nil
+		}
+		if ctx.Err() != nil {
+			return zero, stopped(ctx, err)
+		}
+		if !p.Retryable(err) {
+			return zero, err
+		}
+		ra := retryAfter(err)
+		// A 429 that says how long to wait is wrong timing in its purest
+		// form: it is waited out within the budget instead of spending a
+		// retry, which keeps bounding failures that give no such promise
+		// (issue 5).
+		budgeted := p.Budget > 0 && ra > 0 && llm.ClassOf(err) == llm.RateLimited
+		if !budgeted {
+			if retries >= p.Retries {
+				return zero, &ExhaustedError{Attempts: calls, Waited: waited, Last: err}
+			}
+			retries++
+		}
+		wait := p.wait(calls, ra)
+		if p.Budget > 0 && waited+wait > p.Budget {
+			return zero, &ExhaustedError{Attempts: calls, Waited: waited, OverBudget: true, Last: err}
+		}
+		p.OnRetry(newAttempt(calls, err, wait, ra, budgeted))
+		if serr := p.Clock.Sleep(ctx, wait); serr != nil {
+			return zero, fmt.Errorf("retry: stopped waiting %s to retry after %v: %w", wait.Round(time.Millisecond), err, serr)
+		}
+		waited += wait
+	}
+}
+
+// errCallTimeout is the cause of an attempt context that Policy.CallTimeout
+// ended, which tells it from the caller's own deadline.
+var errCallTimeout = errors.New("call timeout")
+
+// attempt makes one call, bounded by timeout when it is positive. A call
+// that fails because the timeout ended it becomes a retryable Timeout.
+func attempt[T any](ctx context.Context, timeout time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	if timeout <= 0 {
+		return fn(ctx)
+	}
+	actx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+	defer cancel()
+	v, err := fn(actx)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errCallTimeout) {
+		e := &llm.Error{Class: llm.Timeout, Message: fmt.Sprintf("no reply within the call timeout of %s", timeout), Err: err}
+		var pe *llm.Error
+		if errors.As(err, &pe) {
+			e.Provider = pe.Provider
+		}
+		err = e
+	}
+	return v, err
+}
+
+// stopped is the error of a call that failed after ctx ended: it wraps
+// ctx.Err() so that the caller sees a cancellation, not the failure the
+// cancellation caused.
+func stopped(ctx context.Context, err error) error {
+	if errors.Is(err, ctx.Err()) || llm.ClassOf(err) == llm.Canceled {
+		return err
+	}
+	return fmt.Errorf("retry: %w (the call failed with: %v)", ctx.Err(), err)
+}
+
+// retryAfter is the server's requested wait carried by err, or zero.
+func retryAfter(err error) time.Duration {
+	var e *llm.Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}

@@ -1,0 +1,114 @@
+package retry
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Defaults of a Policy's zero fields, and what callers pass for Retries by
+// default (Retries itself is used as is: zero means no retries).
+const (
+	DefaultRetries    = 3
+	DefaultBackoff    = time.Second
+	DefaultMaxBackoff = 60 * time.Second
+	DefaultJitter     = 0.2
+	DefaultBudget     = 10 * time.Minute
+)
+
+// Policy says when and how long to retry. The zero value makes one call
+// and never retries; every other zero field takes its default.
+type Policy struct {
+	// Retries is how many retries may follow the first call; it is used as
+	// is, so zero means none and `--retries N` means at most N+1 calls.
+	// 429s that carry a Retry-After do not count against it (see Budget).
+	Retries int
+	// Backoff is the wait before the first retry; it doubles with each
+	// retry after that. Default 1s.
+	Backoff time.Duration
+	// MaxBackoff caps the computed wait (not the server's Retry-After).
+	// Default 60s.
+	MaxBackoff time.Duration
+	// Jitter is the fraction taken off the computed wait at random, in
+	// [0, 1): with Backoff 1s the first retry waits in (800ms, 1000ms].
+	// Default 0.2; a negative value turns jitter off.
+	Jitter float64
+	// Budget is the total wait allowed across the retries of one call.
+	// A rate-limit 429 with a Retry-After is waited out within it rather
+	// than counted against Retries; a wait that would overrun it ends the
+	// call with an ExhaustedError. Default 10m; negative means no budget.
+	Budget time.Duration
+	// CallTimeout, when positive, bounds each attempt. An attempt that
+	// hits it while the caller's context is alive fails with a retryable
+	// Timeout-class *llm.Error. Default none.
+	CallTimeout time.Duration
+	// Clock waits between attempts. Default clock.Real{}.
+	Clock clock.Clock
+	// Rand returns a number in [0, 1) for the jitter. Default
+	// math/rand/v2.Float64; tests inject a constant.
+	Rand func() float64
+	// Retryable decides which errors are retried. Default: the error's
+	// llm.Class is retryable (llm.ClassOf(err).Retryable()).
+	Retryable func(err error) bool
+	// OnRetry, when set, is called before each wait.
+	OnRetry func(Attempt)
+}
+
+// withDefaults returns p with every zero field set to its default.
+func (p Policy) withDefaults() Policy {
+	p.Retries = max(p.Retries, 0)
+	p.Backoff = cmp.Or(p.Backoff, DefaultBackoff)
+	p.MaxBackoff = max(cmp.Or(p.MaxBackoff, DefaultMaxBackoff), p.Backoff)
+	switch {
+	case p.Jitter == 0:
+		p.Jitter = DefaultJitter
+	case p.Jitter < 0:
+		p.Jitter = 0
+	case p.Jitter >= 1:
+		// A full jitter could make the wait zero: punching the server
+		// point-blank is what backoff exists to prevent.
+		p.Jitter = 0.99
+	}
+	p.Budget = cmp.Or(p.Budget, DefaultBudget)
+	if p.Clock == nil {
+		p.Clock = clock.Real{}
+	}
+	if p.Rand == nil {
+		p.Rand = rand.Float64
+	}
+	if p.Retryable == nil {
+		p.Retryable = func(err error) bool { return llm.ClassOf(err).Retryable() }
+	}
+	if p.OnRetry == nil {
+		p.OnRetry = func(Attempt) {}
+	}
+	return p
+}
+
+// backoff is the computed wait before retry k (1-based), before jitter:
+// Backoff * 2^(k-1), capped at MaxBackoff.
+func (p Policy) backoff(k int) time.Duration {
+	d := p.Backoff
+	for i := 1; i < k && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, p.MaxBackoff)
+}
+
+// wait is the wait before retry k given the server's Retry-After. The
+// jitter is taken off the backoff; the result is never shorter than
+// retryAfter. When the Retry-After decides the wait, a spread of up to
+// Jitter*Backoff is added on top, so that several processes told the same
+// Retry-After do not all call again at the same instant.
+func (p Policy) wait(k int, retryAfter time.Duration) time.Duration {
+	r := p.Rand()
+	base := p.backoff(k)
+	w := base - time.Duration(float64(base)*p.Jitter*r)
+	if retryAfter > w {
+		w = retryAfter + time.Duration(float64(p.Backoff)*p.Jitter*r)
+	}
+	return w
+}
