@@ -1,0 +1,90 @@
+package scripted
+
+import (
+	"cmp"
+	"context"
+	"io"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Config configures a Model. The zero value is ready to use.
+type Config struct {
+	// Clock times the replies' delays and reads Retry-After dates;
+	// default clock.Real{}.
+	Clock clock.Clock
+	// Session separates identical conversations in the attempt counters
+	// (as the server's X-Sim-Session header does); default "".
+	Session string
+}
+
+// Model plays a scenario in process. It is safe for concurrent use:
+// conversations follow the scenario independently, by their position.
+type Model struct {
+	eng     *engine
+	clock   clock.Clock
+	session string
+}
+
+var _ llm.Model = (*Model)(nil)
+
+// New returns a Model playing sc. A scenario that does not validate makes
+// every call fail with a bad-request error naming the problem.
+func New(sc *Scenario, cfg Config) *Model {
+	return &Model{
+		eng:     newEngine(sc),
+		clock:   cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		session: cfg.Session,
+	}
+}
+
+// Generate answers req with the scenario's reply for it. Faults come back
+// as *llm.Error with Provider "scripted": an error status is classified by
+// llm.ClassifyStatus, a drop is Class Connection, and a context that ends
+// (before or during a delay) gives Class Canceled, or Timeout for a
+// deadline, wrapping ctx.Err().
+func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	c := m.eng.choose(req, m.session)
+	r := c.reply
+	if r.Delay > 0 {
+		if err := m.clock.Sleep(ctx, r.Delay); err != nil {
+			return nil, ctxError(err)
+		}
+	}
+	switch {
+	case r.Status != 0:
+		return nil, m.statusError(r)
+	case r.Drop:
+		return nil, &llm.Error{
+			Provider: "scripted",
+			Class:    llm.Connection,
+			Message:  "connection dropped mid-reply (scripted drop)",
+			Err:      io.ErrUnexpectedEOF,
+		}
+	}
+	return r.response(req, r.content()), nil
+}
+
+func (m *Model) statusError(r *Reply) *llm.Error {
+	body := r.errorBody()
+	h := r.header()
+	return &llm.Error{
+		Provider:   "scripted",
+		Class:      llm.ClassifyStatus(r.Status, body.Type, body.Message),
+		Status:     r.Status,
+		Type:       body.Type,
+		Message:    body.Message,
+		RetryAfter: llm.RetryAfter(h, m.clock.Now()),
+		Header:     h,
+	}
+}
+
+// ctxError classifies a context's end the way llm.ClassOf does: Canceled
+// for a cancellation, Timeout for a passed deadline.
+func ctxError(err error) *llm.Error {
+	return &llm.Error{Provider: "scripted", Class: llm.ClassOf(err), Err: err}
+}
