@@ -1,0 +1,187 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// WriteFile writes data to the file at rel, creating the directories on
+// the way. Like os.WriteFile, perm applies only to a new file (before the
+// umask); an existing file keeps its mode, and a read-only one is refused
+// with a permission error rather than replaced.
+//
+// The guard is asked about every directory to be created and then the
+// file, all before anything changes. The content goes to a temporary file
+// beside the target that is renamed over it, so a crash never leaves a
+// half-written file for the journal or the judge to find.
+func (r *Root) WriteFile(rel string, data []byte, perm fs.FileMode) error {
+	p, err := r.resolve(rel, false)
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.write(rel, p, data, perm)
+}
+
+// Edit reads the file at rel, hands its content to fn and writes back what
+// fn returns, holding the change lock throughout so that two concurrent
+// edits of one file cannot lose each other's change. When fn returns the
+// content unchanged nothing is written (the guard is not asked) and Edit
+// reports false. The file keeps its mode. An error from fn is returned as
+// it is.
+func (r *Root) Edit(rel string, fn func(old []byte) ([]byte, error)) (changed bool, err error) {
+	p, err := r.resolve(rel, false)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, err := r.root.ReadFile(p)
+	if err != nil {
+		return false, err
+	}
+	data, err := fn(old)
+	if err != nil {
+		return false, err
+	}
+	if bytes.Equal(old, data) {
+		return false, nil
+	}
+	if err := r.write(rel, p, data, 0); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Remove removes the file or empty directory at rel. A symlink is removed
+// itself, not what it points to.
+func (r *Root) Remove(rel string) error {
+	p, err := r.resolve(rel, true)
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return &PathError{Path: rel, Reason: "is the workspace root, which cannot be removed", Err: ErrInvalidPath}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.root.Lstat(p); err != nil {
+		return err
+	}
+	if err := r.check(p); err != nil {
+		return err
+	}
+	if err := r.root.Remove(p); err != nil {
+		return err
+	}
+	r.done(p, true)
+	return nil
+}
+
+// write does WriteFile's work for the resolved path p; rel is the path as
+// given, for error messages. The caller holds mu.
+func (r *Root) write(rel, p string, data []byte, perm fs.FileMode) error {
+	dirs, err := r.missingDirs(filepath.Dir(p))
+	if err != nil {
+		return err
+	}
+	fi, err := r.root.Lstat(p)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if exists {
+		switch {
+		case fi.IsDir():
+			return &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+		case !fi.Mode().IsRegular():
+			return &fs.PathError{Op: "write", Path: rel, Err: fmt.Errorf("not a regular file (%v)", fi.Mode().Type())}
+		}
+		// Renaming over a read-only file would succeed; opening it for
+		// writing fails the way the owner of the file means it to.
+		f, err := r.root.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		perm = fi.Mode().Perm()
+	}
+	if err := r.check(append(dirs, p)...); err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if err := r.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		r.done(d, false)
+	}
+	tmp, err := r.writeTemp(p, data, perm)
+	if err != nil {
+		return err
+	}
+	if exists {
+		// The umask applied when the temporary file was created; an
+		// existing file keeps exactly the mode it had.
+		if err := r.root.Chmod(tmp, perm); err != nil {
+			r.root.Remove(tmp)
+			return err
+		}
+	}
+	if err := r.root.Rename(tmp, p); err != nil {
+		r.root.Remove(tmp)
+		return err
+	}
+	r.done(p, true)
+	return nil
+}
+
+// writeTemp writes data to a new hidden file beside p and returns its
+// name.
+func (r *Root) writeTemp(p string, data []byte, perm fs.FileMode) (string, error) {
+	dir, base := filepath.Split(p)
+	for {
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.nightshift-%08x.tmp", base, rand.Uint32()))
+		f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(data)
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			r.root.Remove(tmp)
+			return "", err
+		}
+		return tmp, nil
+	}
+}
+
+// missingDirs returns the directories on the way to dir that do not exist
+// yet, outermost first.
+func (r *Root) missingDirs(dir string) ([]string, error) {
+	var missing []string
+	for dir != "." && dir != "" {
+		_, err := r.root.Lstat(dir)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append([]string{dir}, missing...)
+		dir = filepath.Dir(dir)
+	}
+	return missing, nil
+}
