@@ -1,0 +1,135 @@
+package anthropic
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Provider is the name this package gives itself in every *llm.Error.
+const Provider = "anthropic"
+
+// DefaultModel is the model used when neither the request nor the Config
+// names one: the SDK's current Sonnet, the balance of speed and capability
+// that agent loops are usually run on.
+const DefaultModel = sdk.ModelClaudeSonnet5_5
+
+// DefaultMaxTokens is the output cap used when neither the request nor the
+// Config sets one.
+const DefaultMaxTokens = 4096
+
+// Config configures a Client. The zero value reads the key and base URL
+// from the environment.
+type Config struct {
+	// APIKey authenticates the calls. Default: $ANTHROPIC_API_KEY. It may
+	// stay empty only when BaseURL is set (a local simulator needs none).
+	APIKey string
+	// BaseURL is the API's address, without /v1. Default:
+	// $ANTHROPIC_BASE_URL, else the SDK's (https://api.anthropic.com).
+	BaseURL string
+	// Model is used when a request names none. Default: DefaultModel.
+	Model string
+	// MaxTokens caps the output when a request sets no cap. Default:
+	// DefaultMaxTokens (4096).
+	MaxTokens int
+	// Stream makes each call use the streaming API (server-sent events) and
+	// accumulate the reply. Default false: one JSON reply per call. Long
+	// replies need streaming: the API refuses non-streaming calls that may
+	// run past ten minutes.
+	Stream bool
+	// HTTPClient sends the requests. Default: a client on a clone of
+	// http.DefaultTransport that gives up on a server that sends no
+	// response headers within ten minutes.
+	HTTPClient *http.Client
+	// Headers are extra headers sent with every call (for example an
+	// anthropic-beta flag). Default: none.
+	Headers map[string]string
+}
+
+// Client is an llm.Model on Anthropic's Messages API. It is safe for
+// concurrent use.
+type Client struct {
+	sdk       sdk.Client
+	key       string
+	model     string
+	maxTokens int
+	stream    bool
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// ErrNoAPIKey is returned by New when there is neither a key nor a base URL.
+var ErrNoAPIKey = errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or Config.APIKey")
+
+// New returns a Client for cfg. The SDK's own retries are off: the retry
+// package is the one, visible retry layer, so each Generate is exactly one
+// HTTP request.
+func New(cfg Config) (*Client, error) {
+	key := cmp.Or(cfg.APIKey, os.Getenv("ANTHROPIC_API_KEY"))
+	base := cmp.Or(cfg.BaseURL, os.Getenv("ANTHROPIC_BASE_URL"))
+	if key == "" && base == "" {
+		return nil, ErrNoAPIKey
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, errors.New("anthropic: Config.MaxTokens must not be negative")
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	opts := []option.RequestOption{
+		// The environment is read above, once, by this package: the SDK's
+		// own chain (profiles, federation, custom headers) would make a
+		// call's credentials depend on files this Config does not show.
+		option.WithoutEnvironmentDefaults(),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(hc),
+	}
+	if key != "" {
+		opts = append(opts, option.WithAPIKey(key))
+	}
+	if base != "" {
+		opts = append(opts, option.WithBaseURL(base))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &Client{
+		sdk:       sdk.NewClient(opts...),
+		key:       key,
+		model:     cmp.Or(cfg.Model, DefaultModel),
+		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
+		stream:    cfg.Stream,
+	}, nil
+}
+
+// Generate makes one call to the Messages API. Every failure is a
+// *llm.Error with Provider "anthropic".
+func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return nil, err
+	}
+	if c.stream {
+		return c.generateStream(ctx, params)
+	}
+	return c.generateOnce(ctx, params)
+}
+
+func defaultHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return &http.Client{Transport: t}
+}

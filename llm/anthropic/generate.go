@@ -1,0 +1,46 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/classify"
+)
+
+// generateOnce makes one non-streaming call.
+func (c *Client) generateOnce(ctx context.Context, p sdk.MessageNewParams) (*llm.Response, error) {
+	// The SDK refuses, before sending, a non-streaming call whose output
+	// cap may take longer than ten minutes to produce; say what to change.
+	if _, err := sdk.CalculateNonStreamingTimeout(int(p.MaxTokens), p.Model, nil); err != nil {
+		return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest,
+			Message: "max_tokens too large for a non-streaming call: set Config.Stream", Err: err}
+	}
+	var res *http.Response
+	msg, err := c.sdk.Messages.New(ctx, p, option.WithResponseInto(&res))
+	if err != nil {
+		return nil, c.fail(ctx, err, res)
+	}
+	out := response(msg)
+	out.Header = res.Header
+	return out, nil
+}
+
+// fail classifies the failure of a call whose response, if any, is res.
+func (c *Client) fail(ctx context.Context, err error, res *http.Response) *llm.Error {
+	call := classify.Call{Provider: Provider, Secret: c.key, Response: res}
+	// An error event in a stream arrives as an API error on a 200
+	// response: its body is the event, not an error status.
+	var api *sdk.Error
+	if errors.As(err, &api) && api.StatusCode < 400 {
+		call.StreamError = []byte(api.RawJSON())
+		if len(call.StreamError) == 0 {
+			call.StreamError = []byte("{}")
+		}
+	}
+	return call.Error(ctx, err)
+}
