@@ -1,0 +1,85 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Call runs the tool called name with input. It never returns a Go error
+// and never panics: each failure is an error result written for the model
+// (seed 000: tool failures go back to the model as is_error results).
+//
+//   - an unknown name lists the tools that exist, so a model that invented
+//     one can pick a real one;
+//   - input that is not JSON, or does not match the schema, gets the
+//     parser's or the validator's message (empty input counts as {});
+//   - a panic in the tool becomes an error result with the panic's text;
+//   - a call that outlives the timeout (or the caller's deadline) gets an
+//     error result that says it timed out, marked Transient.
+func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Result {
+	e, ok := s.entries[name]
+	if !ok {
+		if len(s.names) == 0 {
+			return Error(fmt.Sprintf("unknown tool %q; this run has no tools", name))
+		}
+		return Error(fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(s.names, ", ")))
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return Error(fmt.Sprintf("%s: the input is not valid JSON: %v", name, err))
+	}
+	if err := e.schema.Validate(v); err != nil {
+		return Error(fmt.Sprintf("%s: the input does not match the tool's schema: %v", name, err))
+	}
+	return s.run(ctx, e.tool, name, input)
+}
+
+// run calls t in its own goroutine so that a tool that ignores its
+// context cannot hold the run past the timeout. Such a tool's goroutine
+// is left to finish on its own; its late result is dropped.
+func (s *Set) run(ctx context.Context, t Tool, name string, input json.RawMessage) Result {
+	timeout := s.Timeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan Result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- Error(fmt.Sprintf("%s failed: panic: %v", name, p))
+			}
+		}()
+		done <- t.Run(cctx, input)
+	}()
+	select {
+	case r := <-done:
+		// A tool that gave up because its context ended reports that in
+		// its own words; the model gets the same timeout result either way.
+		if r.IsError && cctx.Err() != nil {
+			return ended(ctx, name, timeout)
+		}
+		return r
+	case <-cctx.Done():
+		return ended(ctx, name, timeout)
+	}
+}
+
+// ended is the result of a call whose context ended: a transient timeout,
+// unless the caller cancelled (then retrying is not wanted).
+func ended(ctx context.Context, name string, timeout time.Duration) Result {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		return Error(fmt.Sprintf("%s was cancelled before it finished", name))
+	case ctx.Err() != nil:
+		return Result{Content: fmt.Sprintf("%s timed out: the run's deadline passed", name), IsError: true, Transient: true}
+	default:
+		return Result{Content: fmt.Sprintf("%s timed out after %s", name, timeout), IsError: true, Transient: true}
+	}
+}

@@ -1,0 +1,117 @@
+package tool
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Config tunes a Set. The zero value is the default.
+type Config struct {
+	// Timeout bounds one call; the call's context ends when it passes and
+	// the model gets a transient error result. Zero means 60s.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is the per-call timeout when Config.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Set holds the tools of a run. It validates every call's input against
+// the tool's JSON Schema, compiled once by NewSet, and turns every way a
+// call can go wrong (an invented name, bad input, a panic, a timeout) into
+// an error result the model can read. It is safe for concurrent use.
+type Set struct {
+	entries map[string]entry
+	names   []string // sorted
+	timeout atomic.Int64
+}
+
+type entry struct {
+	tool   Tool
+	spec   llm.ToolSpec
+	schema *jsonschema.Resolved
+}
+
+// namePattern is what both providers accept as a tool name.
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// NewSet returns a Set of tools. A duplicate or malformed name, an
+// invalid class, or an input schema that is not a valid JSON Schema of an
+// object is an error: a broken tool must stop the run before it starts,
+// not surface as a confusing tool failure in the middle of it.
+func NewSet(tools ...Tool) (*Set, error) {
+	s := &Set{entries: make(map[string]entry, len(tools))}
+	for _, t := range tools {
+		spec := t.Spec()
+		if !namePattern.MatchString(spec.Name) {
+			return nil, fmt.Errorf("tool: name %q must be 1 to 64 letters, digits, _ or -", spec.Name)
+		}
+		if _, dup := s.entries[spec.Name]; dup {
+			return nil, fmt.Errorf("tool: %s: registered twice", spec.Name)
+		}
+		if c := t.Class(); !c.Valid() {
+			return nil, fmt.Errorf("tool: %s: invalid class %q", spec.Name, c)
+		}
+		schema, err := compile(spec.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("tool: %s: input schema: %w", spec.Name, err)
+		}
+		s.entries[spec.Name] = entry{tool: t, spec: spec, schema: schema}
+		s.names = append(s.names, spec.Name)
+	}
+	slices.Sort(s.names)
+	return s, nil
+}
+
+func compile(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("missing")
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return nil, err
+	}
+	// Both providers require the input to be an object.
+	if sch.Type != "object" && !slices.Equal(sch.Types, []string{"object"}) {
+		return nil, fmt.Errorf(`type is %q, want "object"`, sch.Type)
+	}
+	return sch.Resolve(nil)
+}
+
+// SetConfig replaces the Set's configuration; calls already running keep
+// the timeout they started with.
+func (s *Set) SetConfig(c Config) {
+	s.timeout.Store(int64(c.Timeout))
+}
+
+// Timeout returns the per-call timeout in force.
+func (s *Set) Timeout() time.Duration {
+	return cmp.Or(time.Duration(s.timeout.Load()), DefaultTimeout)
+}
+
+// Specs returns the tools' specifications sorted by name, so that the
+// request (and a provider's prompt cache) is the same from call to call.
+func (s *Set) Specs() []llm.ToolSpec {
+	out := make([]llm.ToolSpec, len(s.names))
+	for i, n := range s.names {
+		out[i] = s.entries[n].spec
+	}
+	return out
+}
+
+// Get returns the tool called name.
+func (s *Set) Get(name string) (Tool, bool) {
+	e, ok := s.entries[name]
+	return e.tool, ok
+}
+
+// Names returns the tools' names, sorted.
+func (s *Set) Names() []string { return slices.Clone(s.names) }
