@@ -48,7 +48,7 @@ func FreshPostgres(t testing.TB, base string) string {
 	}
 	t.Cleanup(func() {
 		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") //nolint:errcheck // best effort
-		conn.Close(ctx)                                                  //nolint:errcheck // best effort
+		conn.Close(ctx)                                                 //nolint:errcheck // best effort
 	})
 	u, err := url.Parse(base)
 	if err != nil {
