@@ -1,0 +1,93 @@
+package journal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Kinds of path state.
+const (
+	absent  = "absent"
+	file    = "file"
+	dir     = "dir"
+	symlink = "symlink"
+	other   = "other" // a socket, a device: noticed, never copied
+)
+
+// state is what a path was at one moment: enough to compare and, with its
+// blob, to put back.
+type state struct {
+	Kind string `json:"kind"`
+	// Mode holds the permission bits (and setuid, setgid, sticky).
+	Mode fs.FileMode `json:"mode,omitempty"`
+	// Hash is the SHA-256 of a file's content, hex; it names the blob.
+	Hash string `json:"hash,omitempty"`
+	Size int64  `json:"size,omitempty"`
+	// Target is a symlink's target.
+	Target string `json:"target,omitempty"`
+}
+
+// same reports whether s and o are the same state of a path.
+func (s state) same(o state) bool {
+	return s.Kind == o.Kind && s.Mode == o.Mode && s.Hash == o.Hash && s.Target == o.Target
+}
+
+func (s state) String() string {
+	switch s.Kind {
+	case file:
+		return fmt.Sprintf("file %s %d bytes", s.Mode, s.Size)
+	case dir:
+		return "directory " + s.Mode.String()
+	case symlink:
+		return "symlink to " + s.Target
+	}
+	return s.Kind
+}
+
+const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// stat reads the state of rel in root. For a file, it also hashes the
+// content; when save is not nil, the content is also copied to it as it
+// is read, so that the hash and the copy are of the same bytes.
+func stat(root *os.Root, rel string, save io.Writer) (state, error) {
+	info, err := root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state{Kind: absent}, nil
+	}
+	if err != nil {
+		return state{}, err
+	}
+	mode := info.Mode() & modeBits
+	switch {
+	case info.Mode().IsRegular():
+		f, err := root.Open(rel)
+		if err != nil {
+			return state{}, err
+		}
+		defer f.Close()
+		h := sha256.New()
+		w := io.Writer(h)
+		if save != nil {
+			w = io.MultiWriter(h, save)
+		}
+		n, err := io.Copy(w, f)
+		if err != nil {
+			return state{}, err
+		}
+		return state{Kind: file, Mode: mode, Hash: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+	case info.IsDir():
+		return state{Kind: dir, Mode: mode}, nil
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, err := root.Readlink(rel)
+		if err != nil {
+			return state{}, err
+		}
+		return state{Kind: symlink, Target: target}, nil
+	}
+	return state{Kind: other, Mode: mode}, nil
+}
