@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -21,11 +22,20 @@ func (c *Client) generateOnce(ctx context.Context, p sdk.MessageNewParams) (*llm
 			Message: "max_tokens too large for a non-streaming call: set Config.Stream", Err: err}
 	}
 	var res *http.Response
-	msg, err := c.sdk.Messages.New(ctx, p, option.WithResponseInto(&res))
+	var body []byte
+	// The body is taken as bytes and decoded here, so that a reply that
+	// arrived whole but is not a message is told apart from a connection
+	// that broke while it arrived (both end in io.ErrUnexpectedEOF).
+	_, err := c.sdk.Messages.New(ctx, p, option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
 	if err != nil {
 		return nil, c.fail(ctx, err, res)
 	}
-	out := response(msg)
+	var msg sdk.Message
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return nil, &llm.Error{Provider: Provider, Class: llm.Malformed, Header: res.Header,
+			Message: "reply is not a message: " + err.Error(), Err: err}
+	}
+	out := response(&msg)
 	out.Header = res.Header
 	return out, nil
 }

@@ -135,6 +135,7 @@ func errorReply(status int, errType, message string, header map[string]string) h
 
 // recorder keeps what the server received.
 type recorder struct {
+	url     string // the server's base URL
 	mu      sync.Mutex
 	bodies  []map[string]any
 	headers []http.Header
@@ -158,7 +159,7 @@ func (rec *recorder) last(t *testing.T) (map[string]any, http.Header) {
 
 // setup starts a test server running h behind a recorder and returns a
 // Client on it, streaming or not.
-func setup(t *testing.T, stream bool, h http.Handler) (*Client, *recorder) {
+func setup(t *testing.T, stream bool, h http.HandlerFunc) (*Client, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -177,6 +178,7 @@ func setup(t *testing.T, stream bool, h http.Handler) (*Client, *recorder) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	rec.url = srv.URL
 	c, err := New(Config{APIKey: testKey, BaseURL: srv.URL, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,9 @@ func (c Call) Error(ctx context.Context, err error) *llm.Error {
 		// shapes (a closed body, a reset), and it must never be retried.
 		e.Class = contextClass(ctx.Err())
 	case c.StreamError != nil:
+		// The SDK's error keeps the request, credentials included, so it
+		// is not passed on: the type and message are all it adds.
+		e.Err = nil
 		// No error status arrived (the stream had begun with 200), so
 		// Status stays 0 and the event's type decides.
 		d := ParseBody(c.StreamError)
@@ -58,6 +61,7 @@ func (c Call) Error(ctx context.Context, err error) *llm.Error {
 		e.Message = c.redact("error event mid-stream: " + d.Message)
 		e.Class = llm.ClassifyStatus(StreamStatus(d), d.Type+" "+d.Code, d.Message)
 	case c.Response != nil && c.Response.StatusCode >= 400:
+		e.Err = nil // as above
 		c.fromStatus(e, err)
 	case errors.Is(err, context.Canceled):
 		e.Class = llm.Canceled
@@ -150,15 +154,16 @@ func (c Call) redactErr(err error) error {
 	if err == nil || c.Secret == "" {
 		return err
 	}
-	return redacted{err: err, secret: c.Secret}
+	return redacted{err: err, text: c.redact(err.Error())}
 }
 
 // redacted hides a secret in an underlying error's text while keeping the
-// error itself reachable for errors.Is and errors.As.
+// error itself reachable for errors.Is and errors.As. It holds the text
+// already cleaned, never the secret, so even %#v cannot print the key.
 type redacted struct {
-	err    error
-	secret string
+	err  error
+	text string
 }
 
-func (r redacted) Error() string { return strings.ReplaceAll(r.err.Error(), r.secret, "[redacted]") }
+func (r redacted) Error() string { return r.text }
 func (r redacted) Unwrap() error { return r.err }
