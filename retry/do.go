@@ -17,6 +17,12 @@ import (
 //     budget run out;
 //   - an error wrapping ctx.Err() when ctx ends, which stops a wait at once.
 func Do[T any](ctx context.Context, p Policy, fn func(ctx context.Context) (T, error)) (T, error) {
+	return do(ctx, p, nil, fn)
+}
+
+// do is Do with a hook run before each attempt, outside its call timeout
+// (Wrap waits for the limiter there).
+func do[T any](ctx context.Context, p Policy, before func(context.Context) error, fn func(ctx context.Context) (T, error)) (T, error) {
 	p = p.withDefaults()
 	var (
 		zero    T
@@ -24,6 +30,11 @@ func Do[T any](ctx context.Context, p Policy, fn func(ctx context.Context) (T, e
 		waited  time.Duration
 	)
 	for calls := 1; ; calls++ {
+		if before != nil {
+			if err := before(ctx); err != nil {
+				return zero, err
+			}
+		}
 		v, err := attempt(ctx, p.CallTimeout, fn)
 		if err == nil {
 			return v, nil

@@ -55,6 +55,12 @@ type Policy struct {
 	Retryable func(err error) bool
 	// OnRetry, when set, is called before each wait.
 	OnRetry func(Attempt)
+	// Limiter, when set, paces the model calls made through Wrap: each
+	// attempt first waits for its turn (outside CallTimeout and Budget,
+	// bounded by the caller's context) and then reports the response's
+	// rate-limit headers or its error back. Do alone does not use it.
+	// Default none.
+	Limiter *Limiter
 }
 
 // withDefaults returns p with every zero field set to its default.

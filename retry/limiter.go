@@ -1,0 +1,308 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// LimiterConfig configures a Limiter. Zero fields take their defaults.
+type LimiterConfig struct {
+	// RPM, when positive, caps requests per minute by hand (--rpm): calls
+	// are spaced at least a minute/RPM apart. Default none: the pace is
+	// learned from headers and 429s alone.
+	RPM int
+	// TPM, when positive, caps estimated tokens per minute by hand
+	// (--tpm). Default none.
+	TPM int
+	// Clock tells the time and waits. Default clock.Real{}.
+	Clock clock.Clock
+}
+
+// minute is the period of RPM and TPM.
+const minute = time.Minute
+
+// Learned rates stay within these bounds: a limiter never paces slower
+// than one request a minute on its own, and forgets a learned rate that
+// has grown past any real provider's limit.
+const (
+	minLearnedRPM = 1
+	maxLearnedRPM = 100_000
+	// slowDownFactor is the multiplicative decrease on a 429.
+	slowDownFactor = 0.75
+	// maxSuccesses bounds the memory of recent successes.
+	maxSuccesses = 4096
+)
+
+// Limiter paces the calls made under one provider credential, so that
+// many runs share its rate limit instead of colliding on it. Each call
+// first waits for its turn (Wait) and then reports what the provider said
+// (Observe). The pace is the strictest of:
+//
+//   - the hand-set RPM and TPM;
+//   - the rate-limit headers of the last response (Anthropic's
+//     anthropic-ratelimit-*, OpenAI's x-ratelimit-*): the remaining
+//     requests or tokens are spread evenly until the reset, and none
+//     remaining blocks calls until one is back;
+//   - a rate learned from 429s: a 429 slows the limiter to 3/4 of what the
+//     server accepted in the last minute, its Retry-After blocks every
+//     caller, and successes after that speed it up again by one request a
+//     minute per minute, or 5% a minute when that is more (additive
+//     increase, multiplicative decrease).
+//
+// A Limiter is safe for concurrent use; get one per credential from a
+// Limiters registry.
+type Limiter struct {
+	clock clock.Clock
+
+	mu      sync.Mutex
+	rpm     float64   // hand-set ceiling, 0 = none
+	tpm     float64   // hand-set ceiling, 0 = none
+	nextReq time.Time // earliest start of the next call by request pace
+	nextTok time.Time // earliest start of the next call by token pace
+	blocked time.Time // no call starts before this
+	reqPace pace      // request spacing from the last headers
+	tokPace pace      // per-token spacing from the last headers
+	learned float64   // requests per minute learned from 429s, 0 = none
+	calm    time.Time // 429s before this belong to the last slow-down
+	ok      []time.Time
+	lastEst int
+}
+
+// pace is a spacing that holds until a time (a header's reset).
+type pace struct {
+	every time.Duration
+	until time.Time
+}
+
+func (p pace) at(now time.Time) time.Duration {
+	if now.Before(p.until) {
+		return p.every
+	}
+	return 0
+}
+
+// NewLimiter returns a limiter for one credential. Most callers get theirs
+// from a Limiters registry instead, so that every run shares it.
+func NewLimiter(cfg LimiterConfig) *Limiter {
+	l := &Limiter{clock: cfg.Clock}
+	if l.clock == nil {
+		l.clock = clock.Real{}
+	}
+	l.SetRate(cfg.RPM, cfg.TPM)
+	return l
+}
+
+// SetRate sets the hand-set ceilings (--rpm, --tpm); zero or negative
+// removes one.
+func (l *Limiter) SetRate(rpm, tpm int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rpm, l.tpm = float64(max(rpm, 0)), float64(max(tpm, 0))
+}
+
+// Wait waits for this call's turn: a call estimated at estTokens tokens
+// (input plus max output; zero when unknown). It returns ctx.Err() when
+// ctx ends first. Turns are handed out in order, so N callers waiting at
+// once start one pace apart, not all together.
+func (l *Limiter) Wait(ctx context.Context, estTokens int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d := l.reserve(max(estTokens, 0))
+	if d <= 0 {
+		return nil
+	}
+	return l.clock.Sleep(ctx, d)
+}
+
+// reserve books the next turn and returns how long until it starts.
+func (l *Limiter) reserve(est int) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clock.Now()
+	start := latest(now, l.blocked, l.nextReq, l.nextTok)
+	l.nextReq = start.Add(l.requestInterval(now))
+	l.nextTok = start.Add(time.Duration(est) * l.tokenInterval(now))
+	if est > 0 {
+		l.lastEst = est
+	}
+	return start.Sub(now)
+}
+
+func (l *Limiter) requestInterval(now time.Time) time.Duration {
+	d := l.reqPace.at(now)
+	if l.rpm > 0 {
+		d = max(d, time.Duration(float64(minute)/l.rpm))
+	}
+	if l.learned > 0 {
+		d = max(d, time.Duration(float64(minute)/l.learned))
+	}
+	return d
+}
+
+func (l *Limiter) tokenInterval(now time.Time) time.Duration {
+	d := l.tokPace.at(now)
+	if l.tpm > 0 {
+		d = max(d, time.Duration(float64(minute)/l.tpm))
+	}
+	return d
+}
+
+// Observe reports how a call went: h is the response's headers (nil when
+// there were none) and err the call's error (nil on success). A failed
+// call's headers are read from its *llm.Error when h is nil.
+func (l *Limiter) Observe(h http.Header, err error) {
+	var e *llm.Error
+	errors.As(err, &e)
+	if h == nil && e != nil {
+		h = e.Header
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clock.Now()
+	l.learnHeaders(h, now)
+	switch {
+	case err == nil:
+		l.speedUp(now)
+	case e == nil:
+	case e.Class == llm.RateLimited:
+		ra := e.RetryAfter
+		if ra == 0 {
+			ra = llm.RetryAfter(h, now)
+		}
+		l.blocked = latest(l.blocked, now.Add(ra))
+		l.slowDown(now, ra)
+	case e.Class == llm.Overloaded:
+		// An overload is the server's, not this credential's: it does not
+		// change the pace, but its Retry-After holds every caller back.
+		l.blocked = latest(l.blocked, now.Add(e.RetryAfter))
+	}
+}
+
+// learnHeaders sets the header paces from the strictest window h names.
+func (l *Limiter) learnHeaders(h http.Header, now time.Time) {
+	if h == nil {
+		return
+	}
+	if ws := readWindows(h, requestHeaders, now); len(ws) > 0 {
+		l.reqPace = l.headerPace(ws, now, 1)
+	}
+	if ws := readWindows(h, tokenHeaders, now); len(ws) > 0 {
+		l.tokPace = l.headerPace(ws, now, max(l.lastEst, 1))
+	}
+}
+
+// headerPace spreads each window's remaining units evenly until its reset
+// and returns the strictest. A window with nothing left blocks calls for
+// the time one call's units (need) take to come back: the provider's
+// limits refill continuously, so waiting for the full reset would waste
+// most of it; a fixed-window server says so with a 429 and Retry-After.
+func (l *Limiter) headerPace(ws []window, now time.Time, need int) pace {
+	var p pace
+	for _, w := range ws {
+		left := w.reset.Sub(now)
+		if left <= 0 {
+			continue
+		}
+		var every time.Duration
+		switch {
+		case w.remaining >= 1:
+			every = time.Duration(float64(left) / w.remaining)
+		case w.limit >= 1:
+			every = time.Duration(float64(left) / w.limit)
+			l.blocked = latest(l.blocked, now.Add(every*time.Duration(need)))
+		default:
+			l.blocked = latest(l.blocked, w.reset)
+		}
+		if every > p.every {
+			p = pace{every: every, until: w.reset}
+		}
+	}
+	return p
+}
+
+// slowDown is the multiplicative decrease on a 429: the learned rate drops
+// to 3/4 of what the server accepted over the last minute (or of the
+// learned rate, if lower). The 429s of one episode (those before calm)
+// slow it down once.
+func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
+	if now.Before(l.calm) {
+		return
+	}
+	l.trim(now)
+	accepted := float64(len(l.ok))
+	if l.learned > 0 {
+		accepted = min(accepted, l.learned)
+	}
+	l.learned = max(minLearnedRPM, accepted*slowDownFactor)
+	l.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/l.learned)))
+}
+
+// speedUp records a success and, once the last slow-down has calmed,
+// raises the learned rate by a little: each success adds its share of one
+// request a minute (or of 5% when that is more), so that at the paced rate
+// the limit grows by that much per minute, not per call.
+func (l *Limiter) speedUp(now time.Time) {
+	if len(l.ok) >= maxSuccesses {
+		l.ok = append(l.ok[:0], l.ok[len(l.ok)/2:]...)
+	}
+	l.ok = append(l.ok, now)
+	if l.learned == 0 || now.Before(l.calm) {
+		return
+	}
+	l.learned += max(1, l.learned/20) / l.learned
+	if l.learned > maxLearnedRPM {
+		l.learned = 0
+	}
+}
+
+// trim drops successes older than a minute.
+func (l *Limiter) trim(now time.Time) {
+	cut := now.Add(-minute)
+	i := 0
+	for i < len(l.ok) && !l.ok[i].After(cut) {
+		i++
+	}
+	l.ok = append(l.ok[:0], l.ok[i:]...)
+}
+
+// LimiterState is a snapshot of a limiter's pace, for reports and tests.
+type LimiterState struct {
+	// Interval is the current spacing between call starts (0 = none).
+	Interval time.Duration
+	// PerToken is the current spacing per estimated token (0 = none).
+	PerToken time.Duration
+	// LearnedRPM is the rate learned from 429s (0 = none learned).
+	LearnedRPM float64
+	// BlockedUntil is when calls may start again after a 429 or an
+	// exhausted window (zero or past = not blocked).
+	BlockedUntil time.Time
+}
+
+// State returns the limiter's current pace.
+func (l *Limiter) State() LimiterState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clock.Now()
+	return LimiterState{
+		Interval:     l.requestInterval(now),
+		PerToken:     l.tokenInterval(now),
+		LearnedRPM:   l.learned,
+		BlockedUntil: l.blocked,
+	}
+}
+
+func latest(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
+}

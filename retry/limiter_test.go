@@ -1,0 +1,417 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+)
+
+// frozenClock records every wait without letting time pass, so the waits
+// handed to concurrent callers do not depend on how they interleave. The
+// test moves time with Advance.
+type frozenClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func (c *frozenClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.waits = append(c.waits, d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func (c *frozenClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// waitsOf makes n calls to l.Wait one after another and returns how long
+// each one waited.
+func waitsOf(t *testing.T, l *retry.Limiter, c *frozenClock, n, est int) []time.Duration {
+	t.Helper()
+	out := make([]time.Duration, n)
+	for i := range out {
+		c.mu.Lock()
+		before := len(c.waits)
+		c.mu.Unlock()
+		if err := l.Wait(context.Background(), est); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		if len(c.waits) > before {
+			out[i] = c.waits[len(c.waits)-1]
+		}
+		c.mu.Unlock()
+	}
+	return out
+}
+
+func header(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func TestLimiterLearnsFromHeaders(t *testing.T) {
+	s := time.Second
+	reset := epoch.Add(30 * s).Format(time.RFC3339)
+	tests := []struct {
+		name string
+		h    http.Header
+		est  int
+		want []time.Duration // waits of three calls after the response
+	}{
+		{
+			name: "Anthropic's remaining requests are spread until the reset",
+			h:    header("anthropic-ratelimit-requests-remaining", "10", "anthropic-ratelimit-requests-reset", reset),
+			want: []time.Duration{0, 30 * s / 10, 30 * s / 10 * 2},
+		},
+		{
+			name: "OpenAI's remaining requests are spread until a reset like 6m0s",
+			h:    header("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", "6m0s"),
+			want: []time.Duration{0, 6 * time.Minute / 4, 6 * time.Minute / 4 * 2},
+		},
+		{
+			name: "OpenAI's millisecond resets are read",
+			h:    header("x-ratelimit-remaining-requests", "2", "x-ratelimit-reset-requests", "20ms"),
+			want: []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond},
+		},
+		{
+			name: "remaining tokens pace calls by their estimated size",
+			h:    header("x-ratelimit-remaining-tokens", "1000", "x-ratelimit-reset-tokens", "1s"),
+			est:  500,
+			want: []time.Duration{0, s / 1000 * 500, s / 1000 * 500 * 2},
+		},
+		{
+			name: "the strictest of Anthropic's token windows wins",
+			h: header(
+				"anthropic-ratelimit-input-tokens-remaining", "100000", "anthropic-ratelimit-input-tokens-reset", reset,
+				"anthropic-ratelimit-output-tokens-remaining", "3000", "anthropic-ratelimit-output-tokens-reset", reset),
+			est:  100,
+			want: []time.Duration{0, 30 * s / 3000 * 100, 30 * s / 3000 * 100 * 2},
+		},
+		{
+			name: "no requests left blocks for one request's share of the window",
+			h: header("anthropic-ratelimit-requests-limit", "60", "anthropic-ratelimit-requests-remaining", "0",
+				"anthropic-ratelimit-requests-reset", epoch.Add(60*s).Format(time.RFC3339)),
+			want: []time.Duration{s, 2 * s, 3 * s},
+		},
+		{
+			name: "no requests left and no limit blocks until the reset",
+			h:    header("x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "7s"),
+			want: []time.Duration{7 * s, 7 * s, 7 * s},
+		},
+		{
+			name: "unreadable headers change nothing",
+			h:    header("x-ratelimit-remaining-requests", "many", "x-ratelimit-reset-requests", "soon"),
+			want: []time.Duration{0, 0, 0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &frozenClock{now: epoch}
+			l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+			l.Wait(context.Background(), tt.est) // the call whose response had h
+			c.waits = nil
+			l.Observe(tt.h, nil)
+			if diff := cmp.Diff(tt.want, waitsOf(t, l, c, 3, tt.est)); diff != "" {
+				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a failed call's headers are read from its error", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.Observe(nil, &llm.Error{Class: llm.Transient, Status: 500,
+			Header: header("x-ratelimit-remaining-requests", "5", "x-ratelimit-reset-requests", "10s")})
+		if got := l.State().Interval; got != 2*s {
+			t.Errorf("interval = %s, want 2s", got)
+		}
+	})
+	t.Run("the header pace ends at the reset", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.Observe(header("x-ratelimit-remaining-requests", "5", "x-ratelimit-reset-requests", "10s"), nil)
+		c.Advance(10 * s)
+		if got := l.State().Interval; got != 0 {
+			t.Errorf("interval after the reset = %s, want none", got)
+		}
+	})
+}
+
+func TestLimiterLearnsFromBare429s(t *testing.T) {
+	s := time.Second
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	const accepted = 12
+	for range accepted {
+		l.Wait(context.Background(), 0)
+		l.Observe(nil, nil)
+		c.Advance(s)
+	}
+	limited := &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 5 * s}
+
+	l.Observe(nil, limited)
+	st := l.State()
+	wantRPM := accepted * 0.75
+	if st.LearnedRPM != wantRPM || !st.BlockedUntil.Equal(c.Now().Add(5*s)) {
+		t.Fatalf("after a 429: %+v, want %v rpm learned and blocked for 5s", st, wantRPM)
+	}
+	t.Run("every caller waits out the retry-after, then one pace apart", func(t *testing.T) {
+		every := time.Duration(float64(time.Minute) / wantRPM)
+		want := []time.Duration{5 * s, 5*s + every, 5*s + 2*every}
+		if diff := cmp.Diff(want, waitsOf(t, l, c, 3, 0)); diff != "" {
+			t.Errorf("waits (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the other 429s of the same episode slow it down once", func(t *testing.T) {
+		l.Observe(nil, limited)
+		l.Observe(nil, limited)
+		if got := l.State().LearnedRPM; got != wantRPM {
+			t.Errorf("learned rpm = %v, want still %v", got, wantRPM)
+		}
+	})
+	t.Run("successes after the calm speed it up by a little", func(t *testing.T) {
+		c.Advance(time.Minute)
+		l.Observe(nil, nil)
+		got := l.State().LearnedRPM
+		if got <= wantRPM || got >= wantRPM+1 {
+			t.Errorf("learned rpm = %v, want less than one request a minute above %v", got, wantRPM)
+		}
+	})
+	t.Run("a 429 on the first call paces at the floor rather than not at all", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429})
+		if got := l.State().Interval; got != time.Minute {
+			t.Errorf("interval = %s, want a minute", got)
+		}
+	})
+	t.Run("a retry-after header on the error is read when the field is empty", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, Header: header("Retry-After", "3")})
+		if got := l.State().BlockedUntil; !got.Equal(epoch.Add(3 * s)) {
+			t.Errorf("blocked until %s, want 3s from now", got)
+		}
+	})
+	t.Run("quota refusals and bad requests do not change the pace", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.Observe(nil, &llm.Error{Class: llm.Quota, Status: 429, RetryAfter: s})
+		l.Observe(nil, &llm.Error{Class: llm.BadRequest, Status: 400})
+		if diff := cmp.Diff(retry.LimiterState{}, l.State()); diff != "" {
+			t.Errorf("state (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestLimiterManualRate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  retry.LimiterConfig
+		est  int
+		want []time.Duration
+	}{
+		{"--rpm 120 spaces calls 500ms apart", retry.LimiterConfig{RPM: 120}, 0,
+			[]time.Duration{0, 500 * time.Millisecond, time.Second}},
+		{"--tpm 6000 spaces 100-token calls a second apart", retry.LimiterConfig{TPM: 6000}, 100,
+			[]time.Duration{0, time.Second, 2 * time.Second}},
+		{"the stricter of --rpm and --tpm wins", retry.LimiterConfig{RPM: 6000, TPM: 6000}, 200,
+			[]time.Duration{0, 2 * time.Second, 4 * time.Second}},
+		{"no rate lets calls through at once", retry.LimiterConfig{}, 1000,
+			[]time.Duration{0, 0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &frozenClock{now: epoch}
+			tt.cfg.Clock = c
+			l := retry.NewLimiter(tt.cfg)
+			if diff := cmp.Diff(tt.want, waitsOf(t, l, c, 3, tt.est)); diff != "" {
+				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("SetRate changes the rate by hand later", func(t *testing.T) {
+		c := &frozenClock{now: epoch}
+		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+		l.SetRate(30, 0)
+		if got := l.State().Interval; got != 2*time.Second {
+			t.Errorf("interval = %s, want 2s", got)
+		}
+	})
+}
+
+func TestLimiterSpacesConcurrentCallers(t *testing.T) {
+	const n = 8
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{RPM: 60, Clock: c})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if err := l.Wait(context.Background(), 0); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got := slices.Clone(c.waits)
+	slices.Sort(got)
+	want := make([]time.Duration, n)
+	for i := range want {
+		want[i] = time.Duration(i) * time.Second
+	}
+	// The first caller is let through at once and records no wait.
+	if diff := cmp.Diff(want[1:], got); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+func TestLimiterWaitStopsWithTheContext(t *testing.T) {
+	clk := &blockingClock{sleeping: make(chan struct{})}
+	l := retry.NewLimiter(retry.LimiterConfig{RPM: 1, Clock: clk})
+	l.Wait(context.Background(), 0) // takes the free turn
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- l.Wait(ctx, 0) }()
+	<-clk.sleeping
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestLimiters(t *testing.T) {
+	r := retry.NewLimiters(retry.LimiterConfig{RPM: 10})
+	a := r.For("anthropic", "sk-ant-secret-1")
+	t.Run("one credential gets one limiter", func(t *testing.T) {
+		if r.For("anthropic", "sk-ant-secret-1") != a {
+			t.Error("a second For returned another limiter")
+		}
+	})
+	t.Run("another credential or endpoint gets its own", func(t *testing.T) {
+		if r.For("anthropic", "sk-ant-secret-2") == a || r.For("openai", "sk-ant-secret-1") == a {
+			t.Error("two credentials share a limiter")
+		}
+	})
+	t.Run("limiters start from the registry's hand-set rate", func(t *testing.T) {
+		if got := a.State().Interval; got != 6*time.Second {
+			t.Errorf("interval = %s, want 6s", got)
+		}
+	})
+	t.Run("the key never holds the credential", func(t *testing.T) {
+		k := retry.LimiterKey("anthropic", "sk-ant-secret-1")
+		if strings.Contains(k, "secret") || !strings.HasPrefix(k, "anthropic/") {
+			t.Errorf("key = %q", k)
+		}
+	})
+	t.Run("the shared registry is one", func(t *testing.T) {
+		if retry.Shared() != retry.Shared() {
+			t.Error("Shared returned two registries")
+		}
+	})
+}
+
+func TestEstimateTokens(t *testing.T) {
+	req := &llm.Request{
+		System:    strings.Repeat("s", 40),
+		Messages:  []llm.Message{llm.UserText(strings.Repeat("u", 40))},
+		MaxTokens: 1000,
+	}
+	if got, want := retry.EstimateTokens(req), 80/4+1000; got != want {
+		t.Errorf("EstimateTokens = %d, want %d", got, want)
+	}
+}
+
+// windowServer is a fixed-window rate limit that answers only 429 with a
+// Retry-After until the window ends, and sends no rate-limit headers.
+type windowServer struct {
+	clk   clock.Clock
+	limit int
+	start time.Time
+	used  int
+	n429  int
+}
+
+func (s *windowServer) Generate(context.Context, *llm.Request) (*llm.Response, error) {
+	now := s.clk.Now()
+	if now.Sub(s.start) >= time.Minute {
+		s.start, s.used = s.start.Add(now.Sub(s.start).Truncate(time.Minute)), 0
+	}
+	if s.used >= s.limit {
+		s.n429++
+		ra := s.start.Add(time.Minute).Sub(now)
+		return nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: ra,
+			Header: header("Retry-After", strconv.Itoa(int(ra.Seconds())))}
+	}
+	s.used++
+	return &llm.Response{}, nil
+}
+
+func TestWrapWithLimiter(t *testing.T) {
+	run := func(withLimiter bool) (calls429 int, err error) {
+		fake := clock.NewFake(epoch)
+		srv := &windowServer{clk: fake, limit: 10, start: epoch}
+		p := retry.Policy{Retries: 0, Clock: fake, Rand: constRand(0)}
+		if withLimiter {
+			p.Limiter = retry.NewLimiter(retry.LimiterConfig{Clock: fake})
+		}
+		m := retry.Wrap(srv, p)
+		for range 60 {
+			if _, err := m.Generate(context.Background(), &llm.Request{}); err != nil {
+				return srv.n429, err
+			}
+		}
+		return srv.n429, nil
+	}
+	t.Run("a server with only 429s and retry-after is learned and collides less", func(t *testing.T) {
+		without, err := run(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, err := run(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("429s over 60 calls: %d without the limiter, %d with it", without, with)
+		if with >= without {
+			t.Errorf("429s with the limiter = %d, without = %d; want fewer with it", with, without)
+		}
+	})
+	t.Run("the retry budget ends a call that the server keeps refusing", func(t *testing.T) {
+		fake := clock.NewFake(epoch)
+		refusing := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+			return nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 2 * time.Second}
+		})
+		lim := retry.NewLimiter(retry.LimiterConfig{Clock: fake})
+		m := retry.Wrap(refusing, retry.Policy{Clock: fake, Rand: constRand(0), Budget: 5 * time.Second, Limiter: lim})
+		_, err := m.Generate(context.Background(), &llm.Request{})
+		var ex *retry.ExhaustedError
+		if !errors.As(err, &ex) || !ex.OverBudget || ex.Attempts != 3 || ex.Waited != 4*time.Second {
+			t.Errorf("err = %v, want over budget after 3 calls and 4s of waiting", err)
+		}
+	})
+}
