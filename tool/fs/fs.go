@@ -1,0 +1,75 @@
+package fs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"syscall"
+
+	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// Tools returns the four file tools over r, readers first.
+func Tools(r *workspace.Root) []tool.Tool {
+	return []tool.Tool{NewReadFile(r), NewListDir(r), NewWriteFile(r), NewEditFile(r)}
+}
+
+// pathProperty is the schema of the path input every tool shares.
+const pathProperty = `"path": {
+	"type": "string",
+	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused."
+}`
+
+// decode reads a tool's input. The Set has already checked it against
+// the schema; this catches a direct Run with bad input.
+func decode(name string, input json.RawMessage, v any) (tool.Result, bool) {
+	if err := json.Unmarshal(input, v); err != nil {
+		return tool.Error(fmt.Sprintf("%s: the input is not valid: %v", name, err)), false
+	}
+	return tool.Result{}, true
+}
+
+// toolError is a failure whose message is already written for the model.
+type toolError string
+
+func (e toolError) Error() string { return string(e) }
+
+// failure turns an error about path into the result the model reads.
+// noun names what path was meant to be ("file" or "directory").
+func failure(path, noun string, err error) tool.Result {
+	var (
+		pe *workspace.PathError
+		ge *workspace.GuardError
+		te toolError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return tool.Error(pe.Error())
+	case errors.As(err, &ge):
+		return tool.Error(ge.Error())
+	case errors.As(err, &te):
+		return tool.Error(string(te))
+	case errors.Is(err, iofs.ErrNotExist):
+		return tool.Error(fmt.Sprintf("no such %s: %s", noun, path))
+	case errors.Is(err, iofs.ErrPermission):
+		return tool.Error("permission denied: " + path)
+	case errors.Is(err, syscall.EISDIR):
+		return tool.Error(isDir(path))
+	case errors.Is(err, syscall.ENOTDIR):
+		return tool.Error(fmt.Sprintf("no such %s: %s (a part of the path is a file, not a directory)", noun, path))
+	case errors.Is(err, syscall.ENOSPC):
+		return tool.Error(fmt.Sprintf("%s: no space left on the device", path))
+	}
+	res := tool.Error(fmt.Sprintf("%s: %v", path, err))
+	// A busy or interrupted file system may answer on the next try.
+	res.Transient = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EBUSY) ||
+		errors.Is(err, syscall.EINTR) || errors.Is(err, syscall.ETIMEDOUT) ||
+		errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+	return res
+}
+
+func isDir(path string) string {
+	return fmt.Sprintf("%s is a directory, not a file; use list_dir to see what it holds", path)
+}

@@ -1,0 +1,73 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// WriteFile is the write_file tool: it creates or replaces a file with the
+// given content, making the directories on the way. Writing the content a
+// file already has changes nothing and says "unchanged", so a repeated
+// call is harmless.
+type WriteFile struct {
+	root *workspace.Root
+}
+
+var _ tool.Tool = (*WriteFile)(nil)
+
+// NewWriteFile returns write_file over r.
+func NewWriteFile(r *workspace.Root) *WriteFile { return &WriteFile{root: r} }
+
+// Spec describes write_file.
+func (t *WriteFile) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name:        "write_file",
+		Description: "Create a file in the workspace, or replace all of its content, with the given text. Directories on the way are created. To change part of an existing file, use edit_file instead.",
+		InputSchema: json.RawMessage(`{
+	"type": "object",
+	"properties": {` + pathProperty + `,
+		"content": {"type": "string", "description": "The complete new content of the file."}
+	},
+	"required": ["path", "content"],
+	"additionalProperties": false
+}`),
+	}
+}
+
+// Class is Write.
+func (t *WriteFile) Class() tool.Class { return tool.Write }
+
+// Run writes the file.
+func (t *WriteFile) Run(_ context.Context, input json.RawMessage) tool.Result {
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if res, ok := decode("write_file", input, &in); !ok {
+		return res
+	}
+	fi, err := t.root.Stat(in.Path)
+	existed := err == nil
+	if existed && fi.IsDir() {
+		return tool.Error(isDir(in.Path))
+	}
+	if existed {
+		if cur, err := t.root.ReadFile(in.Path); err == nil && bytes.Equal(cur, []byte(in.Content)) {
+			return tool.OK(fmt.Sprintf("unchanged: %s already has this content (%d bytes)", in.Path, len(in.Content)))
+		}
+	}
+	if err := t.root.WriteFile(in.Path, []byte(in.Content), 0o644); err != nil {
+		return failure(in.Path, "file", err)
+	}
+	verb := "created"
+	if existed {
+		verb = "wrote"
+	}
+	return tool.OK(fmt.Sprintf("%s %s (%d bytes)", verb, in.Path, len(in.Content)))
+}
