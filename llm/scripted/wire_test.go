@@ -1,0 +1,49 @@
+package scripted_test
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// startServer serves the scenario yaml on a loopback httptest server.
+func startServer(t *testing.T, yaml string, cfg scripted.ServerConfig) (*httptest.Server, *scripted.Server) {
+	t.Helper()
+	sc, err := scripted.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if cfg.Log == nil {
+		cfg.Log = &log
+	}
+	sim := scripted.NewServer(sc, cfg)
+	hs := httptest.NewServer(sim)
+	t.Cleanup(func() {
+		hs.Close()
+		if t.Failed() && log.Len() > 0 {
+			t.Logf("server log:\n%s", log.String())
+		}
+	})
+	return hs, sim
+}
+
+// block is one content block as a client saw it, whichever SDK and mode.
+type block struct {
+	Type, Text, ID, Name, Input string
+}
+
+// reply is a reply as a client saw it.
+type reply struct {
+	Blocks  []block
+	Stop    string
+	In, Out int64
+}
+
+// modes are the two ways each wire test talks to the server.
+var modes = []struct {
+	name   string
+	stream bool
+}{{"non-streaming", false}, {"streaming", true}}
