@@ -61,3 +61,18 @@ func ExampleDo() {
 	// Output:
 	// file content <nil> 3
 }
+
+// Every run in the process takes the limiter of its credential from one
+// registry, so that they pace their calls together; --rpm sets the pace by
+// hand, and headers and 429s can only slow it further.
+func ExampleLimiters() {
+	limiters := retry.NewLimiters(retry.LimiterConfig{RPM: 30})
+	lim := limiters.For("anthropic", "sk-ant-example")
+	m := retry.Wrap(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{}, nil
+	}), retry.Policy{Retries: retry.DefaultRetries, Limiter: lim})
+	_ = m // each Generate now waits its turn: two seconds apart at 30 rpm
+	fmt.Println(lim.State().Interval, limiters.For("anthropic", "sk-ant-example") == lim)
+	// Output:
+	// 2s true
+}
