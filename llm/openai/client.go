@@ -1,0 +1,129 @@
+package openai
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Provider is the name this package gives itself in every *llm.Error.
+const Provider = "openai"
+
+// DefaultModel is the model used when neither the request nor the Config
+// names one. It is a current general model that still accepts max_tokens
+// (see Config.MaxCompletionTokens); against a compatible server, set
+// Config.Model to a model that server has.
+const DefaultModel = sdk.ChatModelGPT4_1
+
+// DefaultMaxTokens is the output cap used when neither the request nor the
+// Config sets one.
+const DefaultMaxTokens = 4096
+
+// placeholderKey is sent when a base URL is set but no key is: local
+// OpenAI-compatible servers (Ollama, vLLM, llama.cpp) ignore the key, and
+// the SDK still wants one.
+const placeholderKey = "sk-no-key-required"
+
+// Config configures a Client. The zero value reads the key and base URL
+// from the environment.
+type Config struct {
+	// APIKey authenticates the calls. Default: $OPENAI_API_KEY. It may
+	// stay empty when BaseURL is set: a placeholder is sent instead.
+	APIKey string
+	// BaseURL is the API's address, including /v1 (for Ollama,
+	// http://localhost:11434/v1). Default: $OPENAI_BASE_URL, else
+	// https://api.openai.com/v1.
+	BaseURL string
+	// Model is used when a request names none. Default: DefaultModel.
+	Model string
+	// MaxTokens caps the output when a request sets no cap. Default:
+	// DefaultMaxTokens (4096).
+	MaxTokens int
+	// MaxCompletionTokens sends the cap as max_completion_tokens instead
+	// of max_tokens. Default false: max_tokens is what every
+	// OpenAI-compatible server understands, while OpenAI's reasoning
+	// models accept only max_completion_tokens; set this for those.
+	MaxCompletionTokens bool
+	// Stream makes each call stream the reply (server-sent events, with
+	// stream_options.include_usage so usage still arrives) and accumulate
+	// it. Default false: one JSON reply per call.
+	Stream bool
+	// HTTPClient sends the requests. Default: the SDK's client.
+	HTTPClient *http.Client
+	// Headers are extra headers sent with every call. Default: none.
+	Headers map[string]string
+}
+
+// Client is an llm.Model on the Chat Completions API of OpenAI and of
+// OpenAI-compatible servers. It is safe for concurrent use.
+type Client struct {
+	sdk                 sdk.Client
+	key                 string
+	model               string
+	maxTokens           int
+	maxCompletionTokens bool
+	stream              bool
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// ErrNoAPIKey is returned by New when there is neither a key nor a base URL.
+var ErrNoAPIKey = errors.New("openai: no API key: set OPENAI_API_KEY or Config.APIKey (or a BaseURL for a local server)")
+
+// New returns a Client for cfg. The SDK's own retries are off: the retry
+// package is the one, visible retry layer, so each Generate is exactly one
+// HTTP request.
+func New(cfg Config) (*Client, error) {
+	key := cmp.Or(cfg.APIKey, os.Getenv("OPENAI_API_KEY"))
+	base := cmp.Or(cfg.BaseURL, os.Getenv("OPENAI_BASE_URL"))
+	if key == "" {
+		if base == "" {
+			return nil, ErrNoAPIKey
+		}
+		key = placeholderKey
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, errors.New("openai: Config.MaxTokens must not be negative")
+	}
+	opts := []option.RequestOption{
+		option.WithMaxRetries(0),
+		option.WithAPIKey(key),
+	}
+	if base != "" {
+		opts = append(opts, option.WithBaseURL(base))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &Client{
+		sdk:                 sdk.NewClient(opts...),
+		key:                 key,
+		model:               cmp.Or(cfg.Model, DefaultModel),
+		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
+		maxCompletionTokens: cfg.MaxCompletionTokens,
+		stream:              cfg.Stream,
+	}, nil
+}
+
+// Generate makes one call to the Chat Completions API. Every failure is a
+// *llm.Error with Provider "openai".
+func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return nil, err
+	}
+	if c.stream {
+		return c.generateStream(ctx, params)
+	}
+	return c.generateOnce(ctx, params)
+}

@@ -1,0 +1,124 @@
+package openai
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// generateStream makes one streaming call and accumulates its chunks into
+// one reply.
+func (c *Client) generateStream(ctx context.Context, p sdk.ChatCompletionNewParams) (*llm.Response, error) {
+	var res *http.Response
+	stream := c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithResponseInto(&res))
+	defer stream.Close()
+	var acc accumulator
+	for stream.Next() {
+		acc.add(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		return nil, c.fail(ctx, err, res)
+	}
+	if !acc.finished {
+		// The body ended without any finish_reason: the server or a proxy
+		// closed the stream early. Resending may well succeed.
+		if ctx.Err() != nil {
+			return nil, c.fail(ctx, ctx.Err(), res)
+		}
+		e := &llm.Error{Provider: Provider, Class: llm.Connection, Message: "stream ended before a finish_reason"}
+		if res != nil {
+			e.Header = res.Header
+		}
+		return nil, e
+	}
+	out := acc.response()
+	out.Header = res.Header
+	return out, nil
+}
+
+// accumulator builds a reply from chunks of the first choice. Tool calls
+// are assembled by their index, in the order they first appear, and their
+// arguments are kept exactly as streamed, even when cut off.
+type accumulator struct {
+	model    string
+	text     strings.Builder
+	refusal  strings.Builder
+	calls    []*streamCall
+	reason   string
+	finished bool
+	usage    sdk.CompletionUsage
+}
+
+type streamCall struct {
+	index    int64
+	id, name string
+	args     strings.Builder
+}
+
+func (a *accumulator) add(ch sdk.ChatCompletionChunk) {
+	if ch.Model != "" {
+		a.model = ch.Model
+	}
+	if ch.JSON.Usage.Valid() {
+		// With include_usage the totals come in a last chunk that has no
+		// choices; a server that sends usage on every chunk sends totals.
+		a.usage = ch.Usage
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		d := choice.Delta
+		a.text.WriteString(d.Content)
+		a.refusal.WriteString(d.Refusal)
+		for _, tc := range d.ToolCalls {
+			call := a.call(tc.Index)
+			if tc.ID != "" {
+				call.id = tc.ID
+			}
+			if tc.Function.Name != "" {
+				call.name = tc.Function.Name
+			}
+			call.args.WriteString(tc.Function.Arguments)
+		}
+		if choice.FinishReason != "" {
+			a.reason = choice.FinishReason
+			a.finished = true
+		}
+	}
+}
+
+func (a *accumulator) call(index int64) *streamCall {
+	i := slices.IndexFunc(a.calls, func(c *streamCall) bool { return c.index == index })
+	if i >= 0 {
+		return a.calls[i]
+	}
+	c := &streamCall{index: index}
+	a.calls = append(a.calls, c)
+	return c
+}
+
+func (a *accumulator) response() *llm.Response {
+	r := &llm.Response{Model: a.model, Usage: usage(a.usage)}
+	if a.text.Len() > 0 {
+		r.Content = append(r.Content, llm.Text(a.text.String()))
+	}
+	if a.refusal.Len() > 0 {
+		r.Content = append(r.Content, llm.Text(a.refusal.String()))
+	}
+	for _, c := range a.calls {
+		args := c.args.String()
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		r.Content = append(r.Content, llm.ToolUse(c.id, c.name, []byte(args)))
+	}
+	r.StopReason = stopReason(a.reason, len(a.calls) > 0, a.refusal.Len() > 0)
+	return r
+}
