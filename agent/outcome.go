@@ -13,8 +13,11 @@ const (
 	Truncated     Outcome = "truncated"
 	NeedsRecovery Outcome = "needs-recovery"
 	NotAllDone    Outcome = "not-all-done"
-	Interrupted   Outcome = "interrupted"
-	Failed        Outcome = "error"
+	// Parked: a gate asked for a person and nobody is there (the night);
+	// the task waits for `nightshift task approve`.
+	Parked      Outcome = "parked"
+	Interrupted Outcome = "interrupted"
+	Failed      Outcome = "error"
 )
 
 // ExitCode is the process exit status for the outcome.
@@ -34,7 +37,7 @@ func (o Outcome) ExitCode() int {
 		return 6
 	case NeedsRecovery:
 		return 7
-	case NotAllDone:
+	case NotAllDone, Parked:
 		return 8
 	case Interrupted:
 		return 130

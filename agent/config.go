@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"cmp"
+	"errors"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/verify"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// Defaults for a Config's zero fields.
+const (
+	DefaultMaxSteps        = 20
+	DefaultMaxTokens       = 4096
+	DefaultMaxTokensCap    = 32768
+	DefaultMaxVerifyRounds = 2
+	// MaxCutsInARow is how many max_tokens cuts in a row end the run as
+	// truncated (seed 000, section 3.2: "truncated three times in a row —
+	// the output itself is out of control").
+	MaxCutsInARow = 3
+)
+
+// Config is one run's set-up. Zero fields take the documented defaults.
+type Config struct {
+	// Model answers the worker's calls. Required. It must not retry on its
+	// own: every call goes through Retry.
+	Model llm.Model
+	// ModelName is sent with each request; empty lets the model choose.
+	ModelName string
+	// System is the worker's system prompt; default DefaultSystem.
+	System string
+	// Tools the worker may call; nil means none.
+	Tools *tool.Set
+	// Root is the workspace. When set, the verifier reads the files the
+	// run changed from it.
+	Root *workspace.Root
+	// MaxSteps is the step brake: the most worker model calls; default 20.
+	MaxSteps int
+	// MaxTokens is the output cap of a call; default 4096. A cut tool call
+	// or structured answer is regenerated with twice as many, up to
+	// MaxTokensCap (default 32768).
+	MaxTokens    int
+	MaxTokensCap int
+	// Retry is the retry policy for every call, worker and judge alike.
+	// Its OnRetry is chained: the loop emits a retry event as well.
+	Retry retry.Policy
+	// OutputSchema, when set, is the schema the final answer (JSON) must
+	// satisfy.
+	OutputSchema *jsonschema.Resolved
+	// Verifier checks the end of each turn. Nil means the not-empty rule
+	// alone. The not-empty rule is always added.
+	Verifier *verify.Verifier
+	// MaxVerifyRounds is how many FAILs are fed back before a FAIL ends
+	// the run as unverified; default 2, negative means none.
+	MaxVerifyRounds int
+	// Gate decides, before each tool call, whether it may run. Nil allows
+	// every call.
+	Gate Gate
+	// Events receives every event; default discard.
+	Events event.Sink
+	// Clock stamps events; default clock.Real{}.
+	Clock clock.Clock
+	// RunID names the run in events and records; default a new ID.
+	RunID string
+}
+
+// errNoModel is returned for a Config without a model.
+var errNoModel = errors.New("agent: no model configured")
+
+func (c Config) withDefaults() Config {
+	c.System = cmp.Or(c.System, DefaultSystem)
+	c.MaxSteps = cmp.Or(c.MaxSteps, DefaultMaxSteps)
+	c.MaxTokens = cmp.Or(c.MaxTokens, DefaultMaxTokens)
+	c.MaxTokensCap = max(cmp.Or(c.MaxTokensCap, DefaultMaxTokensCap), c.MaxTokens)
+	switch {
+	case c.MaxVerifyRounds == 0:
+		c.MaxVerifyRounds = DefaultMaxVerifyRounds
+	case c.MaxVerifyRounds < 0:
+		c.MaxVerifyRounds = 0
+	}
+	if c.Events == nil {
+		c.Events = event.Discard
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Retry.Clock == nil {
+		c.Retry.Clock = c.Clock
+	}
+	if c.RunID == "" {
+		c.RunID = NewRunID(c.Clock.Now())
+	}
+	return c
+}
+
+// DefaultSystem is the worker's default system prompt.
+const DefaultSystem = `You are an autonomous worker. You work on files in a workspace through the tools you are given; paths are relative to the workspace root. Do the whole task, check your work with the tools, and when it is completely done, reply with a short final answer saying what you did. Do not claim anything you have not checked: an independent verifier will check your result.`

@@ -1,0 +1,15 @@
+// Package agent is the loop: a model call, tool calls, again, until the
+// model says it is done and the verifier agrees — and it ends in exactly one
+// Outcome whatever the API, the tools or the model throw at it.
+//
+// Each layer of failure meets the cheapest means that works (seed 000,
+// sections 3.1–3.3): API failures go through the one retry layer; tool
+// failures go back to the model as is_error results; a step brake bounds the
+// calls; truncated output is continued or regenerated; an answer that breaks
+// the output schema goes back with the validator's message; and the model's
+// "done" is only a claim until the verifier, which the worker does not
+// control, passes it.
+//
+//	res := agent.Run(ctx, agent.Config{Model: m, Tools: tools, Root: root}, "write docs/install.md")
+//	fmt.Println(res.Outcome, res.Answer)
+package agent

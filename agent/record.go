@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Record is what a run keeps in the workspace's state folder, at
+// .nightshift/runs/<run-id>.json: the outcome, the usage and the events,
+// and, for a run rolled back, the patch it attempted.
+type Record struct {
+	Run          string         `json:"run"`
+	Task         string         `json:"task"`
+	Model        string         `json:"model,omitempty"`
+	Started      time.Time      `json:"started"`
+	Ended        time.Time      `json:"ended"`
+	Outcome      Outcome        `json:"outcome"`
+	Exit         int            `json:"exit"`
+	Reason       string         `json:"reason"`
+	Error        string         `json:"error,omitempty"`
+	Answer       string         `json:"answer,omitempty"`
+	Steps        int            `json:"steps"`
+	Usage        llm.Usage      `json:"usage"`
+	FailedChecks []string       `json:"failed_checks,omitempty"`
+	FailsByCheck map[string]int `json:"fails_by_check,omitempty"`
+	// Patch is the diff of what a rolled-back run attempted.
+	Patch string `json:"patch,omitempty"`
+	// RolledBack lists what the rollback restored; Conflicts what it left
+	// because something else changed it during the run.
+	RolledBack []string      `json:"rolled_back,omitempty"`
+	Conflicts  []string      `json:"conflicts,omitempty"`
+	Events     []event.Event `json:"events"`
+}
+
+// NewRecord fills a record from a result.
+func NewRecord(task, model string, started, ended time.Time, res *Result, events []event.Event) *Record {
+	rec := &Record{
+		Run: res.RunID, Task: task, Model: model, Started: started, Ended: ended,
+		Outcome: res.Outcome, Exit: res.Outcome.ExitCode(), Reason: res.Reason,
+		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage,
+		FailedChecks: res.FailedChecks, FailsByCheck: res.FailsByCheck, Events: events,
+	}
+	if res.Err != nil {
+		rec.Error = res.Err.Error()
+	}
+	return rec
+}
+
+// Write stores the record under stateDir/runs and returns its path. It is
+// written to a temporary file and renamed, so a reader never sees half.
+func (r *Record) Write(stateDir string) (string, error) {
+	dir := filepath.Join(stateDir, "runs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("run record: %w", err)
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("run record: %w", err)
+	}
+	path := filepath.Join(dir, r.Run+".json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("run record: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("run record: %w", err)
+	}
+	return path, nil
+}

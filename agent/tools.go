@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tool"
+)
+
+// errTransientTool marks a read tool's transient failure for the retry
+// layer.
+type errTransientTool struct{ msg string }
+
+func (e errTransientTool) Error() string { return e.msg }
+
+// runTools runs every tool call of one reply, in order, and returns one
+// result block per call (several calls, one message). A failure of any
+// kind is a result the model reads. When a gate parks a call, the run
+// stops there and the action is returned.
+func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *Action) {
+	out := make([]llm.Block, 0, len(uses))
+	for _, u := range uses {
+		res, parked := r.runTool(ctx, u)
+		if parked != nil {
+			return nil, parked
+		}
+		out = append(out, llm.ToolResult(u.ID, res.Content, res.IsError))
+	}
+	return out, nil
+}
+
+func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *Action) {
+	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
+	var t tool.Tool
+	if r.cfg.Tools != nil {
+		t, _ = r.cfg.Tools.Get(u.Name)
+	}
+	if t == nil || r.cfg.Tools == nil {
+		res := r.callSet(ctx, u)
+		data["is_error"] = res.IsError
+		data["result"] = summarize(json.RawMessage(res.Content), 200)
+		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
+		return res, nil
+	}
+	class := t.Class()
+	data["class"] = string(class)
+	if r.cfg.Gate != nil {
+		a := Action{RunID: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
+		d := r.cfg.Gate.Decide(ctx, a)
+		data["decision"], data["decided_by"] = decisionWord(d), d.By
+		if d.Park {
+			r.emit("tool", u.Name+" parked: waiting for a person", data)
+			return tool.Result{}, &a
+		}
+		if !d.Allow {
+			msg := d.Message
+			if msg == "" {
+				msg = fmt.Sprintf("refused by %s: %s may not run", d.By, u.Name)
+			}
+			data["is_error"] = true
+			r.emit("tool", u.Name+" denied by "+d.By, data)
+			return tool.Error(msg), nil
+		}
+	}
+	var res tool.Result
+	if class == tool.Read {
+		res = r.retryRead(ctx, u)
+	} else {
+		// A write is never repeated blindly: it runs once, and a
+		// transient failure goes back to the model (seed 000, section 5).
+		res = r.callSet(ctx, u)
+	}
+	data["is_error"] = res.IsError
+	detail := u.Name + " " + summarize(u.Input, 80)
+	if res.IsError {
+		detail = u.Name + " error: " + firstLine(res.Content)
+		data["result"] = firstLine(res.Content)
+	}
+	r.emit("tool", detail, data)
+	return res, nil
+}
+
+func (r *run) callSet(ctx context.Context, u llm.Block) tool.Result {
+	if r.cfg.Tools == nil {
+		return tool.Error(fmt.Sprintf("unknown tool %q: this run has no tools", u.Name))
+	}
+	return r.cfg.Tools.Call(ctx, u.Name, u.Input)
+}
+
+// retryRead runs a read-class tool, retrying a transient failure through
+// the same retry layer as model calls.
+func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
+	p := r.cfg.Retry
+	p.Retryable = func(err error) bool { _, ok := err.(errTransientTool); return ok }
+	p.OnRetry = func(a retry.Attempt) {
+		r.emit("retry", fmt.Sprintf("tool=%s attempt=%d wait=%dms", u.Name, a.Attempt, a.Wait.Milliseconds()), map[string]any{
+			"tool": u.Name, "attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "error": errString(a.Err),
+		})
+	}
+	var last tool.Result
+	_, err := retry.Do(ctx, p, func(ctx context.Context) (struct{}, error) {
+		last = r.callSet(ctx, u)
+		if last.IsError && last.Transient {
+			return struct{}{}, errTransientTool{last.Content}
+		}
+		return struct{}{}, nil
+	})
+	if err != nil && !last.IsError {
+		return tool.Error(err.Error())
+	}
+	return last
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func decisionWord(d Decision) string {
+	switch {
+	case d.Park:
+		return "park"
+	case d.Allow:
+		return "allow"
+	}
+	return "deny"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return truncate(s, 160)
+}
+
+// summarize renders a tool input compactly for events and audit lines.
+func summarize(in json.RawMessage, n int) string {
+	return truncate(strings.Join(strings.Fields(string(in)), " "), n)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,207 @@
+package taskfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Spec is one task. Zero fields mean "not set here": the command's flags or
+// defaults apply. Flags given on the command line override the file.
+type Spec struct {
+	// Name identifies the task in batch summaries; default the file name
+	// or the position in a list.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Task is the text the worker is given. Required.
+	Task string `yaml:"task" json:"task"`
+	// Dir is the workspace, relative to the file; batch copies it.
+	Dir string `yaml:"dir,omitempty" json:"dir,omitempty"`
+	// Checks are verifier rules, as for --check.
+	Checks []string `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// Rubric is extra criteria for the judge.
+	Rubric string `yaml:"rubric,omitempty" json:"rubric,omitempty"`
+	// NoJudge leaves only the rules.
+	NoJudge bool `yaml:"no_judge,omitempty" json:"no_judge,omitempty"`
+	// JudgeModel is MODEL or PROVIDER:MODEL.
+	JudgeModel string `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
+	// OutputSchema is a JSON Schema file the final answer must satisfy,
+	// relative to the task file.
+	OutputSchema string `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
+	// Approve holds gate policies, as for --approve.
+	Approve []string `yaml:"approve,omitempty" json:"approve,omitempty"`
+	// Limits.
+	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
+	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
+	MaxTokens       int  `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
+	Retries         *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+
+	// BaseDir is the folder relative paths in the spec are read from (the
+	// task file's folder). Not read from the file.
+	BaseDir string `yaml:"-" json:"-"`
+}
+
+// Validate reports what is missing.
+func (s *Spec) Validate() error {
+	if strings.TrimSpace(s.Task) == "" {
+		return errors.New("the task text is empty (set `task:`)")
+	}
+	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 {
+		return errors.New("limits must not be negative")
+	}
+	return nil
+}
+
+// Load reads one task file (YAML; JSON is YAML too).
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("task file: %w", err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("task file %s: %w", path, err)
+	}
+	s.BaseDir = filepath.Dir(path)
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	return s, nil
+}
+
+// Parse decodes one task, refusing unknown keys so a typo is not silently
+// ignored.
+func Parse(data []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// LoadList reads many tasks: a folder of task files (*.yaml, *.yml,
+// *.json, sorted by name), a JSON-lines file (*.jsonl), or a YAML file
+// holding a list of tasks or {tasks: [...]}.
+func LoadList(path string) ([]*Spec, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	if fi.IsDir() {
+		return loadDir(path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	var specs []*Spec
+	if strings.HasSuffix(path, ".jsonl") {
+		specs, err = parseJSONLines(data)
+	} else {
+		specs, err = parseYAMLList(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tasks %s: %w", path, err)
+	}
+	for i, s := range specs {
+		s.BaseDir = filepath.Dir(path)
+		if s.Name == "" {
+			s.Name = fmt.Sprintf("task-%d", i+1)
+		}
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("tasks %s: no tasks", path)
+	}
+	return specs, nil
+}
+
+func loadDir(dir string) ([]*Spec, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		switch filepath.Ext(e.Name()) {
+		case ".yaml", ".yml", ".json":
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("tasks: no task files (*.yaml, *.yml, *.json) in %s", dir)
+	}
+	specs := make([]*Spec, 0, len(names))
+	for _, n := range names {
+		s, err := Load(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
+}
+
+func parseJSONLines(data []byte) ([]*Spec, error) {
+	var specs []*Spec
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var s Spec
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		specs = append(specs, &s)
+	}
+	return specs, sc.Err()
+}
+
+func parseYAMLList(data []byte) ([]*Spec, error) {
+	var wrapped struct {
+		Tasks []*Spec `yaml:"tasks"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var specs []*Spec
+	if err := dec.Decode(&wrapped); err == nil {
+		specs = wrapped.Tasks
+	} else {
+		dec = yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err2 := dec.Decode(&specs); err2 != nil {
+			return nil, fmt.Errorf("want a list of tasks or {tasks: [...]}: %w", err)
+		}
+	}
+	for i, s := range specs {
+		if s == nil {
+			return nil, fmt.Errorf("task %d is empty", i+1)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("task %d: %w", i+1, err)
+		}
+	}
+	return specs, nil
+}
