@@ -3,8 +3,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // StateDirName is the name of the state folder at the workspace root.
@@ -101,6 +104,8 @@ func (r *Root) resolve(rel string, keepLast bool) (string, error) {
 	if c == "." {
 		return ".", nil
 	}
+	w := walker{top: r.root}
+	defer w.reset()
 	sep := string(filepath.Separator)
 	parts := strings.Split(c, sep)
 	done := ""
@@ -115,7 +120,7 @@ func (r *Root) resolve(rel string, keepLast bool) (string, error) {
 		if keepLast && len(parts) == 0 {
 			return next, nil
 		}
-		fi, err := r.root.Lstat(next)
+		fi, err := w.cur().Lstat(p)
 		if errors.Is(err, errNotExist) {
 			// Nothing below a missing name exists either: keep the rest
 			// as written (it is clean and has no "..").
@@ -126,13 +131,27 @@ func (r *Root) resolve(rel string, keepLast bool) (string, error) {
 		}
 		if fi.Mode()&modeSymlink == 0 {
 			done = next
+			if len(parts) > 0 {
+				if !fi.IsDir() {
+					return "", &fs.PathError{Op: "open", Path: rel, Err: syscall.ENOTDIR}
+				}
+				if err := w.descend(p); err != nil {
+					// os.Root names the directory by its absolute path;
+					// the model knows only the workspace-relative one.
+					var pe *fs.PathError
+					if errors.As(err, &pe) {
+						return "", &fs.PathError{Op: pe.Op, Path: rel, Err: pe.Err}
+					}
+					return "", err
+				}
+			}
 			continue
 		}
 		links++
 		if links > maxLinks {
 			return "", &PathError{Path: rel, Reason: "has too many levels of symlinks", Err: ErrInvalidPath}
 		}
-		target, err := r.root.Readlink(next)
+		target, err := w.cur().Readlink(p)
 		if err != nil {
 			return "", err
 		}
@@ -146,6 +165,7 @@ func (r *Root) resolve(rel string, keepLast bool) (string, error) {
 		// Start again from the root with the link's target in place of
 		// the part of the path resolved so far.
 		done = ""
+		w.reset()
 		if t != "." {
 			parts = append(strings.Split(t, sep), parts...)
 		}
@@ -154,4 +174,39 @@ func (r *Root) resolve(rel string, keepLast bool) (string, error) {
 		return ".", nil
 	}
 	return done, nil
+}
+
+// walker holds a handle on each directory resolve has descended into, so
+// that each step looks at one name in one open directory: asking the
+// workspace root about "a/b/c" afresh at every depth would open every
+// directory on the way again, a cost that grows with the square of the
+// depth.
+type walker struct {
+	top  *os.Root
+	subs []*os.Root
+}
+
+func (w *walker) cur() *os.Root {
+	if len(w.subs) == 0 {
+		return w.top
+	}
+	return w.subs[len(w.subs)-1]
+}
+
+// descend opens the directory name below the current one.
+func (w *walker) descend(name string) error {
+	sub, err := w.cur().OpenRoot(name)
+	if err != nil {
+		return err
+	}
+	w.subs = append(w.subs, sub)
+	return nil
+}
+
+// reset closes the directories opened so far and starts again at the top.
+func (w *walker) reset() {
+	for _, s := range w.subs {
+		s.Close()
+	}
+	w.subs = w.subs[:0]
 }

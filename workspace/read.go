@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // ReadFile returns the content of the file at rel.
@@ -18,7 +19,8 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 
 // ReadHead returns at most n bytes from the start of the file at rel and
 // the file's full size, so a tool can cap what it shows without reading a
-// huge file into memory.
+// huge file into memory. A directory gives an error wrapping
+// syscall.EISDIR.
 func (r *Root) ReadHead(rel string, n int64) ([]byte, int64, error) {
 	p, err := r.resolve(rel, false)
 	if err != nil {
@@ -32,6 +34,9 @@ func (r *Root) ReadHead(rel string, n int64) ([]byte, int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
+	}
+	if fi.IsDir() {
+		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {

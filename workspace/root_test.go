@@ -291,3 +291,70 @@ func TestOpen(t *testing.T) {
 		}
 	})
 }
+
+func TestErrorsNeverShowTheWorkspacesAbsolutePath(t *testing.T) {
+	f := setup(t)
+	if err := os.Mkdir(filepath.Join(f.dir, "locked"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		do   func() error
+	}{
+		{"a missing file", func() error { _, err := f.root.ReadFile("docs/nope.md"); return err }},
+		{"a missing folder on the way", func() error { _, err := f.root.ReadFile("nope/a.md"); return err }},
+		{"a file used as a folder", func() error { _, err := f.root.ReadFile("docs/a.md/x"); return err }},
+		{"a file used as a folder when writing", func() error { return f.root.WriteFile("docs/a.md/x", nil, 0o644) }},
+		{"a directory read as a file", func() error { _, _, err := f.root.ReadHead("docs", 10); return err }},
+		{"a locked folder", func() error { _, err := f.root.ReadFile("locked/x"); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is named by its relative path", func(t *testing.T) {
+			err := tt.do()
+			if err == nil {
+				if tt.name == "a locked folder" {
+					t.Skip("running as root, which reads a locked folder")
+				}
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), f.dir) {
+				t.Errorf("error %q shows the absolute path", err)
+			}
+		})
+	}
+}
+
+func TestLinksBetweenNestedFoldersResolveInside(t *testing.T) {
+	f := setup(t)
+	mustWrite(t, filepath.Join(f.dir, "a", "b", "c", "deep.md"), "deep\n")
+	if err := os.Symlink("../../docs", filepath.Join(f.dir, "a", "b", "to-docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../b/c", filepath.Join(f.dir, "a", "b", "c", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"a/b/to-docs/a.md", "alpha\n"},
+		{"a/b/c/loop/loop/loop/deep.md", "deep\n"},
+		{"a/b/to-docs/../c/deep.md", "deep\n"}, // ".." is taken lexically, before links
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" is read", func(t *testing.T) {
+			got, err := f.root.ReadFile(tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("a link cycle is refused", func(t *testing.T) {
+		if err := os.Symlink("cycle", filepath.Join(f.dir, "cycle")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.root.ReadFile("cycle"); !errors.Is(err, ErrInvalidPath) || !strings.Contains(err.Error(), "too many levels of symlinks") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}

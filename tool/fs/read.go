@@ -53,13 +53,6 @@ func (t *ReadFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if res, ok := decode("read_file", input, &in); !ok {
 		return res
 	}
-	fi, err := t.root.Stat(in.Path)
-	if err != nil {
-		return failure(in.Path, "file", err)
-	}
-	if fi.IsDir() {
-		return tool.Error(isDir(in.Path))
-	}
 	limit := t.Limit
 	if limit <= 0 {
 		limit = DefaultReadLimit
