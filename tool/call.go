@@ -44,7 +44,9 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Resu
 
 // run calls t in its own goroutine so that a tool that ignores its
 // context cannot hold the run past the timeout. Such a tool's goroutine
-// is left to finish on its own; its late result is dropped.
+// is left to finish on its own; its late result is dropped. A write that
+// timed out may therefore still happen: that is why only read tools are
+// retried on a Transient result, and why the write tools are idempotent.
 func (s *Set) run(ctx context.Context, t Tool, name string, input json.RawMessage) Result {
 	timeout := s.Timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)

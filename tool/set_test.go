@@ -231,3 +231,18 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkCall is the Set's own cost per call: the schema check, the
+// goroutine and the timer around a tool that does nothing.
+func BenchmarkCall(b *testing.B) {
+	s, err := NewSet(named("read_file"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := json.RawMessage(`{"path":"docs/notes.md"}`)
+	for b.Loop() {
+		if res := s.Call(b.Context(), "read_file", in); res.IsError {
+			b.Fatal(res.Content)
+		}
+	}
+}

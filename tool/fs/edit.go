@@ -112,7 +112,19 @@ func locate(path, content, old, new string) (int, error) {
 	case len(covered) > 0:
 		return -1, nil
 	}
-	return 0, toolError(fmt.Sprintf("old was not found in %s; read_file it again and copy the text exactly, including whitespace and line breaks", path))
+	return 0, toolError(fmt.Sprintf("old was not found in %s%s; read_file it again and copy the text exactly, including whitespace and line breaks", path, nearMiss(content, old)))
+}
+
+// nearMiss names the likeliest reason a model's old text did not match,
+// when it is one of the common ones, so the next try can fix it.
+func nearMiss(content, old string) string {
+	switch {
+	case strings.Contains(content, "\r\n") && strings.Contains(strings.ReplaceAll(content, "\r\n", "\n"), old):
+		return " (the file has Windows line endings, \\r\\n, and old has \\n)"
+	case strings.TrimSpace(old) != "" && strings.TrimSpace(old) != old && strings.Contains(content, strings.TrimSpace(old)):
+		return " (it is there without the leading or trailing whitespace of old)"
+	}
+	return ""
 }
 
 // spans returns the [start, end) of each non-overlapping occurrence of

@@ -31,6 +31,16 @@ func TestEditFile(t *testing.T) {
 			after: "one\n",
 		},
 		{
+			name: "text that differs only in line endings says so", content: "one\r\ntwo\r\n", old: "one\ntwo", new: "1\n2",
+			want:  tool.Error(`old was not found in f.txt (the file has Windows line endings, \r\n, and old has \n); read_file it again and copy the text exactly, including whitespace and line breaks`),
+			after: "one\r\ntwo\r\n",
+		},
+		{
+			name: "text that differs only in surrounding whitespace says so", content: "  indented\n", old: "indented\n\n", new: "x",
+			want:  tool.Error("old was not found in f.txt (it is there without the leading or trailing whitespace of old); read_file it again and copy the text exactly, including whitespace and line breaks"),
+			after: "  indented\n",
+		},
+		{
 			name: "text that occurs twice asks for more context", content: "x = 1\nx = 1\n", old: "x = 1", new: "x = 2",
 			want:  tool.Error("old occurs 2 times in f.txt; include more of the surrounding text so that it matches exactly once"),
 			after: "x = 1\nx = 1\n",
