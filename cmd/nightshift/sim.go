@@ -1,0 +1,58 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// newSimCmd is `nightshift sim`: the scripted model as an HTTP server, for
+// testing a provider, an SDK or a whole pipeline against the real wire
+// formats without a key or a network.
+func newSimCmd() *cobra.Command {
+	sim := &cobra.Command{
+		Use:   "sim",
+		Short: "Serve a scripted model over HTTP (Anthropic and OpenAI wire formats)",
+	}
+	sim.AddCommand(newSimServeCmd())
+	return sim
+}
+
+func newSimServeCmd() *cobra.Command {
+	var scenario, addr string
+	cmd := &cobra.Command{
+		Use:   "serve --scenario FILE [--addr HOST:PORT]",
+		Short: "Play a scenario as an HTTP server until interrupted",
+		Long: `serve plays a scenario (docs/scenarios.md) as an HTTP server that speaks the
+Anthropic Messages API (POST /v1/messages) and the OpenAI Chat Completions API
+(POST /v1/chat/completions and /chat/completions), streaming and not.
+
+The first line on stdout is the base URL, exactly (http://127.0.0.1:PORT), so a
+script can read it and point a client at it:
+
+  url=$(nightshift sim serve --scenario s.yaml | head -n1)
+
+One line per request goes to stderr. A client may send the header
+X-Sim-Session to keep the attempt counters of identical conversations apart.
+It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("sim serve takes no arguments; give the scenario as --scenario FILE")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if scenario == "" {
+				return usagef("sim serve needs --scenario FILE (the format is in docs/scenarios.md)")
+			}
+			sc, err := scripted.Load(scenario)
+			if err != nil {
+				return usageError(err)
+			}
+			return scripted.Serve(cmd.Context(), sc, addr, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to play (YAML or JSON; see docs/scenarios.md)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
+	return cmd
+}
