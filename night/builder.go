@@ -1,0 +1,64 @@
+package night
+
+import (
+	"context"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/ledger"
+)
+
+// Builder runs one builder step: one attempt at one task, in the task's own
+// workspace. Implementations return every failure as data in the Attempt;
+// they never panic on a model's or a tool's failure.
+type Builder interface {
+	Attempt(ctx context.Context, a Assignment) Attempt
+}
+
+// BuilderFunc adapts a function to Builder.
+type BuilderFunc func(ctx context.Context, a Assignment) Attempt
+
+// Attempt calls f.
+func (f BuilderFunc) Attempt(ctx context.Context, a Assignment) Attempt { return f(ctx, a) }
+
+// Assignment is one builder step's work.
+type Assignment struct {
+	Night int64
+	Step  ledger.Step
+	Task  ledger.Task
+	// Worker is the builder model's name in the pipeline; Level its index
+	// in the role's list.
+	Worker string
+	Level  int
+	// Dir is the task's workspace folder (it exists).
+	Dir string
+	// System is the builder role's prompt.
+	System string
+	// MaxSteps is the attempt's step brake.
+	MaxSteps int
+	// Approved are actions a person approved for this task: the gate
+	// allows them when the same call comes again.
+	Approved []ledger.ParkedAction
+}
+
+// Attempt is what one builder attempt did.
+type Attempt struct {
+	Outcome agent.Outcome
+	Answer  string
+	Reason  string
+	// Checks names the verifier checks of the last FAIL.
+	Checks []string
+	Tokens int64
+	// Err is the error behind an api-failure or error outcome;
+	// llm.ClassOf(Err) tells quota from auth.
+	Err error
+	// Park is the action a gate asked a person about (outcome parked).
+	Park *ParkRequest
+	// UsedApprovals are the approved actions the attempt ran.
+	UsedApprovals []int64
+}
+
+// ParkRequest is the exact action a gate wanted a person to answer.
+type ParkRequest struct {
+	Action string
+	Reason string
+}

@@ -1,0 +1,50 @@
+package night
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// classify names the kind of failure an attempt was, or "" when it
+// succeeded or parked. Only the error's class is read, never its text.
+func classify(a Attempt) Kind {
+	switch a.Outcome {
+	case agent.Done:
+		if strings.TrimSpace(a.Answer) == "" {
+			return EmptyAnswer
+		}
+		return ""
+	case agent.Parked:
+		if a.Park != nil {
+			return ""
+		}
+		return FailedStep
+	case agent.Usage:
+		return ConfigError
+	case agent.APIFailure:
+		return classifyErr(a.Err)
+	}
+	if slices.Contains(a.Checks, "not-empty") || (a.Outcome == agent.Unverified && strings.TrimSpace(a.Answer) == "") {
+		return EmptyAnswer
+	}
+	return FailedStep
+}
+
+// classifyErr names the kind of a provider failure by its class.
+func classifyErr(err error) Kind {
+	c := llm.ClassOf(err)
+	switch {
+	case c == llm.Quota:
+		return QuotaRefused
+	case c == llm.Auth:
+		return AuthFailed
+	case c.Retryable():
+		return APIDown
+	}
+	// A rejected request (bad-request, malformed reply) is about what was
+	// sent: the task's content, the smallest thing known to be broken.
+	return FailedStep
+}

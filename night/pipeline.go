@@ -1,0 +1,271 @@
+package night
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+)
+
+// ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
+var ErrBadPipeline = errors.New("bad pipeline file")
+
+// Defaults for a pipeline file's zero fields.
+const (
+	DefaultBuilderCeiling = 14 // seed 003: "its ceiling of 14 steps"
+	DefaultWIP            = 3
+	DefaultParkDeadline   = 12 * time.Hour
+	DefaultBuilderSteps   = 20
+)
+
+// Pipeline is a pipeline file: the roles, their models, the window and the
+// limits. docs/night.md documents every field.
+type Pipeline struct {
+	// Window is when the night runs.
+	Window Window `yaml:"window"`
+	// WIP caps the tasks in progress (queued and takeable tonight) before
+	// the proposer stops adding ideas; default 3.
+	WIP int `yaml:"wip"`
+	// BudgetTokens is the night's token budget, all workers together;
+	// 0 means none. Spending it ends the night (ceilings reached).
+	BudgetTokens int64 `yaml:"budget_tokens"`
+	// Park says how long a parked task waits for a person and what
+	// happens past the deadline.
+	Park Park `yaml:"park"`
+	// Models are the models by name.
+	Models map[string]ModelSpec `yaml:"models"`
+	// Roles are the roles by name: proposer, judge, builder. Only the
+	// builder is required.
+	Roles map[ledger.Role]*RoleSpec `yaml:"roles"`
+	// Rules override rows of the default failure rules table.
+	Rules []Rule `yaml:"rules"`
+	// WorkDir is where each task's workspace folder lives, relative to
+	// the pipeline file; default "work".
+	WorkDir string `yaml:"work_dir"`
+
+	// dir is the pipeline file's folder; relative paths start there.
+	dir string
+}
+
+// Window is the nightly window, as times of day in a zone. An end at or
+// before the start is on the next day.
+type Window struct {
+	Start string `yaml:"start"` // "22:00"
+	End   string `yaml:"end"`   // "06:00"
+	// Zone is an IANA zone name; default UTC.
+	Zone string `yaml:"zone"`
+}
+
+// Park configures parking.
+type Park struct {
+	// Deadline is how long a parked task waits; default 12h.
+	Deadline Duration `yaml:"deadline"`
+	// PastDeadline is "fail" (the default) or "requeue".
+	PastDeadline string `yaml:"past_deadline"`
+}
+
+// ModelSpec is one model a worker runs on.
+type ModelSpec struct {
+	// Provider is "scripted", "anthropic" or "openai".
+	Provider string `yaml:"provider"`
+	// Model is the provider's model name.
+	Model string `yaml:"model"`
+	// Scenario is the scripted model's scenario file, relative to the
+	// pipeline file.
+	Scenario string `yaml:"scenario"`
+	// BaseURL points the provider at another server (an OpenAI-compatible
+	// one, or the scripted simulator).
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable holding the key; default
+	// the provider's usual one. The key itself never goes in the file.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// BudgetTokens is this worker's token budget per night; 0 means none.
+	BudgetTokens int64 `yaml:"budget_tokens"`
+}
+
+// RoleSpec is one role.
+type RoleSpec struct {
+	// Models is the ordered list of the role's models (its workers).
+	Models []string `yaml:"models"`
+	// Prompt is the role's system prompt.
+	Prompt string `yaml:"prompt"`
+	// Ceiling is the most steps the role takes in a night; the builder's
+	// default is 14, the others' 0 (none).
+	Ceiling int `yaml:"ceiling"`
+	// MaxSteps is the builder's step brake inside one attempt (model
+	// calls); default 20.
+	MaxSteps int `yaml:"max_steps"`
+}
+
+// Duration is a time.Duration written as "12h" or "90m".
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// LoadPipeline reads and checks a pipeline file.
+func LoadPipeline(path string) (*Pipeline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+	}
+	p, err := ParsePipeline(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p.dir = filepath.Dir(path)
+	return p, nil
+}
+
+// ParsePipeline reads and checks a pipeline from YAML; unknown fields are
+// errors, so a typo never silently means a default.
+func ParsePipeline(data []byte) (*Pipeline, error) {
+	var p Pipeline
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+	}
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+	}
+	return &p, nil
+}
+
+func (p *Pipeline) check() error {
+	if p.WIP == 0 {
+		p.WIP = DefaultWIP
+	}
+	if p.WIP < 0 || p.BudgetTokens < 0 {
+		return errors.New("wip and budget_tokens must not be negative")
+	}
+	if p.Park.Deadline == 0 {
+		p.Park.Deadline = Duration(DefaultParkDeadline)
+	}
+	switch p.Park.PastDeadline {
+	case "":
+		p.Park.PastDeadline = "fail"
+	case "fail", "requeue":
+	default:
+		return fmt.Errorf("park.past_deadline is %q: write fail or requeue", p.Park.PastDeadline)
+	}
+	if _, _, err := p.Window.parse(); err != nil {
+		return err
+	}
+	if p.Roles[ledger.Builder] == nil {
+		return errors.New("roles: a builder is required")
+	}
+	for role, r := range p.Roles {
+		if !role.Valid() {
+			return fmt.Errorf("roles: unknown role %q (proposer, judge, builder)", role)
+		}
+		if r == nil || len(r.Models) == 0 {
+			return fmt.Errorf("roles.%s: list at least one model", role)
+		}
+		for _, m := range r.Models {
+			if _, ok := p.Models[m]; !ok {
+				return fmt.Errorf("roles.%s: model %q is not under models", role, m)
+			}
+		}
+		if r.Ceiling < 0 || r.MaxSteps < 0 {
+			return fmt.Errorf("roles.%s: ceiling and max_steps must not be negative", role)
+		}
+	}
+	b := p.Roles[ledger.Builder]
+	if b.Ceiling == 0 {
+		b.Ceiling = DefaultBuilderCeiling
+	}
+	if b.MaxSteps == 0 {
+		b.MaxSteps = DefaultBuilderSteps
+	}
+	for name, m := range p.Models {
+		switch m.Provider {
+		case "scripted", "anthropic", "openai":
+		default:
+			return fmt.Errorf("models.%s: provider %q (scripted, anthropic, openai)", name, m.Provider)
+		}
+		if m.Provider == "scripted" && m.Scenario == "" {
+			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
+		}
+	}
+	if _, err := RulesWith(p.Rules); err != nil {
+		return err
+	}
+	if p.WorkDir == "" {
+		p.WorkDir = "work"
+	}
+	return nil
+}
+
+// Path resolves a path written in the pipeline file.
+func (p *Pipeline) Path(rel string) string {
+	if filepath.IsAbs(rel) || p.dir == "" {
+		return rel
+	}
+	return filepath.Join(p.dir, rel)
+}
+
+// Role returns the role's spec, or nil when the pipeline has no such role.
+func (p *Pipeline) Role(r ledger.Role) *RoleSpec { return p.Roles[r] }
+
+func (w Window) parse() (start, end time.Duration, err error) {
+	parse := func(field, s string) (time.Duration, error) {
+		t, err := time.Parse("15:04", s)
+		if err != nil {
+			return 0, fmt.Errorf("window.%s is %q: write a time of day like 22:00", field, s)
+		}
+		return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, nil
+	}
+	if start, err = parse("start", w.Start); err != nil {
+		return
+	}
+	if end, err = parse("end", w.End); err != nil {
+		return
+	}
+	if _, err = w.location(); err != nil {
+		err = fmt.Errorf("window.zone: %w", err)
+	}
+	return
+}
+
+func (w Window) location() (*time.Location, error) {
+	if w.Zone == "" {
+		return time.UTC, nil
+	}
+	return time.LoadLocation(w.Zone)
+}
+
+// Bounds returns the window that contains now, or the next one when now is
+// outside every window.
+func (w Window) Bounds(now time.Time) (start, end time.Time) {
+	so, eo, _ := w.parse()
+	loc, _ := w.location()
+	now = now.In(loc)
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	span := eo - so
+	if span <= 0 {
+		span += 24 * time.Hour
+	}
+	for _, d := range []int{-1, 0, 1} {
+		s := day.AddDate(0, 0, d).Add(so)
+		e := s.Add(span)
+		if now.Before(e) {
+			return s, e
+		}
+	}
+	s := day.AddDate(0, 0, 2).Add(so)
+	return s, s.Add(span)
+}
