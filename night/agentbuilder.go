@@ -2,12 +2,12 @@ package night
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nightshift-dev/nightshift/agent"

@@ -3,9 +3,9 @@ package night_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
