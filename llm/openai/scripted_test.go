@@ -1,0 +1,115 @@
+package openai_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// conversation is a multi-turn tool conversation with faults on the way:
+// an overload (503), then a dropped connection, then two tool calls, then the
+// answer once the tool results are in.
+const conversation = `
+name: two files
+turns:
+  - attempts:
+      - {status: 503}
+      - {drop: true}
+      - text: Reading both.
+        tool_calls:
+          - {id: call_a, name: read_file, input: {path: a.txt}}
+          - {id: call_b, name: read_file, input: {path: b.txt}}
+  - text: "Done: a.txt says alpha; b.txt is missing."
+`
+
+// generateRetrying calls m until a reply or a failure that is not
+// retryable, and returns the classes of the failures on the way. It stands
+// in for the retry package, which this test must not depend on.
+func generateRetrying(t *testing.T, m llm.Model, req *llm.Request) (*llm.Response, []llm.Class) {
+	t.Helper()
+	var seen []llm.Class
+	for range 5 {
+		resp, err := m.Generate(context.Background(), req)
+		if err == nil {
+			return resp, seen
+		}
+		c := llm.ClassOf(err)
+		seen = append(seen, c)
+		if !c.Retryable() {
+			t.Fatalf("not retryable: %v", err)
+		}
+	}
+	t.Fatal("no reply after 5 attempts")
+	return nil, nil
+}
+
+func TestConversationWithTheScriptedServer(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		name := "as JSON replies"
+		if stream {
+			name = "as streams of chunks"
+		}
+		t.Run(name, func(t *testing.T) {
+			sc, err := scripted.Parse([]byte(conversation))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim := scripted.NewServer(sc, scripted.ServerConfig{})
+			srv := httptest.NewServer(sim)
+			t.Cleanup(srv.Close)
+			m, err := openai.New(openai.Config{APIKey: "sk-test", BaseURL: srv.URL + "/v1", Model: "llama-test", Stream: stream})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			req := &llm.Request{System: "Be brief.", Messages: []llm.Message{llm.UserText("Summarise a.txt and b.txt.")}}
+			resp, faults := generateRetrying(t, m, req)
+			if diff := cmp.Diff([]llm.Class{llm.Overloaded, llm.Connection}, faults); diff != "" {
+				t.Errorf("failures before the reply (-want +got):\n%s", diff)
+			}
+			if resp.StopReason != llm.ToolUseStop {
+				t.Fatalf("first reply stopped with %q, want tool_use", resp.StopReason)
+			}
+			var names []string
+			for _, b := range resp.Message().ToolUses() {
+				names = append(names, b.ID+" "+b.Name+" "+string(b.Input))
+			}
+			wantCalls := []string{`call_a read_file {"path":"a.txt"}`, `call_b read_file {"path":"b.txt"}`}
+			if diff := cmp.Diff(wantCalls, names); diff != "" {
+				t.Errorf("tool calls (-want +got):\n%s", diff)
+			}
+
+			results := llm.Message{Role: llm.User, Content: []llm.Block{
+				llm.ToolResult("call_a", "alpha", false),
+				llm.ToolResult("call_b", "ENOENT: b.txt", true),
+			}}
+			req.Messages = append(req.Messages, resp.Message(), results)
+			resp, faults = generateRetrying(t, m, req)
+			if len(faults) != 0 {
+				t.Errorf("the second turn failed on the way: %v", faults)
+			}
+			if resp.StopReason != llm.EndTurn || resp.Message().Text() != "Done: a.txt says alpha; b.txt is missing." {
+				t.Errorf("final reply = %q %q", resp.StopReason, resp.Message().Text())
+			}
+
+			// The simulator parsed what went over the wire. Chat
+			// Completions has no is_error, so the failure travels as a
+			// prefix on the content.
+			want := llm.Message{Role: llm.User, Content: []llm.Block{
+				llm.ToolResult("call_a", "alpha", false),
+				llm.ToolResult("call_b", "ERROR: ENOENT: b.txt", false),
+			}}
+			got := sim.Requests()
+			last := got[len(got)-1].Messages
+			if diff := cmp.Diff(want, last[len(last)-1]); diff != "" {
+				t.Errorf("tool results as received (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
