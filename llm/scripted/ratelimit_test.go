@@ -64,7 +64,7 @@ func TestRateLimitHeaders(t *testing.T) {
 					"anthropic-ratelimit-requests-reset": "2025-06-01T12:01:01.000Z"},
 				{"anthropic-ratelimit-requests-limit": "2", "anthropic-ratelimit-requests-remaining": "0",
 					"anthropic-ratelimit-requests-reset": "2025-06-01T12:01:01.000Z",
-					"Retry-After": "58", "retry-after-ms": "58000"},
+					"Retry-After":                        "58", "retry-after-ms": "58000"},
 			},
 		},
 		{
