@@ -159,7 +159,7 @@ func (rec *recorder) last(t *testing.T) (map[string]any, http.Header) {
 
 // setup starts a test server running h behind a recorder and returns a
 // Client on it, streaming or not.
-func setup(t *testing.T, stream bool, h http.HandlerFunc) (*Client, *recorder) {
+func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

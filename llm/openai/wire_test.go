@@ -172,7 +172,7 @@ func (rec *recorder) last(t *testing.T) (map[string]any, http.Header) {
 
 // server starts a test server running h at /v1/chat/completions behind a
 // recorder.
-func server(t *testing.T, h http.HandlerFunc) *recorder {
+func server(t testing.TB, h http.HandlerFunc) *recorder {
 	t.Helper()
 	rec := &recorder{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +196,7 @@ func server(t *testing.T, h http.HandlerFunc) *recorder {
 }
 
 // setup starts a server running h and returns a Client on it.
-func setup(t *testing.T, stream bool, h http.HandlerFunc) (*Client, *recorder) {
+func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *recorder) {
 	t.Helper()
 	rec := server(t, h)
 	c, err := New(Config{APIKey: testKey, BaseURL: rec.url, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})

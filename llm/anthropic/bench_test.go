@@ -1,0 +1,35 @@
+package anthropic
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// BenchmarkGenerate measures one call over loopback, mapping included: a
+// reply of 2 KB of text and two tool calls.
+func BenchmarkGenerate(b *testing.B) {
+	rep := wireReply{Blocks: []wireBlock{
+		{Type: "text", Text: strings.Repeat("word ", 400)},
+		{Type: "tool_use", ID: "toolu_1", Name: "read_file", Input: `{"path":"a.txt"}`},
+		{Type: "tool_use", ID: "toolu_2", Name: "write_file", Input: `{"path":"b.txt","content":"` + strings.Repeat("x", 500) + `"}`},
+	}, StopReason: "tool_use"}
+	req := &llm.Request{System: "s", Messages: []llm.Message{llm.UserText("go")}}
+	for _, stream := range []bool{false, true} {
+		name := "json"
+		if stream {
+			name = "stream"
+		}
+		b.Run(name, func(b *testing.B) {
+			c, _ := setup(b, stream, serve(rep))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Generate(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
