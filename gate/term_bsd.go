@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package gate
+
+import "syscall"
+
+const ioctlReadTermios = syscall.TIOCGETA

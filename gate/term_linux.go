@@ -1,0 +1,5 @@
+package gate
+
+import "syscall"
+
+const ioctlReadTermios = syscall.TCGETS
