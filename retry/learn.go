@@ -90,6 +90,15 @@ func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
 		return
 	}
 	l.trim(now)
+	if len(l.ok) < minEvidence {
+		// Too few calls to say what the server accepts: a 429 on the
+		// first calls says nothing of the rate (a burst, another
+		// process). Its Retry-After already holds every caller back;
+		// learning a rate from no evidence would crawl at one call a
+		// minute (regression: the demo's opening 429 slowed the rest of
+		// the run to a minute per call).
+		return
+	}
 	accepted := float64(len(l.ok))
 	if l.learned > 0 {
 		accepted = min(accepted, l.learned)

@@ -30,6 +30,9 @@ const minute = time.Minute
 const (
 	minLearnedRPM = 1
 	maxLearnedRPM = 100_000
+	// minEvidence is how many successes in the last minute a 429 needs
+	// before the limiter learns a rate from it.
+	minEvidence = 3
 	// slowDownFactor is the multiplicative decrease on a 429.
 	slowDownFactor = 0.75
 	// maxSuccesses bounds the memory of recent successes.

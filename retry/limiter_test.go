@@ -415,3 +415,19 @@ func TestWrapWithLimiter(t *testing.T) {
 		}
 	})
 }
+
+// Regression: a 429 on a run's first call made the limiter learn one
+// request a minute, so the demo's opening 429 slowed every later call of
+// the run to a minute apart.
+func TestLimiterDoesNotLearnARateFromA429WithoutEvidence(t *testing.T) {
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: time.Second})
+	st := l.State()
+	if st.LearnedRPM != 0 {
+		t.Errorf("learned rpm = %v after one 429 and no success, want none learned", st.LearnedRPM)
+	}
+	if !st.BlockedUntil.Equal(epoch.Add(time.Second)) {
+		t.Errorf("blocked until %v, want the Retry-After honoured", st.BlockedUntil)
+	}
+}
