@@ -202,14 +202,6 @@ func TestLimiterLearnsFromBare429s(t *testing.T) {
 			t.Errorf("learned rpm = %v, want less than one request a minute above %v", got, wantRPM)
 		}
 	})
-	t.Run("a 429 on the first call paces at the floor rather than not at all", func(t *testing.T) {
-		c := &frozenClock{now: epoch}
-		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
-		l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429})
-		if got := l.State().Interval; got != time.Minute {
-			t.Errorf("interval = %s, want a minute", got)
-		}
-	})
 	t.Run("a retry-after header on the error is read when the field is empty", func(t *testing.T) {
 		c := &frozenClock{now: epoch}
 		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
