@@ -93,3 +93,12 @@ func (l *Ledger) SetTaskState(ctx context.Context, id int64, s TaskState, at tim
 	}
 	return err
 }
+
+// ActiveTasks returns the tasks not yet settled (queued, claimed, parked),
+// in the order the builder takes them: what a scheduler reads before each
+// step, without the history of done and failed tasks.
+func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) {
+	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id",
+		Queued, Claimed, Parked)
+	return collect(r, err, scanTask)
+}

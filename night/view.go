@@ -21,7 +21,7 @@ type view struct {
 }
 
 func (s *Scheduler) view(ctx context.Context) (*view, error) {
-	tasks, err := s.l.Tasks(ctx)
+	tasks, err := s.l.ActiveTasks(ctx)
 	if err != nil {
 		return nil, err
 	}
