@@ -30,13 +30,25 @@ func (l *Limiter) Observe(h http.Header, err error) {
 		if ra == 0 {
 			ra = llm.RetryAfter(h, now)
 		}
-		l.blocked = latest(l.blocked, now.Add(ra))
+		l.hold(now.Add(ra))
 		l.slowDown(now, ra)
 	case e.Class == llm.Overloaded:
 		// An overload is the server's, not this credential's: it does not
 		// change the pace, but its Retry-After holds every caller back.
-		l.blocked = latest(l.blocked, now.Add(e.RetryAfter))
+		l.hold(now.Add(e.RetryAfter))
 	}
+}
+
+// hold blocks every call until t. The turns already handed out were
+// booked before the server refused: their holders take a new turn after
+// t (see Wait) instead of calling into the refusal one after another.
+func (l *Limiter) hold(t time.Time) {
+	if !t.After(l.blocked) {
+		return
+	}
+	l.blocked = t
+	l.gen++
+	l.nextReq, l.nextTok = t, t
 }
 
 // learnHeaders sets the header paces from the strictest window h names.
@@ -66,6 +78,13 @@ func (l *Limiter) headerPace(ws []window, now time.Time, need int) pace {
 		}
 		var every time.Duration
 		switch {
+		case w.remaining >= 1 && w.limit >= 1:
+			// The limit refills continuously (Anthropic's token bucket,
+			// OpenAI's and a sliding window alike): until the window is
+			// whole again, the units left now and the limit-remaining
+			// that come back add up to the limit. Spreading only the
+			// units left would settle at half the limit.
+			every = time.Duration(float64(left) / w.limit)
 		case w.remaining >= 1:
 			every = time.Duration(float64(left) / w.remaining)
 		case w.limit >= 1:
@@ -81,10 +100,10 @@ func (l *Limiter) headerPace(ws []window, now time.Time, need int) pace {
 	return p
 }
 
-// slowDown is the multiplicative decrease on a 429: the learned rate drops
-// to 3/4 of what the server accepted over the last minute (or of the
-// learned rate, if lower). The 429s of one episode (those before calm)
-// slow it down once.
+// slowDown learns a rate from a 429: the first time, what the server
+// accepted until it refused; after that, the multiplicative decrease of
+// the learned rate to 3/4 (or to what the server accepted, if lower). The
+// 429s of one episode (those before calm) slow it down once.
 func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
 	if now.Before(l.calm) {
 		return
@@ -99,11 +118,19 @@ func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
 		// the run to a minute per call).
 		return
 	}
-	accepted := float64(len(l.ok))
+	// What the server accepts: the successes of the last minute over the
+	// time from the oldest of them until the server takes a call again.
+	// A window or bucket that refuses now has held about that many over
+	// that time, even when the run is younger than a minute (a minute's
+	// count alone would read a limit of 600 a minute, met in six seconds,
+	// as 45 a minute).
+	span := max(now.Sub(l.ok[0])+retryAfter, time.Second)
+	rate := float64(len(l.ok)) * float64(minute) / float64(span)
 	if l.learned > 0 {
-		accepted = min(accepted, l.learned)
+		// Paced at the learned rate and still refused: it was too fast.
+		rate = min(rate, l.learned*slowDownFactor)
 	}
-	l.learned = max(minLearnedRPM, accepted*slowDownFactor)
+	l.learned = max(minLearnedRPM, rate)
 	l.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/l.learned)))
 }
 

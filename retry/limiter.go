@@ -46,14 +46,18 @@ const (
 //
 //   - the hand-set RPM and TPM;
 //   - the rate-limit headers of the last response (Anthropic's
-//     anthropic-ratelimit-*, OpenAI's x-ratelimit-*): the remaining
-//     requests or tokens are spread evenly until the reset, and none
-//     remaining blocks calls until one is back;
-//   - a rate learned from 429s: a 429 slows the limiter to 3/4 of what the
-//     server accepted in the last minute, its Retry-After blocks every
-//     caller, and successes after that speed it up again by one request a
-//     minute per minute, or 5% a minute when that is more (additive
-//     increase, multiplicative decrease).
+//     anthropic-ratelimit-*, OpenAI's x-ratelimit-*): the limit is spread
+//     evenly until the window is whole again (it refills meanwhile), or
+//     the remaining units when no limit is sent; none remaining blocks
+//     calls until one is back;
+//   - a rate learned from 429s: the first 429 teaches what the server
+//     accepted until it refused (the successes of the last minute over the
+//     time from the first of them to the end of the Retry-After), a later
+//     one slows that to 3/4; a Retry-After blocks every caller, including
+//     those already waiting for a turn, which take a new one after it; and
+//     successes speed the rate up again by one request a minute per
+//     minute, or 5% a minute when that is more (additive increase,
+//     multiplicative decrease).
 //
 // A Limiter is safe for concurrent use; get one per credential from a
 // Limiters registry.
@@ -66,6 +70,7 @@ type Limiter struct {
 	nextReq time.Time // earliest start of the next call by request pace
 	nextTok time.Time // earliest start of the next call by token pace
 	blocked time.Time // no call starts before this
+	gen     uint64    // counts the holds (hold), which void booked turns
 	reqPace pace      // request spacing from the last headers
 	tokPace pace      // per-token spacing from the last headers
 	learned float64   // requests per minute learned from 429s, 0 = none
@@ -114,15 +119,31 @@ func (l *Limiter) Wait(ctx context.Context, estTokens int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d := l.reserve(max(estTokens, 0))
-	if d <= 0 {
-		return nil
+	for {
+		d, gen := l.reserve(max(estTokens, 0))
+		if d > 0 {
+			if err := l.clock.Sleep(ctx, d); err != nil {
+				return err
+			}
+		}
+		if l.current(gen) {
+			return nil
+		}
+		// A 429 came back while this caller waited: its turn was booked
+		// before the server refused, so it takes a new one.
 	}
-	return l.clock.Sleep(ctx, d)
 }
 
-// reserve books the next turn and returns how long until it starts.
-func (l *Limiter) reserve(est int) time.Duration {
+// current reports whether no refusal has held the calls back since gen.
+func (l *Limiter) current(gen uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen == gen
+}
+
+// reserve books the next turn and returns how long until it starts and
+// the hold generation it was booked in.
+func (l *Limiter) reserve(est int) (time.Duration, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.clock.Now()
@@ -132,7 +153,7 @@ func (l *Limiter) reserve(est int) time.Duration {
 	if est > 0 {
 		l.lastEst = est
 	}
-	return start.Sub(now)
+	return start.Sub(now), l.gen
 }
 
 func (l *Limiter) requestInterval(now time.Time) time.Duration {

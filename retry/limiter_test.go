@@ -100,6 +100,12 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 			want: []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond},
 		},
 		{
+			name: "with the limit known, the whole limit is spread until the reset, since it refills meanwhile",
+			h: header("anthropic-ratelimit-requests-limit", "60", "anthropic-ratelimit-requests-remaining", "10",
+				"anthropic-ratelimit-requests-reset", epoch.Add(60*s).Format(time.RFC3339)),
+			want: []time.Duration{0, s, 2 * s},
+		},
+		{
 			name: "remaining tokens pace calls by their estimated size",
 			h:    header("x-ratelimit-remaining-tokens", "1000", "x-ratelimit-reset-tokens", "1s"),
 			est:  500,
@@ -176,7 +182,9 @@ func TestLimiterLearnsFromBare429s(t *testing.T) {
 
 	l.Observe(nil, limited)
 	st := l.State()
-	wantRPM := accepted * 0.75
+	// What the server accepted: 12 calls from the first success until it
+	// takes calls again, 12s later plus the 5s Retry-After.
+	wantRPM := accepted * float64(time.Minute) / float64(12*s+5*s)
 	if st.LearnedRPM != wantRPM || !st.BlockedUntil.Equal(c.Now().Add(5*s)) {
 		t.Fatalf("after a 429: %+v, want %v rpm learned and blocked for 5s", st, wantRPM)
 	}
@@ -421,5 +429,42 @@ func TestLimiterDoesNotLearnARateFromA429WithoutEvidence(t *testing.T) {
 	}
 	if !st.BlockedUntil.Equal(epoch.Add(time.Second)) {
 		t.Errorf("blocked until %v, want the Retry-After honoured", st.BlockedUntil)
+	}
+}
+
+// hookClock is a fake clock that runs a hook inside the first Sleep, as
+// if something happened while the caller waited.
+type hookClock struct {
+	*clock.Fake
+	hook func()
+}
+
+func (c *hookClock) Sleep(ctx context.Context, d time.Duration) error {
+	if h := c.hook; h != nil {
+		c.hook = nil
+		h()
+	}
+	return c.Fake.Sleep(ctx, d)
+}
+
+// Regression: callers already waiting for their turn when a 429 came back
+// called into the refusal one after another, each earning its own 429
+// (a quarter of all calls in a batch of fifty under a tight limit).
+func TestLimiterRebooksWaitingTurnsAfterA429(t *testing.T) {
+	c := &hookClock{Fake: clock.NewFake(epoch)}
+	l := retry.NewLimiter(retry.LimiterConfig{RPM: 60, Clock: c})
+	ctx := context.Background()
+	l.Wait(ctx, 0) // the first turn, at once
+	c.hook = func() {
+		l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 10 * time.Second})
+	}
+	if err := l.Wait(ctx, 0); err != nil { // booked for 1s; the 429 comes while it waits
+		t.Fatal(err)
+	}
+	if got, want := c.Now(), epoch.Add(10*time.Second); !got.Equal(want) {
+		t.Errorf("the waiting call started at %s, want at the end of the Retry-After, %s", got, want)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, 9 * time.Second}, c.Waits()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
