@@ -2,12 +2,14 @@ package agent
 
 import (
 	"cmp"
+	"context"
 	"errors"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tool"
@@ -60,15 +62,25 @@ type Config struct {
 	// MaxVerifyRounds is how many FAILs are fed back before a FAIL ends
 	// the run as unverified; default 2, negative means none.
 	MaxVerifyRounds int
-	// Gate decides, before each tool call, whether it may run. Nil allows
-	// every call.
-	Gate Gate
+	// Gate decides, before each tool call, whether it may run, and audits
+	// the decision. Nil allows every call.
+	Gate *gate.Gate
+	// Snapshots, when set, captures the workspace before a danger-class
+	// tool runs and records what it left after, so that a rollback undoes
+	// what a command changed too (a *journal.Journal does both).
+	Snapshots Snapshotter
 	// Events receives every event; default discard.
 	Events event.Sink
 	// Clock stamps events; default clock.Real{}.
 	Clock clock.Clock
 	// RunID names the run in events and records; default a new ID.
 	RunID string
+}
+
+// Snapshotter captures the workspace around a danger-class tool call.
+type Snapshotter interface {
+	Snapshot(ctx context.Context) error
+	AfterSnapshot() error
 }
 
 // errNoModel is returned for a Config without a model.

@@ -357,4 +357,3 @@ turns:
 func lastText(r llm.Request) string {
 	return r.Messages[len(r.Messages)-1].Text()
 }
-

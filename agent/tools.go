@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tool"
@@ -21,7 +23,7 @@ func (e errTransientTool) Error() string { return e.msg }
 // result block per call (several calls, one message). A failure of any
 // kind is a result the model reads. When a gate parks a call, the run
 // stops there and the action is returned.
-func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *Action) {
+func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *gate.Action) {
 	out := make([]llm.Block, 0, len(uses))
 	for _, u := range uses {
 		res, parked := r.runTool(ctx, u)
@@ -33,7 +35,7 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *Act
 	return out, nil
 }
 
-func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *Action) {
+func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Action) {
 	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
 	var t tool.Tool
 	if r.cfg.Tools != nil {
@@ -49,22 +51,38 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *Action) {
 	class := t.Class()
 	data["class"] = string(class)
 	if r.cfg.Gate != nil {
-		a := Action{RunID: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
-		d := r.cfg.Gate.Decide(ctx, a)
-		data["decision"], data["decided_by"] = decisionWord(d), d.By
-		if d.Park {
+		a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
+		v, err := r.cfg.Gate.Check(ctx, a)
+		data["decision"], data["decided_by"] = string(v.Decision), string(v.By)
+		var parked *gate.ParkedError
+		if errors.As(err, &parked) {
+			data["decision"] = "park"
 			r.emit("tool", u.Name+" parked: waiting for a person", data)
-			return tool.Result{}, &a
+			return tool.Result{}, &parked.Action
 		}
-		if !d.Allow {
-			msg := d.Message
-			if msg == "" {
-				msg = fmt.Sprintf("refused by %s: %s may not run", d.By, u.Name)
+		if err != nil || !v.Allowed() {
+			res := v.Result(u.Name)
+			if err != nil && v.Reason == "" {
+				res = tool.Error(fmt.Sprintf("refused: %s was not run; the gate could not decide: %v", u.Name, err))
 			}
 			data["is_error"] = true
-			r.emit("tool", u.Name+" denied by "+d.By, data)
-			return tool.Error(msg), nil
+			r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
+			return res, nil
 		}
+	}
+	if class == tool.Danger && r.cfg.Snapshots != nil {
+		// Capture the workspace first, so that what a command changes is
+		// rolled back too (seed 000, section 4.4).
+		if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
+			data["is_error"] = true
+			r.emit("tool", u.Name+" not run: the workspace could not be captured", data)
+			return tool.Error(fmt.Sprintf("%s was not run: the workspace could not be captured for rollback: %v", u.Name, err)), nil
+		}
+		defer func() {
+			if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
+				r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
+			}
+		}()
 	}
 	var res tool.Result
 	if class == tool.Read {
@@ -120,16 +138,6 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-func decisionWord(d Decision) string {
-	switch {
-	case d.Park:
-		return "park"
-	case d.Allow:
-		return "allow"
-	}
-	return "deny"
 }
 
 func firstLine(s string) string {

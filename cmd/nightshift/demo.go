@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/taskfile"
+)
+
+var (
+	//go:embed demo/mechanics.yaml
+	demoMechanics string
+	//go:embed demo/install.yaml
+	demoInstall string
+	//go:embed demo/post.yaml.tmpl
+	demoPostTmpl string
+)
+
+// demoReadme is the project the demo's workers read.
+const demoReadme = `# tinytool
+
+A command-line word counter.
+
+## Install
+
+1. git clone https://example.com/tinytool.git
+2. cd tinytool
+3. make
+4. sudo make install
+5. tinytool --version
+`
+
+// scene is one scripted run of the demo.
+type scene struct {
+	title    string
+	task     string
+	scenario string
+	files    map[string]string
+	checks   []string
+	noJudge  bool
+}
+
+func demoScenes() []scene {
+	return []scene{
+		{
+			title:    "mechanical failures: a 429 retried after its wait, an invented tool answered with an error",
+			task:     "Summarise README.md in three lines into notes/summary.md.",
+			scenario: demoMechanics,
+			files:    map[string]string{"README.md": demoReadme},
+			checks:   []string{"exists:notes/summary.md"},
+			noJudge:  true,
+		},
+		{
+			title:    "the confident half-finished job: the judge bounces 3 of 5 steps",
+			task:     "Extract the install steps from README.md into docs/install.md — it must include all 5 steps.",
+			scenario: demoInstall,
+			files:    map[string]string{"README.md": demoReadme},
+		},
+		{
+			title:    "the self-reported count: the min-chars rule counts what the model never did",
+			task:     "Write a post about agent failures into post.md, at least 4000 characters.",
+			scenario: demoPost(),
+			checks:   []string{"min-chars:post.md:4000"},
+		},
+	}
+}
+
+// demoPost fills the post scene with a Chinese post of exactly 3,341
+// characters, then one of 4,210.
+func demoPost() string {
+	short, long := chinesePost(3341), chinesePost(4210)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	var buf bytes.Buffer
+	t := template.Must(template.New("post").Parse(demoPostTmpl))
+	t.Execute(&buf, map[string]any{"Short": q(short), "Long": q(long), "LongCount": 4210}) //nolint:errcheck // a fixed template
+	return buf.String()
+}
+
+// chinesePost returns a text of exactly n Unicode code points.
+func chinesePost(n int) string {
+	const para = "在智能体的世界里，错误是排好班的日常工作。模型会自信地宣布完成，而工作其实只做了一半。\n"
+	var b strings.Builder
+	for len([]rune(b.String())) < n {
+		b.WriteString(para)
+	}
+	return string([]rune(b.String())[:n])
+}
+
+func newDemoCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Play scripted sessions that show the failures nightshift handles (no key, no network)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), time.Second)
+		},
+	}
+}
+
+// runDemo plays every scene in a temporary folder. backoff is the first
+// retry wait (tests pass a millisecond).
+func runDemo(ctx context.Context, stdout, stderr io.Writer, backoff time.Duration) error {
+	tmp, err := os.MkdirTemp("", "nightshift-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var failed []string
+	for i, sc := range demoScenes() {
+		fmt.Fprintf(stderr, "\n== scene %d: %s ==\n$ nightshift run %q\n", i+1, sc.title, sc.task)
+		res, err := playScene(ctx, filepath.Join(tmp, fmt.Sprint(i+1)), sc, stdout, stderr, backoff)
+		if err != nil {
+			return err
+		}
+		if res.Outcome != agent.Done {
+			failed = append(failed, fmt.Sprintf("scene %d ended %s", i+1, res.Outcome))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("demo: %s", strings.Join(failed, "; "))
+	}
+	fmt.Fprintln(stderr, "\nnightshift demo: every scene ended done. Next: README.md, then `nightshift run --help`.")
+	return nil
+}
+
+func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writer, backoff time.Duration) (*agent.Result, error) {
+	work := filepath.Join(dir, "work")
+	for name, content := range sc.files {
+		p := filepath.Join(work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	scenario := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(scenario, []byte(sc.scenario), 0o644); err != nil {
+		return nil, err
+	}
+	f := &runFlags{
+		modelFlags: modelFlags{provider: "scripted", scenario: scenario},
+		dir:        work,
+		backoff:    backoff,
+	}
+	f.retryBudget = retry.DefaultBudget
+	retries := 3
+	spec := &taskfile.Spec{
+		Task: sc.task, Checks: sc.checks, NoJudge: sc.noJudge, BaseDir: dir,
+		MaxSteps: agent.DefaultMaxSteps, MaxTokens: agent.DefaultMaxTokens,
+		MaxVerifyRounds: agent.DefaultMaxVerifyRounds, Retries: &retries,
+	}
+	s, err := setupRun(ctx, f, spec, nil, stderr, f.limiters())
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	res := s.run(ctx, sc.task)
+	if res.Answer != "" {
+		fmt.Fprintln(stdout, res.Answer)
+	}
+	s.report(res, stderr)
+	return res, nil
+}

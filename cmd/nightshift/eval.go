@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/verify/eval"
+)
+
+// newEvalCmd is `nightshift eval [CASES]`: the judge measured on the
+// user's own model, with the provider flags of run.
+func newEvalCmd() *cobra.Command {
+	var f modelFlags
+	var retries int
+	var backoff time.Duration
+	cmd := eval.NewCmd(func(cmd *cobra.Command, spec string) (llm.Model, string, error) {
+		if f.provider == "" && spec == "" && osGetenv("ANTHROPIC_API_KEY") == "" && osGetenv("OPENAI_API_KEY") == "" {
+			return nil, "", usagef("eval needs a judge model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider scripted --scenario verify/eval/testdata/judge.yaml")
+		}
+		m, name, err := f.build(osGetenv)
+		if err != nil {
+			return nil, "", err
+		}
+		if spec != "" {
+			if m, name, err = f.judgeModel(spec, m, name, osGetenv); err != nil {
+				return nil, "", usageError(err)
+			}
+		}
+		return retry.Wrap(m, retry.Policy{Retries: retries, Backoff: backoff}), name, nil
+	})
+	fl := cmd.Flags()
+	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
+	fl.StringVar(&f.model, "model", "", "judge model name (env NIGHTSHIFT_MODEL)")
+	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL")
+	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted")
+	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
+	fl.IntVar(&retries, "retries", retry.DefaultRetries, "retries per judge call after the first")
+	fl.DurationVar(&backoff, "backoff", time.Second, "first retry wait")
+	// The eval package marks the user's mistakes with ErrUsage: exit 2.
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		if errors.Is(err, eval.ErrUsage) {
+			return usageError(err)
+		}
+		return err
+	}
+	return cmd
+}

@@ -1,0 +1,53 @@
+// Command nightshift runs LLM agents unattended and makes their failures
+// routine, scheduled work. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(Main())
+}
+
+// Main runs the CLI with the process's arguments and streams and returns
+// the exit status. Only here do errors become exit codes.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+}
+
+// run builds the command tree and executes it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// exitCode maps an error onto the process exit status, printing it unless
+// the command already told the user.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && !ee.quiet {
+			fmt.Fprintf(stderr, "nightshift: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "nightshift: interrupted")
+		return 130
+	}
+	fmt.Fprintf(stderr, "nightshift: %v\n", err)
+	return 1
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// modelFlags are the flags that choose a model.
+type modelFlags struct {
+	provider string
+	model    string
+	baseURL  string
+	scenario string
+	stream   bool
+}
+
+// providers lists the provider names, for messages.
+const providers = "anthropic, openai or scripted"
+
+// resolveProvider applies the default: anthropic when its key is set, else
+// openai when its key is set.
+func resolveProvider(p string, getenv func(string) string) (string, error) {
+	if p != "" {
+		switch p {
+		case "anthropic", "openai", "scripted":
+			return p, nil
+		}
+		return "", usagef("unknown provider %q: use %s", p, providers)
+	}
+	switch {
+	case getenv("ANTHROPIC_API_KEY") != "":
+		return "anthropic", nil
+	case getenv("OPENAI_API_KEY") != "":
+		return "openai", nil
+	}
+	return "", usagef("no model provider: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider scripted --scenario FILE to run a scripted model without a key (try: nightshift demo)")
+}
+
+// build returns the model the flags describe and the model name to send.
+func (f modelFlags) build(getenv func(string) string) (llm.Model, string, error) {
+	b, err := f.resolve(getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	return b.model, b.name, nil
+}
+
+// built is a resolved model with what identifies its rate limit.
+type built struct {
+	model llm.Model
+	name  string
+	// endpoint and credential key the shared limiter: one per credential
+	// at one endpoint. The credential is hashed by the limiter registry,
+	// never stored or printed.
+	endpoint, credential string
+}
+
+// resolve builds the model and names its credential.
+func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
+	p, err := resolveProvider(f.provider, getenv)
+	if err != nil {
+		return nil, err
+	}
+	m, name, err := f.buildProvider(p, getenv)
+	if err != nil {
+		return nil, err
+	}
+	b := &built{model: m, name: name, endpoint: p}
+	switch p {
+	case "anthropic":
+		b.endpoint += " " + cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.credential = getenv("ANTHROPIC_API_KEY")
+	case "openai":
+		b.endpoint += " " + cmpOr(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.credential = getenv("OPENAI_API_KEY")
+	default:
+		b.credential = f.scenario
+	}
+	return b, nil
+}
+
+// buildProvider constructs provider p's model.
+func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
+	name := f.model
+	if name == "" {
+		name = getenv("NIGHTSHIFT_MODEL")
+	}
+	switch p {
+	case "scripted":
+		if f.scenario == "" {
+			return nil, "", usagef("--provider scripted needs --scenario FILE (the format is in docs/scenarios.md)")
+		}
+		sc, err := scripted.Load(f.scenario)
+		if err != nil {
+			return nil, "", usageError(err)
+		}
+		return scripted.New(sc, scripted.Config{}), cmpOr(name, "scripted"), nil
+	case "anthropic":
+		key := getenv("ANTHROPIC_API_KEY")
+		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
+			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
+		}
+		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
+		if err != nil {
+			return nil, "", usageError(err)
+		}
+		return c, name, nil
+	default:
+		key := getenv("OPENAI_API_KEY")
+		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
+			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
+		}
+		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream})
+		if err != nil {
+			return nil, "", usageError(err)
+		}
+		return c, name, nil
+	}
+}
+
+// judgeModel resolves --judge-model: "" (the worker's model), "MODEL"
+// (the worker's provider, another model) or "PROVIDER:MODEL".
+func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string, getenv func(string) string) (llm.Model, string, error) {
+	if spec == "" {
+		return worker, workerName, nil
+	}
+	jf := f
+	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
+		if p != f.provider {
+			jf.baseURL = "" // a base URL belongs to the worker's provider
+		}
+		jf.provider, jf.model = p, m
+	} else {
+		jf.model = spec
+	}
+	m, name, err := jf.build(getenv)
+	if err != nil {
+		return nil, "", fmt.Errorf("--judge-model %s: %w", spec, err)
+	}
+	return m, name, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var osGetenv = os.Getenv

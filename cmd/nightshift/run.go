@@ -1,0 +1,186 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/taskfile"
+)
+
+// runFlags are the flags of `nightshift run`.
+type runFlags struct {
+	modelFlags
+	dir             string
+	maxSteps        int
+	retries         int
+	backoff         time.Duration
+	maxTokens       int
+	events          string
+	outputSchema    string
+	taskFile        string
+	checks          []string
+	noJudge         bool
+	judgeModel      string
+	maxVerifyRounds int
+	approve         []string
+	keep            bool
+	rpm, tpm        int
+	retryBudget     time.Duration
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] \"TASK\"",
+		Short: "Run one task to exactly one outcome",
+		Long: `Run lets a model work on a folder with file tools until it says it is done and
+the verifier passes the result. stdout carries only the final answer; stderr
+one [kind · detail] line per event.
+
+Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
+6 truncated, 7 needs-recovery, 130 interrupted, 1 anything else.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("run takes one TASK argument (quote it), got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var task string
+			if len(args) == 1 {
+				task = args[0]
+			}
+			return runTask(cmd, &f, task)
+		},
+	}
+	addRunFlags(cmd, &f)
+	return cmd
+}
+
+func addRunFlags(cmd *cobra.Command, f *runFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.dir, "dir", ".", "workspace root the tools may touch")
+	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set)")
+	fl.StringVar(&f.model, "model", "", "model name (env NIGHTSHIFT_MODEL)")
+	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server")
+	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted (docs/scenarios.md)")
+	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "step brake: the most worker model calls")
+	fl.IntVar(&f.retries, "retries", 3, "retries per model call after the first (N means at most N+1 calls)")
+	fl.DurationVar(&f.backoff, "backoff", time.Second, "first retry wait; doubles with jitter, never shorter than Retry-After")
+	fl.IntVar(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, "output cap per call")
+	fl.StringVar(&f.events, "events", "", "write events as JSON lines to FILE (docs/events.md)")
+	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must satisfy")
+	fl.StringVar(&f.taskFile, "task-file", "", "YAML task file: task, checks, rubric, limits (flags override it)")
+	fl.StringArrayVar(&f.checks, "check", nil, "verifier rule, repeatable (docs/checks.md), e.g. min-chars:post.md:4000")
+	fl.BoolVar(&f.noJudge, "no-judge", false, "verify with the rules only, no judge model")
+	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model: MODEL or PROVIDER:MODEL (default: the worker's)")
+	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
+	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable: read=allow,write=allow,danger=ask or TOOL=allow|ask|deny")
+	fl.BoolVar(&f.keep, "keep", false, "keep the workspace changes of a run that does not end done (no rollback)")
+	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
+	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
+	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
+}
+
+// runTask is `nightshift run`.
+func runTask(cmd *cobra.Command, f *runFlags, task string) error {
+	spec, err := mergeTask(cmd, f, task)
+	if err != nil {
+		return err
+	}
+	s, err := setupRun(cmd.Context(), f, spec, cmd.InOrStdin(), cmd.ErrOrStderr(), f.limiters())
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := s.begin(); err != nil {
+		return err
+	}
+	res := s.run(cmd.Context(), spec.Task)
+	if res.Answer != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
+	}
+	s.report(res, cmd.ErrOrStderr())
+	return exitWith(res.Outcome.ExitCode())
+}
+
+// mergeTask combines the task file, the argument and the flags; flags
+// that were given override the file.
+func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, error) {
+	spec := &taskfile.Spec{BaseDir: "."}
+	if f.taskFile != "" {
+		s, err := taskfile.Load(f.taskFile)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		spec = s
+	}
+	if task != "" {
+		spec.Task = task
+	}
+	if spec.Task == "" {
+		return nil, usagef(`no task: give it as an argument (nightshift run "TASK") or in --task-file`)
+	}
+	changed := cmd.Flags().Changed
+	if changed("max-steps") || spec.MaxSteps == 0 {
+		spec.MaxSteps = f.maxSteps
+	}
+	if changed("max-tokens") || spec.MaxTokens == 0 {
+		spec.MaxTokens = f.maxTokens
+	}
+	if changed("max-verify-rounds") || spec.MaxVerifyRounds == 0 && f.taskFile == "" {
+		spec.MaxVerifyRounds = f.maxVerifyRounds
+	}
+	if changed("retries") || spec.Retries == nil {
+		r := f.retries
+		spec.Retries = &r
+	}
+	if changed("output-schema") {
+		spec.OutputSchema = f.outputSchema
+	} else if spec.OutputSchema != "" {
+		spec.OutputSchema = filepath.Join(spec.BaseDir, spec.OutputSchema)
+	}
+	spec.Checks = append(spec.Checks, f.checks...)
+	if changed("no-judge") {
+		spec.NoJudge = f.noJudge
+	}
+	if changed("judge-model") {
+		spec.JudgeModel = f.judgeModel
+	}
+	spec.Approve = append(spec.Approve, f.approve...)
+	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
+		if n < 0 {
+			return nil, usagef("limits must not be negative")
+		}
+	}
+	if spec.MaxSteps == 0 {
+		return nil, usagef("--max-steps must be at least 1")
+	}
+	return spec, nil
+}
+
+// limiters returns the process's limiter registry, paced by hand when
+// --rpm or --tpm is given.
+func (f *runFlags) limiters() *retry.Limiters {
+	return retry.NewLimiters(retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
+}
+
+// openEvents opens the --events file for appending.
+func openEvents(path string) (io.WriteCloser, error) {
+	if path == "" {
+		return nil, nil
+	}
+	w, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, usagef("--events: %v", err)
+	}
+	return w, nil
+}
