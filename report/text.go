@@ -1,0 +1,88 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+)
+
+// JSON writes the report as one indented JSON document.
+func (r *Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Text writes the report for a person to read in a terminal.
+func (r *Report) Text(w io.Writer) error {
+	var b strings.Builder
+	if len(r.Attention) > 0 {
+		b.WriteString("Needs a person:\n")
+		for _, a := range r.Attention {
+			fmt.Fprintf(&b, "  %-17s task %d %q: %s (for %s", a.Status, a.Task, a.Title, a.Action, a.For.Round(time.Minute))
+			if a.Status != "approved-not-run" {
+				fmt.Fprintf(&b, ", deadline %s", a.Deadline.Format("2006-01-02 15:04"))
+			}
+			b.WriteString(")\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range r.Nights {
+		fmt.Fprintf(&b, "Night %s  window %s–%s\n", n.Name, n.WindowStart.Format("2006-01-02 15:04"), n.WindowEnd.Format("15:04"))
+		if n.Ended() {
+			fmt.Fprintf(&b, "  ended %s at %s: %s\n", n.End, n.EndedAt.Format("15:04"), n.Reason)
+		} else {
+			b.WriteString("  still running\n")
+		}
+		fmt.Fprintf(&b, "  steps finished: proposer %d, judge %d, builder %d", n.Finished[ledger.Proposer], n.Finished[ledger.Judge], n.Finished[ledger.Builder])
+		if n.Interrupted > 0 {
+			fmt.Fprintf(&b, " (%d interrupted and retried)", n.Interrupted)
+		}
+		fmt.Fprintf(&b, "; %d tokens\n", n.Tokens)
+		fmt.Fprintf(&b, "  tasks: %d done, %d failed, %d skipped, %d parked\n", n.Tasks.Done, n.Tasks.Failed, n.Tasks.Skipped, n.Tasks.Parked)
+		if len(n.Failures) > 0 {
+			var scopes []string
+			for _, s := range ledger.Scopes {
+				if c := n.ByScope[s]; c > 0 {
+					scopes = append(scopes, fmt.Sprintf("%s %d", s, c))
+				}
+			}
+			fmt.Fprintf(&b, "  failures: %s\n", strings.Join(scopes, ", "))
+			for _, f := range n.Failures {
+				who := f.Worker
+				if f.Manual {
+					who = "by hand"
+				}
+				fmt.Fprintf(&b, "    %-6s %-14s task %d %s: %s\n", f.Scope, f.Rule, f.Task, who, f.Reason)
+			}
+		}
+		if len(n.FailsByCheck) > 0 {
+			checks := make([]string, 0, len(n.FailsByCheck))
+			for c, k := range n.FailsByCheck {
+				checks = append(checks, fmt.Sprintf("%s %d", c, k))
+			}
+			sort.Strings(checks)
+			fmt.Fprintf(&b, "  FAILs by check: %s\n", strings.Join(checks, ", "))
+		}
+		for _, note := range n.Notes {
+			fmt.Fprintf(&b, "  note %s: %s\n", note.Kind, note.Text)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Across %d nights: builder steps finished per night:", r.Across.Nights)
+	for _, c := range r.Across.BuilderSteps {
+		fmt.Fprintf(&b, " %s=%d", c.Night, c.N)
+	}
+	fmt.Fprintf(&b, "\nNights that ended early: %d", r.Across.EndedEarly)
+	if len(r.Across.EarlyNames) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(r.Across.EarlyNames, ", "))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
