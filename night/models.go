@@ -1,0 +1,52 @@
+package night
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// BuildModels builds the pipeline's models. A scripted model whose
+// scenario cannot be read makes the pipeline bad (exit 2). A real
+// provider without its key is left unbuilt: the night charges the
+// resulting configuration failure to the system, as the rules say, and
+// the ledger records it. getenv reads the environment (os.Getenv).
+func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[string]llm.Model, error) {
+	out := map[string]llm.Model{}
+	for name, m := range p.Models {
+		switch m.Provider {
+		case "scripted":
+			sc, err := scripted.Load(p.Path(m.Scenario))
+			if err != nil {
+				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
+			}
+			out[name] = scripted.New(sc, scripted.Config{Clock: clk, Session: name})
+		case "anthropic":
+			key := getenv(cmp.Or(m.APIKeyEnv, "ANTHROPIC_API_KEY"))
+			if key == "" && m.BaseURL == "" {
+				continue
+			}
+			c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model})
+			if err != nil {
+				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
+			}
+			out[name] = c
+		case "openai":
+			key := getenv(cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY"))
+			if key == "" && m.BaseURL == "" {
+				continue
+			}
+			c, err := openai.New(openai.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model})
+			if err != nil {
+				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
+			}
+			out[name] = c
+		}
+	}
+	return out, nil
+}
