@@ -1,0 +1,31 @@
+// Package batch runs many agent tasks concurrently in one process, each in
+// its own workspace with its own verifier, all under the same rate
+// limiters, and sums up how they ended (`nightshift batch`).
+//
+// Every task gets a fresh folder under Config.WorkDir: a copy of the
+// task's dir when it names one (its .nightshift state folder left out),
+// or an empty folder when it does not. The original is never touched, so
+// a batch can be rerun, and the copies stay behind for inspection.
+//
+// At most Config.Parallel tasks run at once. The model calls of all of
+// them should go through one retry.Limiter per provider credential (a
+// retry.Limiters registry), so that they share the provider's rate limit
+// instead of colliding on it: a batch of fifty tasks under a limit of ten
+// requests a second is paced, not stampeded (issue 5).
+//
+// Running a batch with the agent loop and a shared limiter:
+//
+//	lims := retry.NewLimiters(retry.LimiterConfig{})
+//	base := agent.Config{
+//		Model: model,
+//		Retry: retry.Policy{Retries: retry.DefaultRetries, Limiter: lims.For("anthropic", key)},
+//	}
+//	specs, err := taskfile.LoadList("tasks.yaml")
+//	// ...
+//	sum, err := batch.Run(ctx, batch.Config{Parallel: 8, Run: batch.AgentRunner(base), Progress: os.Stderr}, specs)
+//	// ...
+//	sum.WriteTable(os.Stdout)
+//	if !sum.AllDone() {
+//		os.Exit(8)
+//	}
+package batch

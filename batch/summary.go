@@ -1,0 +1,133 @@
+package batch
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/agent"
+)
+
+// TaskResult is how one task of a batch ended.
+type TaskResult struct {
+	// Name is the task's name (taskfile.Spec.Name).
+	Name string
+	// Dir is the task's workspace, left behind for inspection.
+	Dir string
+	// Result is the run's result; never nil.
+	Result *agent.Result
+	// Elapsed is how long the task took, its workspace copy included.
+	Elapsed time.Duration
+}
+
+// Summary is how a batch ended.
+type Summary struct {
+	// WorkDir holds the tasks' workspaces.
+	WorkDir string
+	// Tasks are the tasks' results, in the order they were given.
+	Tasks []TaskResult
+	// Done, Unverified and Failed count the tasks by how they ended:
+	// done; unverified (the verifier never passed it: a person must
+	// look); and every other outcome.
+	Done, Unverified, Failed int
+	// FailsByCheck counts the verifier's FAILs over all tasks by the check
+	// that decided them, so a check that fails everywhere stands out.
+	FailsByCheck map[string]int
+	// Elapsed is the batch's wall time.
+	Elapsed time.Duration
+}
+
+// AllDone reports whether every task ended done.
+func (s *Summary) AllDone() bool { return s.Done == len(s.Tasks) }
+
+// ExitCode is the exit status of `nightshift batch`: 0 when every task
+// ended done, 8 (not-all-done) otherwise.
+func (s *Summary) ExitCode() int {
+	if s.AllDone() {
+		return 0
+	}
+	return agent.NotAllDone.ExitCode()
+}
+
+// count fills the counts from the tasks.
+func (s *Summary) count() {
+	s.Done, s.Unverified, s.Failed = 0, 0, 0
+	s.FailsByCheck = map[string]int{}
+	for _, t := range s.Tasks {
+		switch t.Result.Outcome {
+		case agent.Done:
+			s.Done++
+		case agent.Unverified:
+			s.Unverified++
+		default:
+			s.Failed++
+		}
+		for c, n := range t.Result.FailsByCheck {
+			s.FailsByCheck[c] += n
+		}
+	}
+}
+
+// maxReason bounds a reason in the table; the run record has it whole.
+const maxReason = 120
+
+// WriteTable writes the summary for a person: one row per task (the
+// reason of each that did not end done), the counts, the FAILs by check
+// and where the workspaces are.
+func (s *Summary) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tOUTCOME\tSTEPS\tTIME\tREASON")
+	for _, t := range s.Tasks {
+		reason := ""
+		if t.Result.Outcome != agent.Done {
+			reason = oneLine(t.Result.Reason, maxReason)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.Name, t.Result.Outcome, t.Result.Steps, roundDur(t.Elapsed), reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d tasks in %s\n",
+		s.Done, s.Unverified, s.Failed, len(s.Tasks), roundDur(s.Elapsed))
+	if len(s.FailsByCheck) > 0 {
+		fmt.Fprintf(w, "FAILs by check: %s\n", s.failsLine())
+	}
+	_, err := fmt.Fprintf(w, "workspaces: %s\n", s.WorkDir)
+	return err
+}
+
+// failsLine lists FailsByCheck, most FAILs first, then by name.
+func (s *Summary) failsLine() string {
+	checks := slices.Collect(maps.Keys(s.FailsByCheck))
+	slices.SortFunc(checks, func(a, b string) int {
+		return cmp.Or(cmp.Compare(s.FailsByCheck[b], s.FailsByCheck[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(checks))
+	for i, c := range checks {
+		parts[i] = fmt.Sprintf("%s %d", c, s.FailsByCheck[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// roundDur rounds a duration for people: milliseconds under a second,
+// tenths of a second above.
+func roundDur(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
