@@ -1,0 +1,139 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/report"
+)
+
+// defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
+const defaultDB = "nightshift.db"
+
+// dbFlag adds --db to cmd.
+func dbFlag(cmd *cobra.Command, db *string) {
+	cmd.Flags().StringVar(db, "db", "", "the ledger: a SQLite file or a postgres:// URL (default $NIGHTSHIFT_DB, else "+defaultDB+")")
+}
+
+func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"), defaultDB) }
+
+func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
+	return ledger.Open(ctx, resolveDB(db), ledger.Config{})
+}
+
+func newNightCmd() *cobra.Command {
+	var pipeline, db string
+	var demo bool
+	cmd := &cobra.Command{
+		Use:   "night --pipeline FILE [--db DB] | night --demo",
+		Short: "Run the unattended pipeline through its nightly window",
+		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
+window, charging every failure to the smallest thing known to be broken, and
+records everything in the ledger. It ends when the window closes, when the
+ceilings are reached, or early when no worker can do anything useful.
+--demo runs a whole night on the scripted model with a simulated clock and
+prints the morning report. The pipeline file is documented in docs/night.md.
+
+Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
+2 a bad pipeline file or bad flags.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if demo {
+				return runDemoNight(cmd, db)
+			}
+			if pipeline == "" {
+				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
+			}
+			return runNight(cmd, pipeline, db, clock.Real{}, nil)
+		},
+	}
+	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
+	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
+	dbFlag(cmd, &db)
+	return cmd
+}
+
+// runNight runs one night and prints how it ended.
+func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(*ledger.Ledger) error) error {
+	ctx := cmd.Context()
+	p, err := night.LoadPipeline(path)
+	if err != nil {
+		return usageError(err)
+	}
+	models, err := night.BuildModels(p, clk, os.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	l, err := openLedger(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the night is recorded by now
+	if before != nil {
+		if err := before(l); err != nil {
+			return err
+		}
+	}
+	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Clock: clk, Events: event.NewText(cmd.ErrOrStderr())})
+	if errors.Is(err, night.ErrBadPipeline) {
+		return usageError(err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
+		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
+	return exitWith(sum.ExitCode)
+}
+
+// runDemoNight writes the demo pipeline to a temporary folder, adds the
+// task that fails the seed's way, runs the night on a simulated clock and
+// prints the report.
+func runDemoNight(cmd *cobra.Command, db string) error {
+	dir, err := os.MkdirTemp("", "nightshift-demo-")
+	if err != nil {
+		return err
+	}
+	path, err := night.WriteDemo(dir)
+	if err != nil {
+		return err
+	}
+	if db == "" {
+		db = dir + "/night.db"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
+	clk := clock.NewFake(night.DemoStart)
+	score := 9.0
+	addBooklet := func(l *ledger.Ledger) error {
+		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
+		return err
+	}
+	runErr := runNight(cmd, path, db, clk, addBooklet)
+	var ee *exitError
+	if runErr != nil && !errors.As(runErr, &ee) {
+		return runErr
+	}
+	l, err := openLedger(cmd.Context(), db)
+	if err != nil {
+		return err
+	}
+	defer l.Close(context.WithoutCancel(cmd.Context())) //nolint:errcheck // read only
+	r, err := report.Build(cmd.Context(), l, clk.Now().Add(time.Minute))
+	if err != nil {
+		return err
+	}
+	if err := r.Text(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	return runErr
+}

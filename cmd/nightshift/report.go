@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/report"
+)
+
+func newReportCmd() *cobra.Command {
+	var db, html string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "report [--db DB] [--json | --html FILE]",
+		Short: "The morning report: how each night ended, and why",
+		Long: `Report reads the ledger and says, per night, the window, when and how it ended,
+the steps each role finished, the tasks done, failed, skipped and parked, the
+failures by scope with their reasons, and the FAILs by check; across nights,
+builder steps finished per night and the nights that ended early. Parked
+tasks past their deadline come first. --html writes a page with charts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON && html != "" {
+				return usagef("choose one of --json and --html")
+			}
+			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+				r, err := report.Build(ctx, l, time.Now())
+				if err != nil {
+					return err
+				}
+				switch {
+				case asJSON:
+					return r.JSON(cmd.OutOrStdout())
+				case html != "":
+					f, err := os.Create(html)
+					if err != nil {
+						return err
+					}
+					if err := r.HTML(f); err != nil {
+						f.Close() //nolint:errcheck // already failing
+						return err
+					}
+					return f.Close()
+				}
+				return r.Text(cmd.OutOrStdout())
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&html, "html", "", "write the report as an HTML page with charts to FILE")
+	dbFlag(cmd, &db)
+	return cmd
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+)
+
+func newTaskCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Add, list, fail by hand, approve or deny the night's tasks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("task needs a subcommand: add, list, fail, approve, deny")
+		},
+	}
+	cmd.AddCommand(newTaskAddCmd(), newTaskListCmd(), newTaskFailCmd(), newTaskDecideCmd(ledger.Approved), newTaskDecideCmd(ledger.Denied))
+	return cmd
+}
+
+// withLedger opens the --db ledger for one command.
+func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
+	ctx := cmd.Context()
+	l, err := openLedger(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // nothing left to write
+	return fn(ctx, l)
+}
+
+func taskID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("%q is not a task ID (see nightshift task list)", s)
+	}
+	return id, nil
+}
+
+// notFound turns a missing task into a usage error that says what to do.
+func notFound(err error) error {
+	if errors.Is(err, ledger.ErrNotFound) {
+		return usagef("%v (see nightshift task list)", err)
+	}
+	return err
+}
+
+func newTaskAddCmd() *cobra.Command {
+	var db, body string
+	var score float64
+	cmd := &cobra.Command{
+		Use:   `add "TITLE"`,
+		Short: "Add a task to the backlog",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef(`task add takes one "TITLE" (quote it)`)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+				nt := ledger.NewTask{Title: args[0], Body: body}
+				if cmd.Flags().Changed("score") {
+					nt.Score = &score
+				}
+				t, err := l.AddTask(ctx, nt, time.Now())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), t.ID)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&body, "body", "", "the task's description")
+	cmd.Flags().Float64Var(&score, "score", 0, "score it now (otherwise the judge scores it)")
+	dbFlag(cmd, &db)
+	return cmd
+}
+
+func newTaskListCmd() *cobra.Command {
+	var db string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the tasks in the order the builder takes them",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+				ts, err := l.Tasks(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(ts)
+				}
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tSTATE\tSCORE\tLEVEL\tSOURCE\tTITLE")
+				for _, t := range ts {
+					sc := "-"
+					if t.Scored {
+						sc = strconv.FormatFloat(t.Score, 'g', -1, 64)
+					}
+					fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, sc, t.Level, t.Source, t.Title)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	dbFlag(cmd, &db)
+	return cmd
+}
+
+func newTaskFailCmd() *cobra.Command {
+	var db, reason string
+	cmd := &cobra.Command{
+		Use:   "fail ID --reason TEXT",
+		Short: "Record a failure of a task by hand; it counts like any other",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("task fail takes one task ID")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := taskID(args[0])
+			if err != nil {
+				return err
+			}
+			if reason == "" {
+				return usagef(`task fail needs --reason "what went wrong"`)
+			}
+			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+				var night int64
+				if n, err := l.OpenNight(ctx); err == nil {
+					night = n.ID // tonight's skip list too
+				}
+				f, err := l.FailTask(ctx, id, night, reason, time.Now())
+				if err != nil {
+					return notFound(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "task %d: failure %d recorded (scope %s, level %d)\n", id, f.ID, f.Scope, f.Level)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why it failed, in words")
+	dbFlag(cmd, &db)
+	return cmd
+}
+
+func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
+	var db string
+	verb, short := "approve", "Approve a parked task's action: it goes first, and the same call is allowed"
+	if d == ledger.Denied {
+		verb, short = "deny", "Deny a parked task's action: the task fails, with the reason recorded"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: short,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("task %s takes one task ID", verb)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := taskID(args[0])
+			if err != nil {
+				return err
+			}
+			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+				p, err := l.Decide(ctx, id, d, time.Now())
+				if err != nil {
+					return notFound(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, p.Action)
+				return nil
+			})
+		},
+	}
+	dbFlag(cmd, &db)
+	return cmd
+}
