@@ -163,3 +163,12 @@ func TestSpecAndClass(t *testing.T) {
 		t.Errorf("InputSchema is not JSON: %v", err)
 	}
 }
+
+func TestRunKilledBySignal(t *testing.T) {
+	c := New(Config{Dir: t.TempDir()})
+	res := run(t, c, "echo before; kill -9 $$")
+	want := tool.Result{Content: "before\n[killed by signal killed]", IsError: true}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
