@@ -1,6 +1,3 @@
-// Package clock is the injected time source of nightshift. Everything that
-// waits or schedules takes a Clock, so tests run a night in milliseconds and
-// never sleep.
 package clock
 
 import (
