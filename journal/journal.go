@@ -178,6 +178,7 @@ func (j *Journal) Before(rel string) error {
 		return nil
 	}
 	c := j.newCapture()
+	defer c.abort()
 	// Missing parents will be created by the change: remember that they
 	// did not exist so that rollback removes them.
 	parts := strings.Split(rel, string(filepath.Separator))

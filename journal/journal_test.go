@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,7 +288,12 @@ func TestBeforeIsOnDiskWhenItReturns(t *testing.T) {
 	if !ok {
 		t.Fatal("the log has no record of docs/readme.md")
 	}
-	blob, err := os.ReadFile(filepath.Join(j.Dir(), blobsName, st.Hash))
+	r, err := openBlob(filepath.Join(j.Dir(), blobsName), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	blob, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,5 +320,64 @@ func TestReadLogIgnoresATornLastLine(t *testing.T) {
 	}
 	if _, err := readLog(p); err == nil {
 		t.Error("a damaged line in the middle was accepted")
+	}
+}
+
+func TestDamagedSavedContentIsAnErrorNotARestore(t *testing.T) {
+	root, stateDir := setup(t)
+	j := begin(t, root, stateDir)
+	change(t, j, "a.txt", func() error { return os.WriteFile(filepath.Join(root, "a.txt"), []byte("run"), 0o644) })
+	st := j.m.prior["a.txt"]
+	pack := filepath.Join(j.Dir(), blobsName, st.Pack)
+	if err := os.WriteFile(pack, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Rollback(); err == nil {
+		t.Fatal("Rollback with damaged saved content succeeded")
+	}
+	if got := tree(t, root)["a.txt"]; got != `file -rw-r--r-- "run"` {
+		t.Errorf("a.txt = %s; a damaged restore must leave the file as it is", got)
+	}
+	if _, err := os.Stat(j.Dir()); err != nil {
+		t.Errorf("the journal is gone after a failed rollback: %v", err)
+	}
+}
+
+func TestSameContentIsSavedOnce(t *testing.T) {
+	root, stateDir := setup(t)
+	for _, n := range []string{"c1", "c2", "c3"} {
+		write(t, root, n, "same content\n", 0o644)
+	}
+	want := tree(t, root)
+	j := begin(t, root, stateDir)
+	if err := j.Snapshot(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"c1", "c2", "c3"} {
+		write(t, root, n, "changed", 0o644)
+	}
+	if err := j.AfterSnapshot(); err != nil {
+		t.Fatal(err)
+	}
+	packs, err := os.ReadDir(filepath.Join(j.Dir(), blobsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packs) != 1 {
+		t.Errorf("%d packs after one snapshot, want 1", len(packs))
+	}
+	info, err := packs[0].Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// alpha\n, the script, # readme\n, deep\n and one "same content\n".
+	if wantSize := int64(6 + 19 + 9 + 5 + 13); info.Size() != wantSize {
+		t.Errorf("pack holds %d bytes, want %d: each content once", info.Size(), wantSize)
+	}
+	if _, err := j.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, tree(t, root)); diff != "" {
+		t.Errorf("workspace after rollback (-before +now):\n%s", diff)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // The journal's files, in .nightshift/journal/<run>/.
 const (
 	logName   = "log.jsonl" // one record per line, appended and synced
-	blobsName = "blobs"     // prior contents, named by their SHA-256
+	blobsName = "blobs"     // packs of prior contents, one per synced step
 )
 
 // Record operations.
@@ -44,13 +44,16 @@ type model struct {
 	begun time.Time
 	prior map[string]state
 	after map[string]state
+	// blobs says where each saved content is, by hash, so that the same
+	// content is saved once.
+	blobs map[string]state
 	// snapshotOpen is true between a snapshot and its end: a command was
 	// running, and any path not captured was made by it.
 	snapshotOpen bool
 }
 
 func newModel() *model {
-	return &model{prior: map[string]state{}, after: map[string]state{}}
+	return &model{prior: map[string]state{}, after: map[string]state{}, blobs: map[string]state{}}
 }
 
 func (m *model) apply(r record) {
@@ -60,6 +63,9 @@ func (m *model) apply(r record) {
 	case opBefore:
 		if _, ok := m.prior[r.Path]; !ok && r.State != nil {
 			m.prior[r.Path] = *r.State
+			if r.State.Kind == file && r.State.Pack != "" {
+				m.blobs[r.State.Hash] = *r.State
+			}
 		}
 	case opAfter:
 		if _, ok := m.prior[r.Path]; ok && r.State != nil {

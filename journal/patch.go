@@ -3,7 +3,7 @@ package journal
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +56,11 @@ func (j *Journal) content(p string, st state, live bool) ([]byte, error) {
 		if live {
 			b, err = j.root.ReadFile(p)
 		} else {
-			b, err = os.ReadFile(filepath.Join(j.blobs, st.Hash))
+			var r io.ReadCloser
+			if r, err = openBlob(j.blobs, st); err == nil {
+				b, err = io.ReadAll(r)
+				r.Close()
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("journal: patch %s: %w", p, err)

@@ -20,6 +20,7 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 		return ErrClosed
 	}
 	c := j.newCapture()
+	defer c.abort()
 	err := walk(j.root, ".", j.skipped, func(rel string) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -50,6 +51,7 @@ func (j *Journal) AfterSnapshot() error {
 		return ErrClosed
 	}
 	c := j.newCapture()
+	defer c.abort()
 	err := walk(j.root, ".", j.skipped, func(rel string) error {
 		if !c.has(rel) {
 			c.add(rel, state{Kind: absent})

@@ -30,6 +30,10 @@ type state struct {
 	Size int64  `json:"size,omitempty"`
 	// Target is a symlink's target.
 	Target string `json:"target,omitempty"`
+	// Pack and Off say where a prior content is saved: Size bytes at Off
+	// in the pack file Pack of the journal's blobs folder.
+	Pack string `json:"pack,omitempty"`
+	Off  int64  `json:"off,omitempty"`
 }
 
 // same reports whether s and o are the same state of a path.
