@@ -1,0 +1,88 @@
+package journal_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// TestWithTheWorkspace plugs the journal into a real workspace, as a run
+// does, and rolls back what its writes, edits and removals did.
+func TestWithTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.md"), []byte("one\ntwo\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gone.md"), []byte("bye\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotTree(t, dir)
+
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	j, err := journal.Begin(ws.Dir(), ws.StateDir(), "run-ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetGuard(j.Before)
+	ws.SetAfter(j.After)
+
+	if err := ws.WriteFile("a/b/new.md", []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Edit("keep.md", func(old []byte) ([]byte, error) { return []byte("one\n2\n"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Remove("gone.md"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := j.Rollback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, dir)); diff != "" {
+		t.Errorf("workspace after rollback (-before +now):\n%s", diff)
+	}
+	want := journal.Report{
+		Restored:  []string{"keep.md"},
+		Removed:   []string{"a", "a/b", "a/b/new.md"},
+		Recreated: []string{"gone.md"},
+	}
+	if diff := cmp.Diff(want, rep); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+}
+
+// snapshotTree lists every path but the state folder with its mode and
+// content.
+func snapshotTree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == workspace.StateDirName {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		out[rel] = info.Mode().String() + " " + string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
