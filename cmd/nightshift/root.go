@@ -29,6 +29,9 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		newSimCmd(),
 		newEvalCmd(),
 		newRecoverCmd(),
+		newNightCmd(),
+		newTaskCmd(),
+		newReportCmd(),
 	)
 	return root
 }
