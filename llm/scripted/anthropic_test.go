@@ -250,3 +250,8 @@ func TestAnthropicSessionHeaderSeparatesAttempts(t *testing.T) {
 		}
 	}
 }
+
+// anthropicParamsToolResult is the user message answering one tool use.
+func anthropicParamsToolResult(id, content string) anthropic.MessageParam {
+	return anthropic.NewUserMessage(anthropic.NewToolResultBlock(id, content, false))
+}
