@@ -40,6 +40,8 @@ type session struct {
 	closers  []func() error
 	journal  *journal.Journal
 	modelTag string
+	// hold keeps the outcome event back until the rollback is reported.
+	hold *holdOutcome
 }
 
 // setupRun builds a session from flags and a task; every problem found
@@ -123,6 +125,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		asker = gate.Interactive(in, stderr)
 	}
 
+	s.hold = &holdOutcome{next: event.Multi(event.NewText(stderr), jsonSink, s.rec)}
 	s.cfg = agent.Config{
 		Model:           model,
 		ModelName:       name,
@@ -140,9 +143,9 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		OutputSchema: schema,
 		Verifier:     v,
 		Gate: gate.New(gate.Config{
-			Policy: policy, Asker: asker, Audit: audit, Files: os.DirFS(root.Dir()), Clock: s.clock,
+			Policy: policy, Asker: asker, Audit: audit, Files: root.FS(), Clock: s.clock,
 		}),
-		Events: event.Multi(event.NewText(stderr), jsonSink, s.rec),
+		Events: s.hold,
 		Clock:  s.clock,
 	}
 	return s, nil
@@ -207,6 +210,9 @@ func (s *session) begin() error {
 		return &exitError{code: agent.NeedsRecovery.ExitCode(), err: fmt.Errorf(
 			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s", err, s.root.Dir())}
 	}
+	if errors.Is(err, journal.ErrBusy) {
+		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -227,6 +233,7 @@ func (s *session) run(ctx context.Context, task string) *agent.Result {
 	if s.journal != nil {
 		s.finish(res, rec)
 	}
+	s.hold.flush()
 	rec.Events = s.rec.Events()
 	if _, err := rec.Write(s.root.StateDir()); err != nil {
 		fmt.Fprintf(s.stderr, "nightshift: %v\n", err)
