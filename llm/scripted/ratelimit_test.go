@@ -1,6 +1,9 @@
 package scripted_test
 
 import (
+	"bufio"
+	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -131,5 +134,33 @@ func TestRateLimitBody(t *testing.T) {
 				t.Errorf("got %d %s, want 429 with %s", rec.Code, rec.Body, tt.want)
 			}
 		})
+	}
+}
+
+func TestServeHandlerServesARateLimitedSimulator(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	rl := scripted.RateLimit(okHandler, scripted.RateLimitConfig{Limit: 1, Per: time.Hour})
+	go func() { done <- scripted.ServeHandler(ctx, rl, "127.0.0.1:0", pw) }()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []int
+	for range 2 {
+		resp, err := http.Post(strings.TrimSpace(url)+"/v1/messages", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHandler after cancel: %v", err)
+	}
+	if diff := cmp.Diff([]int{200, 429}, codes); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }
