@@ -182,3 +182,14 @@ func TestNewReadsTheKeyFromTheEnvironment(t *testing.T) {
 		t.Errorf("the key from ANTHROPIC_API_KEY was not sent")
 	}
 }
+
+func TestALongCapNeedsStreaming(t *testing.T) {
+	c, rec := setup(t, false, serve(wireReply{StopReason: "end_turn"}))
+	_, err := c.Generate(context.Background(), &llm.Request{MaxTokens: 64000, Messages: []llm.Message{llm.UserText("hi")}})
+	if got := llm.ClassOf(err); got != llm.BadRequest {
+		t.Errorf("class = %q, want bad-request (err %v)", got, err)
+	}
+	if rec.count() != 0 {
+		t.Errorf("a call the SDK refuses was sent anyway")
+	}
+}

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -157,4 +158,31 @@ func TestGenerateReturnsResponseHeaders(t *testing.T) {
 			t.Errorf("rate-limit header = %q, want 41", v)
 		}
 	})
+}
+
+func TestStreamSeparatesWholeCallsSentAtOneIndex(t *testing.T) {
+	// Some compatible servers send each complete call in one chunk, all
+	// with index 0; their ids tell them apart.
+	c, _ := setup(t, true, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, chunk := range []string{
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"llama","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}}]},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"llama","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.txt\"}"}}]},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"llama","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+			`[DONE]`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", chunk)
+		}
+	})
+	got, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Block{
+		llm.ToolUse("call_1", "read_file", json.RawMessage(`{"path":"a.txt"}`)),
+		llm.ToolUse("call_2", "read_file", json.RawMessage(`{"path":"b.txt"}`)),
+	}
+	if diff := cmp.Diff(want, got.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 }

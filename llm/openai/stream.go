@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -78,7 +77,7 @@ func (a *accumulator) add(ch sdk.ChatCompletionChunk) {
 		a.text.WriteString(d.Content)
 		a.refusal.WriteString(d.Refusal)
 		for _, tc := range d.ToolCalls {
-			call := a.call(tc.Index)
+			call := a.call(tc.Index, tc.ID)
 			if tc.ID != "" {
 				call.id = tc.ID
 			}
@@ -94,10 +93,19 @@ func (a *accumulator) add(ch sdk.ChatCompletionChunk) {
 	}
 }
 
-func (a *accumulator) call(index int64) *streamCall {
-	i := slices.IndexFunc(a.calls, func(c *streamCall) bool { return c.index == index })
-	if i >= 0 {
-		return a.calls[i]
+// call returns the call being streamed at index. A delta carrying a new
+// id at an index already in use starts another call: some compatible
+// servers send each whole call in one chunk, all at index 0.
+func (a *accumulator) call(index int64, id string) *streamCall {
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		c := a.calls[i]
+		if c.index != index {
+			continue
+		}
+		if id == "" || c.id == "" || c.id == id {
+			return c
+		}
+		break
 	}
 	c := &streamCall{index: index}
 	a.calls = append(a.calls, c)
