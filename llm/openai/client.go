@@ -79,7 +79,9 @@ var ErrNoAPIKey = errors.New("openai: no API key: set OPENAI_API_KEY or Config.A
 
 // New returns a Client for cfg. The SDK's own retries are off: the retry
 // package is the one, visible retry layer, so each Generate is exactly one
-// HTTP request.
+// HTTP request. Besides the key and base URL, the SDK reads
+// $OPENAI_ORG_ID and $OPENAI_PROJECT_ID from the environment, as it does
+// for every OpenAI client.
 func New(cfg Config) (*Client, error) {
 	key := cmp.Or(cfg.APIKey, os.Getenv("OPENAI_API_KEY"))
 	base := cmp.Or(cfg.BaseURL, os.Getenv("OPENAI_BASE_URL"))
