@@ -12,33 +12,41 @@ import (
 // every message. It is hashed field by field rather than through
 // encoding/json because tool inputs may be broken JSON.
 func fingerprint(req *llm.Request) [sha256.Size]byte {
-	h := sha256.New()
-	field(h, req.System)
+	f := fingerprinter{h: sha256.New()}
+	f.field(req.System)
 	for _, m := range req.Messages {
-		field(h, string(m.Role))
+		f.field(string(m.Role))
 		for _, b := range m.Content {
-			field(h, string(b.Type))
-			field(h, b.Text)
-			field(h, b.ID)
-			field(h, b.Name)
-			field(h, string(b.Input))
-			field(h, b.ToolUseID)
+			f.field(string(b.Type))
+			f.field(b.Text)
+			f.field(b.ID)
+			f.field(b.Name)
+			f.field(string(b.Input))
+			f.field(b.ToolUseID)
 			if b.IsError {
-				field(h, "is_error")
+				f.field("is_error")
 			}
 		}
-		field(h, "end of message")
+		f.field("end of message")
 	}
 	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
+	f.h.Sum(sum[:0])
 	return sum
+}
+
+// fingerprinter feeds fields to a hash through one reused buffer: a
+// hash.Hash takes only []byte, and converting each string on its own
+// allocated once per field, several hundred times per call late in a
+// session.
+type fingerprinter struct {
+	h   hash.Hash
+	buf []byte
 }
 
 // field writes s length-prefixed, so that no two sequences of fields hash
 // alike by shifting bytes between neighbours.
-func field(h hash.Hash, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
+func (f *fingerprinter) field(s string) {
+	f.buf = binary.BigEndian.AppendUint64(f.buf[:0], uint64(len(s)))
+	f.buf = append(f.buf, s...)
+	f.h.Write(f.buf)
 }
