@@ -19,6 +19,16 @@ func Words(s string) int {
 	n := 0
 	inWord := false
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			// ASCII, most of most texts: no table lookups.
+			if r == ' ' || (r >= '\t' && r <= '\r') {
+				inWord = false
+			} else if !inWord {
+				n++
+				inWord = true
+			}
+			continue
+		}
 		switch {
 		case unicode.IsSpace(r) || isCJKPunct(r):
 			inWord = false
@@ -36,7 +46,8 @@ func Words(s string) int {
 // isCJK reports whether r is a character of a script that writes words
 // without spaces between them.
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
 // isCJKPunct reports whether r belongs between or onto CJK words without

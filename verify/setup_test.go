@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// writeBench writes one file for a benchmark.
+func writeBench(b *testing.B, dir, name, content string) {
+	b.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // setup makes a workspace holding files (path → content) and returns its
 // absolute root.
 func setup(t *testing.T, files map[string]string) string {
