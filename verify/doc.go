@@ -21,6 +21,7 @@
 //	v := &verify.Verifier{Rules: rules, Judge: &verify.Judge{Model: m, ModelName: "claude-sonnet-4-5"}}
 //	verdict, usage, err := v.Verify(ctx, verify.Input{Task: task, Answer: answer, Dir: root, Changed: changed})
 //	if err == nil && !verdict.Pass {
-//		feedback := "[verifier] FAIL: " + verdict.Reason
+//		// the next user message of the worker's loop
+//		next := llm.UserText("[verifier] FAIL: " + verdict.Reason + "\nThe task is NOT done.")
 //	}
 package verify
