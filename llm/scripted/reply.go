@@ -78,7 +78,7 @@ func (r *Reply) usage(req *llm.Request, content []llm.Block) llm.Usage {
 		u = llm.Usage{InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output}
 	}
 	if u.InputTokens == 0 {
-		n := len(allText(req))
+		n := allTextLen(req)
 		for _, t := range req.Tools {
 			n += len(t.Name) + len(t.Description) + len(t.InputSchema)
 		}
