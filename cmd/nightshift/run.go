@@ -136,7 +136,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if changed("max-tokens") || spec.MaxTokens == 0 {
 		spec.MaxTokens = f.maxTokens
 	}
-	if changed("max-verify-rounds") || spec.MaxVerifyRounds == 0 && f.taskFile == "" {
+	if changed("max-verify-rounds") || spec.MaxVerifyRounds == 0 {
 		spec.MaxVerifyRounds = f.maxVerifyRounds
 	}
 	if changed("retries") || spec.Retries == nil {
