@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -33,5 +34,24 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		newTaskCmd(),
 		newReportCmd(),
 	)
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes cobra's argument errors (`nightshift demo extra`)
+// usage errors, exit 2, like its flag errors: nothing was run.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ee *exitError
+			if err == nil || errors.As(err, &ee) {
+				return err
+			}
+			return usagef("%v (see %s --help)", err, cmd.CommandPath())
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
