@@ -174,8 +174,11 @@ func summary(e map[string]any) string {
 			data[k] = v
 		}
 	}
-	b, _ := json.Marshal(data) // a decoded JSON value always encodes
-	return fmt.Sprintf("step=%v %s %s", e["step"], e["type"], b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // show "<" as scripts would write it
+	enc.Encode(data)         //nolint:errcheck // a decoded JSON value always encodes
+	return fmt.Sprintf("step=%v %s %s", e["step"], e["type"], strings.TrimSuffix(b.String(), "\n"))
 }
 
 // sortedKeys returns m's keys in order.

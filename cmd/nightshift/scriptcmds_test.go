@@ -161,7 +161,9 @@ func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []st
 					fmt.Fprintf(out, "patch| %s\n", l)
 				}
 			default:
-				fmt.Fprintf(out, "%s: %s\n", k, r.fields[k])
+				var b bytes.Buffer
+				ts.Check(json.Compact(&b, r.fields[k]))
+				fmt.Fprintf(out, "%s: %s\n", k, b.String())
 			}
 		}
 	}
