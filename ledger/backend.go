@@ -109,14 +109,18 @@ func (w *stepWorker[TDriver, TTx]) Work(ctx context.Context, job *river.Job[Step
 	if err == nil {
 		q := w.b.wrap(tx)
 		rec, err = l.record(ctx, q, r.step, res)
-		if err == nil {
-			_, err = river.JobCompleteTx[TDriver](ctx, tx, job)
+		if err != nil {
+			err = fmt.Errorf("ledger: record step %d: %w", r.step.ID, err)
+		} else if _, err = river.JobCompleteTx[TDriver](ctx, tx, job); err != nil {
+			err = fmt.Errorf("ledger: complete step %d's job: %w", r.step.ID, err)
 		}
 		if err != nil {
 			w.b.rollback(ctx, tx)
-		} else {
-			err = w.b.commit(ctx, tx)
+		} else if err = w.b.commit(ctx, tx); err != nil {
+			err = fmt.Errorf("ledger: commit step %d: %w", r.step.ID, err)
 		}
+	} else {
+		err = fmt.Errorf("ledger: begin step %d's record: %w", r.step.ID, err)
 	}
 	r.done <- stepDone{step: rec, err: err}
 	if err != nil {

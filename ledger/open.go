@@ -2,12 +2,13 @@ package ledger
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -25,8 +26,11 @@ import (
 type Config struct {
 	// Workers is how many steps this process runs at once. Default 1.
 	Workers int
-	// Owner names this process in the step rows and its River queue.
-	// Default: "ns_" and eight random hex digits.
+	// Owner names this process in the step rows and its River queue; a
+	// restarted process recovers only the steps of its own owner, so it
+	// must keep its name across restarts, and two processes sharing a
+	// database must have different names. Lowercase letters, digits and
+	// "_". Default: "ns_" and eight hex digits derived from the host name.
 	Owner string
 	// Logger receives River's logs. Default: discarded.
 	Logger *slog.Logger
@@ -66,9 +70,9 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if cfg.Owner == "" {
-		var b [4]byte
-		rand.Read(b[:]) //nolint:errcheck // crypto/rand never fails
-		cfg.Owner = "ns_" + hex.EncodeToString(b[:])
+		host, _ := os.Hostname()
+		sum := sha256.Sum256([]byte(host))
+		cfg.Owner = "ns_" + hex.EncodeToString(sum[:4])
 	}
 	l := &Ledger{owner: cfg.Owner, runs: map[int64]*run{}}
 	var err error

@@ -141,7 +141,8 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 	return sum, nil
 }
 
-// recover restores each step left running by a process that died: its
+// recover restores each step this owner left running when its process
+// died (steps of other owners belong to other processes): its
 // task's workspace goes back to how it was before the attempt, and the
 // attempt is retried from its start (the task goes first in the queue).
 func (s *Scheduler) recover(ctx context.Context) error {
@@ -150,6 +151,9 @@ func (s *Scheduler) recover(ctx context.Context) error {
 		return err
 	}
 	for _, st := range running {
+		if st.Owner != s.l.Owner() {
+			continue // another live process's step (a shared night)
+		}
 		if st.Task != 0 {
 			if err := s.cfg.Restore(s.taskDir(st.Task)); err != nil {
 				return fmt.Errorf("night: restore the workspace of task %d: %w", st.Task, err)
