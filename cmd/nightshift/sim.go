@@ -20,6 +20,7 @@ func newSimCmd() *cobra.Command {
 
 func newSimServeCmd() *cobra.Command {
 	var scenario, addr string
+	var lim simLimit
 	cmd := &cobra.Command{
 		Use:   "serve --scenario FILE [--addr HOST:PORT]",
 		Short: "Play a scenario as an HTTP server until interrupted",
@@ -34,7 +35,13 @@ script can read it and point a client at it:
 
 One line per request goes to stderr. A client may send the header
 X-Sim-Session to keep the attempt counters of identical conversations apart.
-It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
+It serves until interrupted (SIGINT/SIGTERM), then exits 0.
+
+--limit N --per DURATION puts a rate limit in front: at most N requests in any
+window of that length (a sliding window); the rest are answered 429 with
+Retry-After, and every reply carries the provider's rate-limit headers
+(anthropic-ratelimit-requests-*, x-ratelimit-*-requests). --no-headers sends
+only the 429 and its Retry-After, like a server that says nothing more.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("sim serve takes no arguments; give the scenario as --scenario FILE")
@@ -49,10 +56,14 @@ It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
 			if err != nil {
 				return usageError(err)
 			}
+			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
+				return lim.serve(cmd, sc, addr)
+			}
 			return scripted.Serve(cmd.Context(), sc, addr, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to play (YAML or JSON; see docs/scenarios.md)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
+	lim.addFlags(cmd)
 	return cmd
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+)
+
+// simLimit holds the rate-limit flags of `nightshift sim serve`.
+type simLimit struct {
+	limit     int
+	per       time.Duration
+	noHeaders bool
+}
+
+func (l *simLimit) addFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.IntVar(&l.limit, "limit", 0, "rate limit: at most N requests in any window of --per (default none)")
+	fl.DurationVar(&l.per, "per", time.Minute, "the rate limit's window, e.g. 1m or 6s")
+	fl.BoolVar(&l.noHeaders, "no-headers", false, "with --limit, send no rate-limit headers: only 429 and Retry-After")
+}
+
+// serve serves sc behind the rate limit.
+func (l *simLimit) serve(cmd *cobra.Command, sc *scripted.Scenario, addr string) error {
+	if l.limit < 1 {
+		return usagef("--per and --no-headers need --limit N (at least 1 request per window)")
+	}
+	if l.per <= 0 {
+		return usagef("--per must be a positive duration such as 1m or 6s")
+	}
+	log := cmd.ErrOrStderr()
+	h := scripted.RateLimit(scripted.NewServer(sc, scripted.ServerConfig{Log: log}),
+		scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: log})
+	return scripted.ServeHandler(cmd.Context(), h, addr, cmd.OutOrStdout())
+}
