@@ -167,7 +167,7 @@ func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerNam
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {
-			return nil, usagef("check %q: %v", c, err)
+			return nil, usageError(err) // it names the rule already
 		}
 		v.Rules = append(v.Rules, r)
 	}
