@@ -7,8 +7,9 @@ import (
 )
 
 // peakSampler follows the process's memory while a batch runs: the bytes
-// of live and not yet swept heap objects, and every byte the Go runtime
-// has mapped (heap, stacks, metadata), with the goroutine count. It reads
+// of live and not yet swept heap objects, the bytes the last garbage
+// collection found live, and every byte the Go runtime has mapped (heap,
+// stacks, metadata), with the goroutine count. It reads
 // runtime/metrics, which does not stop the world as ReadMemStats does.
 type peakSampler struct {
 	stop chan struct{}
@@ -17,13 +18,14 @@ type peakSampler struct {
 	// first is the heap's size when sampling began.
 	first uint64
 	// The peaks; read them after end.
-	heap, total, goroutines uint64
+	heap, live, total, goroutines uint64
 }
 
 var peakMetrics = []string{
 	"/memory/classes/heap/objects:bytes",
 	"/memory/classes/total:bytes",
 	"/sched/goroutines:goroutines",
+	"/gc/heap/live:bytes",
 }
 
 // sample starts sampling every interval until stopped.
@@ -58,6 +60,7 @@ func (p *peakSampler) read(s []metrics.Sample) {
 	p.heap = max(p.heap, s[0].Value.Uint64())
 	p.total = max(p.total, s[1].Value.Uint64())
 	p.goroutines = max(p.goroutines, s[2].Value.Uint64())
+	p.live = max(p.live, s[3].Value.Uint64())
 }
 
 // end stops the sampling; the peaks are final once it returns.
