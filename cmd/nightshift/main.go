@@ -28,6 +28,11 @@ func Main() int {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
+	// Cobra reports an unknown command as a plain error; it is a usage
+	// error (exit 2): nothing was run.
+	if _, _, err := root.Find(args); err != nil {
+		return usagef("%v (see nightshift --help)", err)
+	}
 	return root.ExecuteContext(ctx)
 }
 
