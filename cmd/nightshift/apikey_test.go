@@ -92,9 +92,37 @@ turns:
 					t.Errorf("the key appears in %s:\n%s", where, text)
 				}
 			}
-			if !strings.Contains(res.stderr, "status "+tc.status) && !strings.Contains(res.stderr, tc.status) {
+			// The server's message still reaches the person, without the key.
+			if !strings.Contains(res.stderr, tc.status) || !strings.Contains(res.stderr, "invalid x-api-key") {
 				t.Errorf("stderr does not say what failed:\n%s", res.stderr)
 			}
 		})
+	}
+}
+
+// TestRunCommandDoesNotHandTheKeyToTheModel: `env` run by run_command
+// (allowed by the flag) shows the model no variable holding the key.
+func TestRunCommandDoesNotHandTheKeyToTheModel(t *testing.T) {
+	const key = "sk-ant-TESTKEY-env-do-not-print"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": `
+turns:
+  - tool_calls: [{name: run_command, input: {command: env}}]
+  - cases:
+      - when: {in: last, contains: "` + key + `"}
+        text: "LEAKED"
+      - when: {in: last, contains: "PATH="}
+        text: "The environment holds no key."
+      - text: "The command's output never came back."
+`})
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := runCLIEnv(t, []string{"ANTHROPIC_API_KEY=" + key},
+		"run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"),
+		"--no-judge", "--approve", "run_command=allow", "Show the environment")
+	if res.code != 0 || res.stdout != "The environment holds no key.\n" {
+		t.Fatalf("exit %d, stdout %q; want 0 and no key seen\n%s", res.code, res.stdout, res.stderr)
 	}
 }
