@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,14 +94,25 @@ func (c *eventContract) cmdEvents(ts *testscript.TestScript, neg bool, args []st
 	}
 }
 
-// cmdRecord is `record DIR`: check the run records in
+// cmdRecord is `record DIR [EVENTS-FILE]`: check the run records in
 // DIR/.nightshift/runs (their events against the contract, their outcome
 // against the last event) and print them oldest first, one `key: value`
 // line per field, the events as their types, and the patch line by line
 // as `patch| ...`.
 func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: record DIR")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: record DIR [EVENTS-FILE]")
+	}
+	// With an events file, each record's events must be the very events
+	// the file holds for that run.
+	fromFile := map[string][]map[string]any{}
+	if len(args) == 2 {
+		events, err := readJSONLines(ts.MkAbs(args[1]))
+		ts.Check(err)
+		for _, e := range events {
+			run, _ := e["run"].(string)
+			fromFile[run] = append(fromFile[run], e)
+		}
 	}
 	paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), ".nightshift", "runs", "*.json"))
 	ts.Check(err)
@@ -146,6 +158,9 @@ func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []st
 		if last["outcome"] != head.Outcome || last["exit"] != head.Exit {
 			ts.Fatalf("%s: the record says %s (exit %v), its outcome event %v (exit %v)",
 				r.path, head.Outcome, head.Exit, last["outcome"], last["exit"])
+		}
+		if len(args) == 2 && !reflect.DeepEqual(fromFile[head.Run], head.Events) {
+			ts.Fatalf("%s: the record's events differ from those in %s", r.path, args[1])
 		}
 		fmt.Fprintf(out, "--- record %s\n", head.Run)
 		for _, k := range sortedKeys(r.fields) {
