@@ -31,7 +31,7 @@ func (l *simLimit) serve(cmd *cobra.Command, sc *scripted.Scenario, addr string)
 		return usagef("--per must be a positive duration such as 1m or 6s")
 	}
 	log := cmd.ErrOrStderr()
-	h := scripted.RateLimit(scripted.NewServer(sc, scripted.ServerConfig{Log: log}),
+	h := scripted.RateLimit(scripted.NewServer(sc, scripted.ServerConfig{Log: log, ForgetRequests: true}),
 		scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: log})
 	return scripted.ServeHandler(cmd.Context(), h, addr, cmd.OutOrStdout())
 }

@@ -21,6 +21,9 @@ type engine struct {
 	attempts map[attemptKey]int
 }
 
+// maxAttemptKeys bounds the attempt counters of one engine.
+const maxAttemptKeys = 1 << 18
+
 // attemptKey identifies "the same call made again": the same script,
 // position and case, the same conversation content, the same session.
 type attemptKey struct {
@@ -91,6 +94,12 @@ func (e *engine) choose(req *llm.Request, session string) choice {
 	}
 	key := attemptKey{script: si, position: pos, kase: ci, content: fingerprint(req), session: session}
 	e.mu.Lock()
+	if len(e.attempts) >= maxAttemptKeys {
+		// Bound the memory of a long-running simulator: conversations
+		// still in flight start their attempts over, which only matters
+		// to a turn with several attempts.
+		clear(e.attempts)
+	}
 	e.attempts[key]++
 	n := e.attempts[key]
 	e.mu.Unlock()

@@ -15,5 +15,5 @@ const shutdownGrace = 5 * time.Second
 // per request to stderr, and serves sc until ctx ends. It returns nil after
 // a shutdown caused by ctx, or the listener's error.
 func Serve(ctx context.Context, sc *Scenario, addr string, stdout, stderr io.Writer) error {
-	return ServeHandler(ctx, NewServer(sc, ServerConfig{Log: stderr}), addr, stdout)
+	return ServeHandler(ctx, NewServer(sc, ServerConfig{Log: stderr, ForgetRequests: true}), addr, stdout)
 }

@@ -31,6 +31,10 @@ type ServerConfig struct {
 	// before it is answered: the route path, the request as parsed, and
 	// the raw body. It may be called concurrently.
 	OnRequest func(path string, req *llm.Request, raw []byte)
+	// ForgetRequests stops the server from keeping the requests for
+	// Requests, so a long-running `sim serve` does not grow without end.
+	// Default false: tests read them.
+	ForgetRequests bool
 }
 
 // Server plays a scenario over HTTP, speaking the Anthropic Messages API
@@ -43,6 +47,7 @@ type Server struct {
 	clock     clock.Clock
 	log       io.Writer
 	onRequest func(string, *llm.Request, []byte)
+	forget    bool
 
 	mu       sync.Mutex
 	requests []llm.Request
@@ -59,6 +64,7 @@ func NewServer(sc *Scenario, cfg ServerConfig) *Server {
 		clock:     cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
 		log:       cfg.Log,
 		onRequest: cfg.OnRequest,
+		forget:    cfg.ForgetRequests,
 	}
 }
 
@@ -176,9 +182,11 @@ func drop(w http.ResponseWriter) {
 }
 
 func (s *Server) record(path string, req *llm.Request, raw []byte) {
-	s.mu.Lock()
-	s.requests = append(s.requests, *req)
-	s.mu.Unlock()
+	if !s.forget {
+		s.mu.Lock()
+		s.requests = append(s.requests, *req)
+		s.mu.Unlock()
+	}
 	if s.onRequest != nil {
 		s.onRequest(path, req, raw)
 	}
