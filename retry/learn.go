@@ -129,6 +129,8 @@ func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
 	if l.learned > 0 {
 		// Paced at the learned rate and still refused: it was too fast.
 		rate = min(rate, l.learned*slowDownFactor)
+	} else {
+		l.lesson = lesson{from: l.ok[0], span: span, until: now.Add(retryAfter)}
 	}
 	l.learned = max(minLearnedRPM, rate)
 	l.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/l.learned)))
@@ -143,6 +145,18 @@ func (l *Limiter) speedUp(now time.Time) {
 		l.ok = append(l.ok[:0], l.ok[len(l.ok)/2:]...)
 	}
 	l.ok = append(l.ok, now)
+	if now.Before(l.lesson.until) {
+		// A success while the first 429's Retry-After holds every call
+		// back was a call the server accepted before it refused, its
+		// answer still on the way: it counts in the rate learned.
+		n := 0
+		for _, t := range l.ok {
+			if !t.Before(l.lesson.from) {
+				n++
+			}
+		}
+		l.learned = max(l.learned, float64(n)*float64(minute)/float64(l.lesson.span))
+	}
 	if l.learned == 0 || now.Before(l.calm) {
 		return
 	}

@@ -75,8 +75,18 @@ type Limiter struct {
 	tokPace pace      // per-token spacing from the last headers
 	learned float64   // requests per minute learned from 429s, 0 = none
 	calm    time.Time // 429s before this belong to the last slow-down
+	lesson  lesson    // the first 429's evidence, while its hold lasts
 	ok      []time.Time
 	lastEst int
+}
+
+// lesson is what the first 429 learned its rate from: the successes since
+// from over span. Until its hold ends, late answers to calls the server
+// accepted before it refused are added to it.
+type lesson struct {
+	from  time.Time
+	span  time.Duration
+	until time.Time
 }
 
 // pace is a spacing that holds until a time (a header's reset).

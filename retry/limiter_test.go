@@ -468,3 +468,33 @@ func TestLimiterRebooksWaitingTurnsAfterA429(t *testing.T) {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
+
+// Regression: answers still on the way when the first 429 came back were
+// left out of the rate it taught, so a batch that met the limit with
+// fifty calls in flight learned two thirds of it.
+func TestLimiterCountsLateAnswersInTheFirstLesson(t *testing.T) {
+	s := time.Second
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	for range 3 {
+		l.Observe(nil, nil)
+		c.Advance(s)
+	}
+	// At 3s: refused until 13s. The first success was at 0s.
+	span := 3*s + 10*s
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 10 * s})
+	rpm := func(n int) float64 { return float64(n) * float64(time.Minute) / float64(span) }
+	if got := l.State().LearnedRPM; got != rpm(3) {
+		t.Fatalf("learned %v rpm, want %v", got, rpm(3))
+	}
+	l.Observe(nil, nil) // two answers to calls made before the refusal
+	l.Observe(nil, nil)
+	if got := l.State().LearnedRPM; got != rpm(5) {
+		t.Errorf("learned %v rpm after two late answers, want %v", got, rpm(5))
+	}
+	c.Advance(11 * s) // the hold is over: new successes are new evidence
+	l.Observe(nil, nil)
+	if got := l.State().LearnedRPM; got > rpm(5)+1 {
+		t.Errorf("learned %v rpm after the hold, want only the slow speed-up from %v", got, rpm(5))
+	}
+}
