@@ -13,6 +13,10 @@ func newSimCmd() *cobra.Command {
 	sim := &cobra.Command{
 		Use:   "sim",
 		Short: "Serve a scripted model over HTTP (Anthropic and OpenAI wire formats)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("sim needs a subcommand: nightshift sim serve --scenario FILE")
+		},
 	}
 	sim.AddCommand(newSimServeCmd())
 	return sim

@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -40,9 +41,13 @@ func (tc ToolCall) input() json.RawMessage {
 	case tc.RawInput != "":
 		return json.RawMessage(tc.RawInput)
 	case tc.Input != nil:
-		b, err := json.Marshal(tc.Input)
-		if err == nil {
-			return b
+		// No HTML escaping: a command such as "a > b" must reach the
+		// tool, the events and the person's terminal as written.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(tc.Input); err == nil {
+			return bytes.TrimRight(buf.Bytes(), "\n")
 		}
 	}
 	return json.RawMessage("{}")
