@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // batchScenario writes notes.md in three tool calls and then answers; the
@@ -129,4 +131,65 @@ func TestBatchCommand(t *testing.T) {
 			t.Errorf("log lacks the run's event lines:\n%s", log)
 		}
 	})
+}
+
+func TestBatchTaskListFormats(t *testing.T) {
+	flags := []string{"--work", "work", "--provider", "scripted", "--scenario", "s.yaml", "--no-judge"}
+	tests := []struct {
+		name  string
+		files map[string]string
+		tasks string
+		want  []string // names in the summary
+	}{
+		{
+			name:  "a YAML list",
+			files: map[string]string{"t.yaml": "- {name: a, task: Write notes.md}\n- {task: Write notes.md}\n"},
+			tasks: "t.yaml",
+			want:  []string{"a", "task-2"},
+		},
+		{
+			name:  "a YAML map of tasks",
+			files: map[string]string{"t.yaml": "tasks:\n  - {name: a, task: Write notes.md}\n  - {name: b, task: Write notes.md}\n"},
+			tasks: "t.yaml",
+			want:  []string{"a", "b"},
+		},
+		{
+			name:  "JSON lines",
+			files: map[string]string{"t.jsonl": `{"name": "a", "task": "Write notes.md"}` + "\n\n" + `{"task": "Write notes.md", "checks": ["exists:notes.md"]}` + "\n"},
+			tasks: "t.jsonl",
+			want:  []string{"a", "task-2"},
+		},
+		{
+			name: "a folder of task files, in name order",
+			files: map[string]string{
+				"tasks/b.yaml": "task: Write notes.md\n",
+				"tasks/a.json": `{"task": "Write notes.md"}`,
+				"tasks/notes":  "not a task file",
+			},
+			tasks: "tasks",
+			want:  []string{"a", "b"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := batchFixture(t, "[]")
+			for name, content := range tt.files {
+				os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+			}
+			code, stdout, stderr := runBatchCmd(t, dir, append([]string{"--tasks", tt.tasks}, flags...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			var names []string
+			for _, line := range strings.Split(stdout, "\n")[1:] {
+				if f := strings.Fields(line); len(f) > 1 && f[1] == "done" {
+					names = append(names, f[0])
+				}
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("tasks run (-want +got):\n%s\n%s", diff, stdout)
+			}
+		})
+	}
 }
