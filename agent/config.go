@@ -69,6 +69,10 @@ type Config struct {
 	// tool runs and records what it left after, so that a rollback undoes
 	// what a command changed too (a *journal.Journal does both).
 	Snapshots Snapshotter
+	// OnEnd, when set, is called once the outcome is known and before the
+	// outcome event, so that what it reports (a rollback, say) comes
+	// before the outcome, which stays the run's last event.
+	OnEnd func(*Result)
 	// Events receives every event; default discard.
 	Events event.Sink
 	// Clock stamps events; default clock.Real{}.

@@ -272,6 +272,9 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 	if o != Done && o != Unverified {
 		r.res.Answer = ""
 	}
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(r.res)
+	}
 	u := r.res.Usage
 	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out", o, r.res.Steps, u.InputTokens, u.OutputTokens), map[string]any{
 		"outcome": string(o), "exit": o.ExitCode(), "steps": r.res.Steps, "reason": reason,

@@ -357,3 +357,20 @@ turns:
 func lastText(r llm.Request) string {
 	return r.Messages[len(r.Messages)-1].Text()
 }
+
+func TestOnEndReportsBeforeTheOutcome(t *testing.T) {
+	f := setup(t, `{turns: [{status: 400}]}`, nil)
+	var seen agent.Outcome
+	f.cfg.OnEnd = func(res *agent.Result) {
+		seen = res.Outcome
+		f.events.Emit(event.Event{Type: "rollback"})
+	}
+	res := agent.Run(context.Background(), f.cfg, "x")
+	if seen != agent.APIFailure || res.Outcome != agent.APIFailure {
+		t.Fatalf("OnEnd saw %q, result %q", seen, res.Outcome)
+	}
+	types := f.events.Types()
+	if diff := cmp.Diff([]string{"rollback", "outcome"}, types[len(types)-2:]); diff != "" {
+		t.Errorf("last events (-want +got):\n%s", diff)
+	}
+}

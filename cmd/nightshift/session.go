@@ -40,8 +40,9 @@ type session struct {
 	closers  []func() error
 	journal  *journal.Journal
 	modelTag string
-	// hold keeps the outcome event back until the rollback is reported.
-	hold *holdOutcome
+	// ended holds what the end of the run did to the workspace, for the
+	// run's record.
+	ended agent.Record
 }
 
 // setupRun builds a session from flags and a task; every problem found
@@ -125,7 +126,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		asker = gate.Interactive(in, stderr)
 	}
 
-	s.hold = &holdOutcome{next: event.Multi(event.NewText(stderr), jsonSink, s.rec)}
+	events := event.Multi(event.NewText(stderr), jsonSink, s.rec)
 	s.cfg = agent.Config{
 		Model:           model,
 		ModelName:       name,
@@ -145,7 +146,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		Gate: gate.New(gate.Config{
 			Policy: policy, Asker: asker, Audit: audit, Files: root.FS(), Clock: s.clock,
 		}),
-		Events: s.hold,
+		Events: events,
 		Clock:  s.clock,
 	}
 	return s, nil
@@ -228,20 +229,23 @@ func (s *session) begin() error {
 // run's record.
 func (s *session) run(ctx context.Context, task string) *agent.Result {
 	started := s.clock.Now()
-	res := agent.Run(ctx, s.cfg, task)
-	rec := agent.NewRecord(task, s.modelTag, started, s.clock.Now(), res, nil)
-	if s.journal != nil {
-		s.finish(res, rec)
+	cfg := s.cfg
+	cfg.OnEnd = func(res *agent.Result) {
+		if s.journal != nil {
+			s.finish(res, &s.ended)
+		}
 	}
-	s.hold.flush()
-	rec.Events = s.rec.Events()
+	res := agent.Run(ctx, cfg, task)
+	rec := agent.NewRecord(task, s.modelTag, started, s.clock.Now(), res, s.rec.Events())
+	rec.Patch, rec.RolledBack, rec.Conflicts = s.ended.Patch, s.ended.RolledBack, s.ended.Conflicts
 	if _, err := rec.Write(s.root.StateDir()); err != nil {
 		fmt.Fprintf(s.stderr, "nightshift: %v\n", err)
 	}
 	return res
 }
 
-// finish commits or rolls back the journal.
+// finish commits or rolls back the journal, reporting it in an event
+// before the outcome's, and keeps the patch and what was restored in rec.
 func (s *session) finish(res *agent.Result, rec *agent.Record) {
 	emit := func(detail string, data map[string]any) {
 		s.cfg.Events.Emit(event.Event{TS: s.clock.Now(), Run: res.RunID, Step: res.Steps, Type: "rollback", Detail: detail, Data: data})
