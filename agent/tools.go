@@ -41,10 +41,11 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 	if r.cfg.Tools != nil {
 		t, _ = r.cfg.Tools.Get(u.Name)
 	}
-	if t == nil || r.cfg.Tools == nil {
+	if t == nil {
+		// An invented tool: the set answers with the tools that exist.
 		res := r.callSet(ctx, u)
 		data["is_error"] = res.IsError
-		data["result"] = summarize(json.RawMessage(res.Content), 200)
+		data["result"] = firstLine(res.Content)
 		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
 		return res, nil
 	}
