@@ -26,6 +26,7 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	})
 	root.AddCommand(
 		newRunCmd(),
+		newBatchCmd(),
 		newDemoCmd(),
 		newSimCmd(),
 		newEvalCmd(),
