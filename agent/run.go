@@ -190,8 +190,8 @@ func (r *run) verify(ctx context.Context, answer string) *Result {
 	}
 	switch {
 	case fails > r.cfg.MaxVerifyRounds:
-		return r.end(Unverified, fmt.Sprintf("no PASS after %d verifications; a person must look (failed: %s): %s",
-			fails, strings.Join(r.res.FailedChecks, ", "), v.Reason), nil)
+		return r.end(Unverified, fmt.Sprintf("no PASS after %s; a person must look (failed: %s): %s",
+			plural(fails, "verification"), strings.Join(r.res.FailedChecks, ", "), v.Reason), nil)
 	case r.res.Steps >= r.cfg.MaxSteps:
 		return r.end(Unverified, fmt.Sprintf("the verifier failed the result and no step is left; a person must look (failed: %s): %s",
 			strings.Join(r.res.FailedChecks, ", "), v.Reason), nil)
@@ -281,4 +281,12 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 		"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 	})
 	return r.res
+}
+
+// plural returns "1 verification", "3 verifications".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
