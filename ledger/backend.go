@@ -20,7 +20,6 @@ func (StepArgs) Kind() string { return "nightshift_step" }
 
 // txOps are the River operations a ledger transaction may need.
 type txOps interface {
-	insertStep(ctx context.Context, args StepArgs) (int64, error)
 	cancelJob(ctx context.Context, id int64) error
 }
 
@@ -28,6 +27,9 @@ type txOps interface {
 type backend interface {
 	pool() querier
 	inTx(ctx context.Context, fn func(q querier, ops txOps) error) error
+	// insertStep queues a step's job in its own transaction, after the
+	// claim committed (see RunStep).
+	insertStep(ctx context.Context, args StepArgs) (int64, error)
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	close()
@@ -57,13 +59,12 @@ func (b *riverBackend[TDriver, TTx]) close() { b.closer() }
 type ops[TTx any] struct {
 	client *river.Client[TTx]
 	tx     TTx
-	queue  string
 }
 
-func (o ops[TTx]) insertStep(ctx context.Context, args StepArgs) (int64, error) {
+func (b *riverBackend[TDriver, TTx]) insertStep(ctx context.Context, args StepArgs) (int64, error) {
 	// One attempt: a step that dies midway is restored and retried by the
 	// night's recovery, never re-run blindly by River.
-	res, err := o.client.InsertTx(ctx, o.tx, args, &river.InsertOpts{Queue: o.queue, MaxAttempts: 1})
+	res, err := b.client.Insert(ctx, args, &river.InsertOpts{Queue: b.l.owner, MaxAttempts: 1})
 	if err != nil {
 		return 0, err
 	}
@@ -80,7 +81,7 @@ func (b *riverBackend[TDriver, TTx]) inTx(ctx context.Context, fn func(q querier
 	if err != nil {
 		return err
 	}
-	if err := fn(b.wrap(tx), ops[TTx]{client: b.client, tx: tx, queue: b.l.owner}); err != nil {
+	if err := fn(b.wrap(tx), ops[TTx]{client: b.client, tx: tx}); err != nil {
 		b.rollback(ctx, tx)
 		return err
 	}
@@ -103,6 +104,7 @@ func (w *stepWorker[TDriver, TTx]) Work(ctx context.Context, job *river.Job[Step
 		// would apply its effects a second time.
 		return river.JobCancel(fmt.Errorf("step %d has no waiting night", job.Args.Step))
 	}
+	r.step.Job = job.ID
 	res := r.fn(ctx, r.step)
 	var rec Step
 	tx, err := w.b.begin(ctx)

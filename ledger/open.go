@@ -17,7 +17,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -38,11 +37,11 @@ type Config struct {
 	// job is fetched as soon as it is inserted, so this bounds the
 	// bookkeeping delay per step. Default 1ms.
 	FetchCooldown time.Duration
-	// FetchPollInterval is how often River looks for new jobs. SQLite has
-	// no LISTEN/NOTIFY, and River's wake-up on insert fires before the
-	// claiming transaction commits, so on SQLite this bounds the delay
-	// before a step starts: default 2ms there (one indexed query on a
-	// local file), 100ms on PostgreSQL, where a commit notifies at once.
+	// FetchPollInterval is how often River looks for new jobs. A step's
+	// job is queued outside any transaction, which wakes River's fetcher
+	// at once (on PostgreSQL through NOTIFY, on SQLite in the process), so
+	// polling is only the fallback for a job left by a process that died.
+	// Default 100ms.
 	FetchPollInterval time.Duration
 }
 
@@ -61,11 +60,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 	}
 	cfg.Workers = max(cfg.Workers, 1)
 	cfg.FetchCooldown = cmpOr(cfg.FetchCooldown, time.Millisecond)
-	poll := 2 * time.Millisecond
-	if IsPostgres(dsn) {
-		poll = 100 * time.Millisecond
-	}
-	cfg.FetchPollInterval = max(cmpOr(cfg.FetchPollInterval, poll), cfg.FetchCooldown)
+	cfg.FetchPollInterval = max(cmpOr(cfg.FetchPollInterval, 100*time.Millisecond), cfg.FetchCooldown)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -118,12 +113,15 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string, cfg Config) (backend
 	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
 	// WAL and one connection: River's advice for SQLite (riversqlite's
 	// package doc); busy_timeout lets a second process wait its turn.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// synchronous(NORMAL) is safe with WAL: a commit survives a crash of
+	// the process, and only a power cut can lose the last commits, never
+	// corrupt the file.
+	db, err := openCachedSQLite("file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	driver := riversqlite.New(db)
+	driver := newSQLiteDriver(db)
 	fail := func(err error) (backend, error) {
 		db.Close() //nolint:errcheck // already failing
 		return nil, fmt.Errorf("ledger: %s: %w", path, err)
@@ -135,7 +133,7 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string, cfg Config) (backend
 	if err := createTables(ctx, q, sqliteDialect); err != nil {
 		return fail(err)
 	}
-	b := &riverBackend[*riversqlite.Driver, *sql.Tx]{
+	b := &riverBackend[*sqliteDriver, *sql.Tx]{
 		l: l, q: q,
 		begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },

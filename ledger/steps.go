@@ -58,9 +58,17 @@ type StepFunc func(ctx context.Context, s Step) Result
 
 // RunStep claims a step and runs fn on it through the River queue: in one
 // transaction it reserves a place under the role's ceiling, claims the task
-// and inserts the step's job; the worker then runs fn and records its
-// Result as it completes the job. RunStep returns the recorded step, or
-// ErrCeiling or ErrTaken when the claim fails.
+// and writes the step's row; once that commits, it queues the step's job;
+// the worker then runs fn and records its Result as it completes the job.
+// RunStep returns the recorded step, or ErrCeiling or ErrTaken when the
+// claim fails.
+//
+// The job is queued after the claim commits, not inside it, because River
+// wakes its fetcher on an insert only outside a transaction: inserted
+// inside, on SQLite (no LISTEN/NOTIFY) every step would wait for the next
+// poll. Nothing is lost in between: a process that dies after the claim and
+// before the job leaves a running step with no job, which the night's
+// recovery gives back like any interrupted step.
 func (l *Ledger) RunStep(ctx context.Context, c Claim, fn StepFunc) (Step, error) {
 	if !c.Role.Valid() {
 		return Step{}, fmt.Errorf("ledger: unknown role %q", c.Role)
@@ -68,8 +76,9 @@ func (l *Ledger) RunStep(ctx context.Context, c Claim, fn StepFunc) (Step, error
 	if err := l.ensureStarted(ctx); err != nil {
 		return Step{}, err
 	}
-	r := &run{fn: fn, done: make(chan stepDone, 1)}
-	err := l.b.inTx(ctx, func(q querier, ops txOps) error {
+	s := Step{Night: c.Night, Role: c.Role, Worker: c.Worker, Level: c.Level, Task: c.Task,
+		Owner: l.owner, State: Running, StartedAt: c.At.UTC()}
+	err := l.b.inTx(ctx, func(q querier, _ txOps) error {
 		col := string(c.Role) + "_steps"
 		n, err := q.exec(ctx, "UPDATE ns_nights SET "+col+" = "+col+" + 1 WHERE id = ? AND ended_at = 0 AND (? = 0 OR "+col+" < ?)",
 			c.Night, c.Ceiling, c.Ceiling)
@@ -89,31 +98,28 @@ func (l *Ledger) RunStep(ctx context.Context, c Claim, fn StepFunc) (Step, error
 				return ErrTaken
 			}
 		}
-		s := Step{Night: c.Night, Role: c.Role, Worker: c.Worker, Level: c.Level, Task: c.Task,
-			Owner: l.owner, State: Running, StartedAt: c.At.UTC()}
-		if err := q.queryRow(ctx, `INSERT INTO ns_steps (night_id, role, worker, level, task_id, owner, state, started_at)
+		return q.queryRow(ctx, `INSERT INTO ns_steps (night_id, role, worker, level, task_id, owner, state, started_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			s.Night, s.Role, s.Worker, s.Level, s.Task, s.Owner, s.State, ms(c.At)).Scan(&s.ID); err != nil {
-			return err
-		}
-		job, err := ops.insertStep(ctx, StepArgs{Step: s.ID})
-		if err != nil {
-			return err
-		}
-		s.Job = job
-		if _, err := q.exec(ctx, "UPDATE ns_steps SET job_id = ? WHERE id = ?", job, s.ID); err != nil {
-			return err
-		}
-		r.step = s
-		// Registered before commit: the job cannot be fetched before then.
-		l.addRun(r)
-		return nil
+			s.Night, s.Role, s.Worker, s.Level, s.Task, s.Owner, s.State, ms(c.At)).Scan(&s.ID)
 	})
 	if err != nil {
-		if r.step.ID != 0 {
-			l.takeRun(r.step.ID)
-		}
 		return Step{}, err
+	}
+	r := &run{step: s, fn: fn, done: make(chan stepDone, 1)}
+	// Registered before the job exists: the worker finds it at once.
+	l.addRun(r)
+	job, err := l.b.insertStep(ctx, StepArgs{Step: s.ID})
+	if err == nil {
+		// The job's ID lets recovery cancel the job of a step whose
+		// process died while it ran.
+		_, err = l.b.pool().exec(ctx, "UPDATE ns_steps SET job_id = ? WHERE id = ? AND job_id = 0", job, s.ID)
+	}
+	if err != nil {
+		if l.takeRun(s.ID) != nil {
+			// The job never ran: give the step back as interrupted.
+			l.Interrupt(context.WithoutCancel(ctx), s, "the step's job could not be queued: "+err.Error(), c.At) //nolint:errcheck // the queueing error is the one to report
+		}
+		return Step{}, fmt.Errorf("ledger: queue step %d: %w", s.ID, err)
 	}
 	select {
 	case d := <-r.done:

@@ -56,6 +56,9 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return Attempt{Outcome: agent.Usage, Reason: fmt.Sprintf("model %q was not built", a.Worker)}
 	}
 	fail := func(err error) Attempt { return Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err} }
+	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
+		return fail(err)
+	}
 	root, err := workspace.Open(a.Dir)
 	if err != nil {
 		return fail(err)

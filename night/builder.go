@@ -29,7 +29,8 @@ type Assignment struct {
 	// in the role's list.
 	Worker string
 	Level  int
-	// Dir is the task's workspace folder (it exists).
+	// Dir is the task's workspace folder. The builder creates it when it
+	// needs one, so a step that touches no files costs no folder.
 	Dir string
 	// System is the builder role's prompt.
 	System string

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -327,5 +326,3 @@ func (s *Scheduler) callModel(ctx context.Context, model, system, prompt string)
 		return m.Generate(ctx, req)
 	})
 }
-
-func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }

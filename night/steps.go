@@ -129,9 +129,6 @@ func (s *Scheduler) build(t ledger.Task) ledger.StepFunc {
 		dir := s.taskDir(t.ID)
 		var a Attempt
 		approved, err := s.l.Approvals(ctx, t.ID)
-		if err == nil {
-			err = mkdir(dir)
-		}
 		if err != nil {
 			a = Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err}
 		} else {
