@@ -54,4 +54,3 @@ turns:
 	}
 	t.Logf("%d processes: %d calls accepted, %d answered 429", procs, st.Accepted, st.Limited)
 }
-
