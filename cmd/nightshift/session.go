@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -305,6 +308,23 @@ func (s *session) report(res *agent.Result, w io.Writer) {
 	default:
 		fmt.Fprintf(w, "nightshift: %s\n", res.Reason)
 	}
+	if len(res.FailsByCheck) > 0 {
+		fmt.Fprintf(w, "nightshift: FAILs by check: %s\n", failsByCheck(res.FailsByCheck))
+	}
+}
+
+// failsByCheck renders the FAIL counts, most first, then by name:
+// "min-chars 2, judge 1" (seed 000's homework: which check catches more).
+func failsByCheck(m map[string]int) string {
+	names := slices.Collect(maps.Keys(m))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, m[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (s *session) close() {
