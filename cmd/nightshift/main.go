@@ -1,5 +1,3 @@
-// Command nightshift runs LLM agents unattended and makes their failures
-// routine, scheduled work. See README.md.
 package main
 
 import (
