@@ -18,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
@@ -32,7 +33,8 @@ type AgentBuilder struct {
 	// ModelNames maps a pipeline model name to the provider's model name;
 	// default "" (the provider's default).
 	ModelNames map[string]string
-	// Tools returns the tools of one attempt; default the file tools.
+	// Tools returns the tools of one attempt; default the file tools and
+	// run_command, as `nightshift run` has (the gate decides which run).
 	Tools func(root *workspace.Root) []tool.Tool
 	// Verifier checks each attempt's end; default the not-empty rule.
 	Verifier *verify.Verifier
@@ -80,7 +82,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	root.SetGuard(j.Before)
 	root.SetAfter(j.After)
-	tools := fs.Tools(root)
+	tools := append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
 	if b.Tools != nil {
 		tools = b.Tools(root)
 	}
@@ -95,7 +97,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	for _, p := range a.Approved {
 		keys = append(keys, p.Action)
 	}
-	used := &usedApprovals{approved: a.Approved, next: b.Audit}
+	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
 	g := gate.New(gate.Config{Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used, Clock: clk})
 	res := agent.Run(ctx, agent.Config{
 		Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: set, Root: root,
@@ -108,6 +110,11 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
 		Tokens: res.Usage.Total(), Err: res.Err, UsedApprovals: used.used}
+	if len(used.refused) > 0 && res.Outcome != agent.Done {
+		// Seed 003's builder was refused a tool, then said nothing: the
+		// ledger says both, so the morning reader sees the cause.
+		out.Reason = strings.Join(used.refused, "; ") + "; then " + res.Reason
+	}
 	if res.Parked != nil {
 		out.Park = &ParkRequest{Action: gate.Key(res.Parked.Tool, res.Parked.Input),
 			Reason: fmt.Sprintf("the gate asks a person before a %s-class tool runs", res.Parked.Class)}
@@ -125,25 +132,31 @@ func taskText(title, body string) string {
 	return title + "\n\n" + body
 }
 
-// usedApprovals watches the gate's audit for calls allowed by an earlier
-// approval, so the ledger can mark those approvals used.
-type usedApprovals struct {
+// gateWatch watches the gate's audit: calls allowed by an earlier
+// approval, so the ledger can mark those approvals used, and calls the
+// gate refused, so a failed attempt's reason names them.
+type gateWatch struct {
 	approved []ledger.ParkedAction
+	policy   gate.Policy
 	next     gate.Auditor
 	mu       sync.Mutex
 	used     []int64
+	refused  []string
 }
 
-func (u *usedApprovals) Record(e gate.Entry) error {
-	if e.By == gate.ByApproval {
-		u.mu.Lock()
+func (u *gateWatch) Record(e gate.Entry) error {
+	u.mu.Lock()
+	switch {
+	case e.By == gate.ByApproval:
 		for _, p := range u.approved {
 			if strings.HasPrefix(p.Action, e.Tool+" ") && !slices.Contains(u.used, p.ID) {
 				u.used = append(u.used, p.ID)
 			}
 		}
-		u.mu.Unlock()
+	case e.Decision == string(gate.Deny):
+		u.refused = append(u.refused, fmt.Sprintf("%s was refused by %s (rule %s)", e.Tool, e.By, u.policy.Rule(e.Tool, e.Class)))
 	}
+	u.mu.Unlock()
 	if u.next != nil {
 		return u.next.Record(e)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
@@ -101,6 +102,12 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// Approve holds the builder's gate rules, as in a task file or
+	// --approve: "run_command=deny", "danger=ask". On top of the default
+	// (read and write allowed, danger asks); at night a call the gate
+	// would ask about parks the task, a denied call is refused and the
+	// model is told so.
+	Approve []string `yaml:"approve"`
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
@@ -183,6 +190,12 @@ func (p *Pipeline) check() error {
 		if r.Ceiling < 0 || r.MaxSteps < 0 {
 			return fmt.Errorf("roles.%s: ceiling and max_steps must not be negative", role)
 		}
+		if len(r.Approve) > 0 && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: approve is for the builder, the only role that runs tools", role)
+		}
+		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
+			return fmt.Errorf("roles.%s.approve: %w", role, err)
+		}
 	}
 	b := p.Roles[ledger.Builder]
 	if b.Ceiling == 0 {
@@ -216,6 +229,13 @@ func (p *Pipeline) Path(rel string) string {
 		return rel
 	}
 	return filepath.Join(p.dir, rel)
+}
+
+// Policy returns the builder's gate policy.
+func (p *Pipeline) Policy() gate.Policy {
+	// check parsed these rules already; the error cannot happen.
+	pol, _ := gate.ParsePolicy(p.Roles[ledger.Builder].Approve...)
+	return pol
 }
 
 // Role returns the role's spec, or nil when the pipeline has no such role.

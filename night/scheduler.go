@@ -95,7 +95,7 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Idle = cmp.Or(cfg.Idle, 10*time.Minute)
 	if cfg.Builder == nil {
-		cfg.Builder = &AgentBuilder{Models: cfg.Models, Clock: cfg.Clock, Events: cfg.Events}
+		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Clock: cfg.Clock, Events: cfg.Events}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }

@@ -1,10 +1,13 @@
 package night
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +65,11 @@ func (s *Scheduler) tryStep(ctx context.Context, role ledger.Role, v *view) (boo
 // step runs one claimed step; a claim another machine won is not a step.
 func (s *Scheduler) step(ctx context.Context, c ledger.Claim, fn ledger.StepFunc) (bool, error) {
 	c.Night, c.At, c.Ceiling = s.night.ID, s.clk.Now(), s.p.Roles[c.Role].Ceiling
-	st, err := s.l.RunStep(ctx, c, fn)
+	var res ledger.Result
+	// RunStep returns after the worker recorded the result, so res is
+	// written before it is read.
+	keep := func(ctx context.Context, st ledger.Step) ledger.Result { res = fn(ctx, st); return res }
+	st, err := s.l.RunStep(ctx, c, keep)
 	if errors.Is(err, ledger.ErrTaken) || errors.Is(err, ledger.ErrCeiling) {
 		return false, nil
 	}
@@ -72,9 +79,42 @@ func (s *Scheduler) step(ctx context.Context, c ledger.Claim, fn ledger.StepFunc
 	if st.State != ledger.Interrupted {
 		s.st.finished[c.Role]++
 	}
-	s.emit("step", fmt.Sprintf("%s/%s task=%d %s %s", c.Role, c.Worker, c.Task, st.State, st.Outcome),
-		map[string]any{"role": c.Role, "worker": c.Worker, "task": c.Task, "state": st.State, "outcome": st.Outcome, "tokens": st.Tokens})
+	detail, data := stepEvent(c, st, res)
+	s.emit("step", detail, data)
 	return true, nil
+}
+
+// stepEvent says what a step did: the builder's task, the proposer's new
+// ideas, the judge's scores.
+func stepEvent(c ledger.Claim, st ledger.Step, res ledger.Result) (string, map[string]any) {
+	data := map[string]any{"role": c.Role, "worker": c.Worker, "state": st.State, "outcome": st.Outcome, "tokens": st.Tokens}
+	head := fmt.Sprintf("%s/%s", c.Role, c.Worker)
+	var what string
+	switch c.Role {
+	case ledger.Builder:
+		data["task"] = c.Task
+		head += fmt.Sprintf(" task=%d", c.Task)
+	case ledger.Proposer:
+		var ideas []string
+		for _, t := range res.NewTasks {
+			ideas = append(ideas, strconv.Quote(t.Title))
+		}
+		data["ideas"] = len(ideas)
+		if st.State == ledger.Finished {
+			what = ": added " + cmp.Or(strings.Join(ideas, ", "), "no idea")
+		}
+	case ledger.Judge:
+		ids := slices.Sorted(maps.Keys(res.Scores))
+		var scored []string
+		for _, id := range ids {
+			scored = append(scored, fmt.Sprintf("task %d %s", id, strconv.FormatFloat(res.Scores[id], 'g', -1, 64)))
+		}
+		data["scored"] = len(ids)
+		if st.State == ledger.Finished {
+			what = ": scored " + cmp.Or(strings.Join(scored, ", "), "nothing")
+		}
+	}
+	return fmt.Sprintf("%s %s %s%s", head, st.State, st.Outcome, what), data
 }
 
 // charge charges a failure of kind k by the rules table, and the worker's

@@ -44,7 +44,7 @@ func (r *Report) Text(w io.Writer) error {
 			fmt.Fprintf(&b, " (%d interrupted and retried)", n.Interrupted)
 		}
 		fmt.Fprintf(&b, "; %d tokens\n", n.Tokens)
-		fmt.Fprintf(&b, "  tasks: %d done, %d failed, %d skipped, %d parked\n", n.Tasks.Done, n.Tasks.Failed, n.Tasks.Skipped, n.Tasks.Parked)
+		fmt.Fprintf(&b, "  tasks: %d done, %d failed %s, %d skipped tonight, %d parked\n", n.Tasks.Done, n.Tasks.Failed, plural(n.Tasks.Failed, "attempt"), n.Tasks.Skipped, n.Tasks.Parked)
 		if len(n.Failures) > 0 {
 			var scopes []string
 			for _, s := range ledger.Scopes {
@@ -74,7 +74,7 @@ func (r *Report) Text(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Across %d nights: builder steps finished per night:", r.Across.Nights)
+	fmt.Fprintf(&b, "Across %d %s: builder steps finished per night:", r.Across.Nights, plural(r.Across.Nights, "night"))
 	for _, c := range r.Across.BuilderSteps {
 		fmt.Fprintf(&b, " %s=%d", c.Night, c.N)
 	}
@@ -85,4 +85,12 @@ func (r *Report) Text(w io.Writer) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural returns word for one, and word+"s" for any other count.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
