@@ -134,14 +134,20 @@ type Failure struct {
 // EndKind is how a night ended.
 type EndKind string
 
-// Night end kinds. Only EndedEarly counts as "ended early" (seed 003); a
-// system stop is its own kind so the exit status can say so.
+// Night end kinds. A system stop is its own kind so the exit status can
+// say so, but it is an early end too (see Early).
 const (
 	WindowClosed    EndKind = "window-closed"
 	CeilingsReached EndKind = "ceilings-reached"
 	EndedEarly      EndKind = "ended-early"
 	SystemStopped   EndKind = "system-stopped"
 )
+
+// Early reports whether a night that ended this way counts as ended early,
+// seed 003's second number: it stopped before its window closed and before
+// its ceilings were reached, because no worker could do anything useful
+// (all out, nothing takeable) or the system stopped.
+func (k EndKind) Early() bool { return k == EndedEarly || k == SystemStopped }
 
 // Night is one run of the pipeline through a window.
 type Night struct {

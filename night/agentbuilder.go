@@ -109,7 +109,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		_, err = j.Rollback()
 	}
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
-		Tokens: res.Usage.Total(), Err: res.Err, UsedApprovals: used.used}
+		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used}
 	if len(used.refused) > 0 && res.Outcome != agent.Done {
 		// Seed 003's builder was refused a tool, then said nothing: the
 		// ledger says both, so the morning reader sees the cause.
@@ -120,7 +120,9 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 			Reason: fmt.Sprintf("the gate asks a person before a %s-class tool runs", res.Parked.Class)}
 	}
 	if err != nil && res.Outcome == agent.Done {
-		return fail(fmt.Errorf("keep the attempt's changes: %w", err))
+		f := fail(fmt.Errorf("keep the attempt's changes: %w", err))
+		f.Tokens, f.Calls = out.Tokens, out.Calls
+		return f
 	}
 	return out
 }

@@ -49,6 +49,10 @@ type Attempt struct {
 	// Checks names the verifier checks of the last FAIL.
 	Checks []string
 	Tokens int64
+	// Calls is how many model calls the attempt made. An attempt that
+	// fails before its first call never reached the task's work: the
+	// rules charge that to the worker (no-task), not the task.
+	Calls int
 	// Err is the error behind an api-failure or error outcome;
 	// llm.ClassOf(Err) tells quota from auth.
 	Err error

@@ -26,6 +26,14 @@ func classify(a Attempt) Kind {
 		return ConfigError
 	case agent.APIFailure:
 		return classifyErr(a.Err)
+	case agent.Failed:
+		if a.Calls == 0 {
+			// The harness failed before the model saw the task: the
+			// workspace, the journal, the ledger's read. That is the
+			// worker's set-up, seed 003's "failure before any idea was
+			// chosen".
+			return NoTask
+		}
 	}
 	if slices.Contains(a.Checks, "not-empty") || (a.Outcome == agent.Unverified && strings.TrimSpace(a.Answer) == "") {
 		return EmptyAnswer

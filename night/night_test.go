@@ -105,6 +105,21 @@ func TestCharging(t *testing.T) {
 			end:      ledger.EndedEarly, // the backlog ran dry
 		},
 		{
+			name:     "a failure before the first model call sends the worker out and leaves the task in the queue",
+			fail:     map[string]night.Attempt{"a@b1": {Outcome: agent.Failed, Reason: "journal: no space left on device"}},
+			failures: []string{"worker no-task"},
+			workers:  []string{"b1", "b2", "b2", "b2"},
+			end:      ledger.EndedEarly,
+		},
+		{
+			name:     "a configuration error stops the system",
+			fail:     map[string]night.Attempt{"a": {Outcome: agent.Usage, Reason: "model b1 was not built"}},
+			failures: []string{"system config"},
+			workers:  []string{"b1"},
+			end:      ledger.SystemStopped,
+			exit:     night.ExitSystem,
+		},
+		{
 			name:     "an auth failure stops the system",
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.APIFailure, Err: auth}},
 			failures: []string{"system auth"},

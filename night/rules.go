@@ -26,8 +26,9 @@ const (
 	QuotaRefused Kind = "quota"
 	// BudgetSpent: the worker's own token budget for the night ran out.
 	BudgetSpent Kind = "budget"
-	// NoTask: a failure before any task was chosen (the worker could
-	// not even start).
+	// NoTask: a failure before any task was chosen: the worker could not
+	// even start (a builder attempt that failed before its first model
+	// call).
 	NoTask Kind = "no-task"
 	// APIDown: retries were exhausted on wrong-timing errors (the
 	// provider stayed down).

@@ -21,7 +21,7 @@ func (r *Report) HTML(w io.Writer) error {
 		names = append(names, n.Name)
 		steps = append(steps, float64(r.stepsOf(n.Name)))
 		v := 0.0
-		if n.End == "ended-early" {
+		if n.End.Early() {
 			v = 1
 		}
 		early = append(early, v)

@@ -64,7 +64,8 @@ type Across struct {
 	Nights int `json:"nights"`
 	// BuilderSteps is builder steps finished, per night in order.
 	BuilderSteps []Count `json:"builder_steps_per_night"`
-	// EndedEarly counts the nights that ended early, and Names them.
+	// EndedEarly counts the nights that ended early (ended-early or
+	// system-stopped), and EarlyNames names them.
 	EndedEarly int      `json:"ended_early"`
 	EarlyNames []string `json:"ended_early_nights"`
 }
@@ -90,7 +91,7 @@ func Build(ctx context.Context, l *ledger.Ledger, now time.Time) (*Report, error
 		r.Nights = append(r.Nights, nr)
 		r.Across.Nights++
 		r.Across.BuilderSteps = append(r.Across.BuilderSteps, Count{Night: n.Name, N: nr.Finished[ledger.Builder]})
-		if n.End == ledger.EndedEarly {
+		if n.End.Early() {
 			r.Across.EndedEarly++
 			r.Across.EarlyNames = append(r.Across.EarlyNames, n.Name)
 		}

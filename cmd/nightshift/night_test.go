@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -83,5 +85,53 @@ func TestTaskCommands(t *testing.T) {
 	rep, _, err := execute(t, newReportCmd(), "--json", "--db", db)
 	if err != nil || !strings.Contains(rep, `"nights"`) {
 		t.Errorf("report --json: %q, %v", rep, err)
+	}
+}
+
+// TestNightSystemStopExits8: a provider without its key is a configuration
+// failure, charged to the system: the night stops at once, exit 8, and the
+// report counts it among the nights that ended early.
+func TestNightSystemStopExits8(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "night.db")
+	now := time.Now().UTC()
+	pipeline := fmt.Sprintf(`window: {start: "%s", end: "%s"}
+models: {claude: {provider: anthropic, model: claude-sonnet-4-5}}
+roles: {builder: {models: [claude]}}
+`, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04"))
+	path := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(path, []byte(pipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute(t, newTaskCmd(), "add", "a chart of the tides", "--score", "7", "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := execute(t, newNightCmd(), "--pipeline", path, "--db", db)
+	if exitOf(err) != 8 || !strings.Contains(stderr, "system-stopped") {
+		t.Errorf("exit %d (%v), want 8 with the night system-stopped:\n%s", exitOf(err), err, stderr)
+	}
+	rep, _, err := execute(t, newReportCmd(), "--db", db)
+	if err != nil || !strings.Contains(rep, "system config") || !strings.Contains(rep, "Nights that ended early: 1") {
+		t.Errorf("report: %v\n%s", err, rep)
+	}
+}
+
+// TestReportHTML writes the page with its charts to a file.
+func TestReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	db, page := filepath.Join(dir, "demo.db"), filepath.Join(dir, "report.html")
+	if _, _, err := execute(t, newNightCmd(), "--demo", "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute(t, newReportCmd(), "--db", db, "--html", page); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil || strings.Count(string(data), "<svg") != 2 {
+		t.Errorf("the page (%v) holds %d charts, want 2", err, strings.Count(string(data), "<svg"))
+	}
+	if _, _, err := execute(t, newReportCmd(), "--db", db, "--html", page, "--json"); exitOf(err) != 2 {
+		t.Errorf("--json with --html: exit %d, want 2", exitOf(err))
 	}
 }

@@ -1,0 +1,93 @@
+package night_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/night"
+)
+
+func TestParsePipelineDefaults(t *testing.T) {
+	p, err := night.ParsePipeline([]byte(`
+window: {start: "22:00", end: "06:00"}
+models: {b: {provider: scripted, scenario: b.yaml}}
+roles: {builder: {models: [b]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := p.Role(ledger.Builder)
+	got := []any{p.WIP, time.Duration(p.Park.Deadline), p.Park.PastDeadline, p.WorkDir, b.Ceiling, b.MaxSteps, p.Policy().String()}
+	want := []any{night.DefaultWIP, night.DefaultParkDeadline, "fail", "work", night.DefaultBuilderCeiling, night.DefaultBuilderSteps,
+		"read=allow,write=allow,danger=ask"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestParsePipelineErrors(t *testing.T) {
+	const ok = `window: {start: "22:00", end: "06:00"}
+models: {b: {provider: scripted, scenario: b.yaml}}
+`
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"a misspelt key is an error, not a default", ok + "roles: {builder: {models: [b], cieling: 3}}\n", "cieling"},
+		{"a window needs times of day", `window: {start: "25:00", end: "06:00"}` + "\nroles: {builder: {models: [b]}}\n", "window.start"},
+		{"the builder is required", ok + "roles: {proposer: {models: [b]}}\n", "a builder is required"},
+		{"a role lists models that exist", ok + "roles: {builder: {models: [c]}}\n", `model "c" is not under models`},
+		{"a role has a known name", ok + "roles: {builder: {models: [b]}, critic: {models: [b]}}\n", `unknown role "critic"`},
+		{"only the builder has gate rules", ok + "roles: {builder: {models: [b]}, judge: {models: [b], approve: [run_command=deny]}}\n", "approve is for the builder"},
+		{"gate rules must parse", ok + "roles: {builder: {models: [b], approve: [run_command=maybe]}}\n", "roles.builder.approve"},
+		{"a scripted model needs a scenario", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted}}\nroles: {builder: {models: [b]}}\n", "needs a scenario"},
+		{"past_deadline is fail or requeue", ok + "park: {past_deadline: wait}\nroles: {builder: {models: [b]}}\n", "fail or requeue"},
+		{"a rule names a known failure", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: oops, scope: task, reason: r}]\n", `unknown failure "oops"`},
+		{"a rule says why", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: failed-step, scope: worker}]\n", "every rule says why"},
+		{"a rule names a known scope", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: failed-step, scope: everything, reason: r}]\n", `unknown scope "everything"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := night.ParsePipeline([]byte(tt.yaml))
+			if !errors.Is(err, night.ErrBadPipeline) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want a bad pipeline saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRules(t *testing.T) {
+	rs, err := night.RulesWith([]night.Rule{
+		{Kind: night.SecondFailure, Scope: ledger.TaskScope, Reason: "we trust our builders"},
+		{Kind: night.FailedStep, Role: ledger.Builder, Scope: ledger.WorkerScope, Reason: "strict builders"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		kind night.Kind
+		role ledger.Role
+		want ledger.Scope
+	}{
+		{"an override replaces the row for every role", night.SecondFailure, ledger.Builder, ledger.TaskScope},
+		{"a role's own row wins over the row for every role", night.FailedStep, ledger.Builder, ledger.WorkerScope},
+		{"other roles keep their own rows", night.FailedStep, ledger.Proposer, ledger.CallScope},
+		{"a spend or quota refusal sends the worker out", night.QuotaRefused, ledger.Builder, ledger.WorkerScope},
+		{"a worker's spent token budget sends it out", night.BudgetSpent, ledger.Judge, ledger.WorkerScope},
+		{"an auth failure stops the system", night.AuthFailed, ledger.Builder, ledger.SystemScope},
+		{"a configuration error stops the system", night.ConfigError, ledger.Proposer, ledger.SystemScope},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rs.Charge(tt.kind, tt.role)
+			if r.Scope != tt.want || r.Reason == "" {
+				t.Errorf("%s in %s is charged to %s (%q), want %s with a reason", tt.kind, tt.role, r.Scope, r.Reason, tt.want)
+			}
+		})
+	}
+}
