@@ -14,7 +14,7 @@
 // On SQLite each connection keeps its statements prepared (SQLite's parser
 // was the largest cost of a step), and River's fetcher is woken in the
 // process on each insert instead of polling: a step's bookkeeping costs
-// about 2-3ms, so the bookkeeping is never what limits a night
+// about 2ms, so the bookkeeping is never what limits a night
 // (night.BenchmarkBuilderSteps).
 //
 // Two stores share one schema and one conformance suite: SQLite (one file,

@@ -62,3 +62,33 @@ func countTask(calls []call, title string) int {
 	}
 	return n
 }
+
+// TestFailureByHandDuringTheNight: a failure a person records while the
+// night runs puts the task on the running night's skip list, as it would
+// a restarted night's.
+func TestFailureByHandDuringTheNight(t *testing.T) {
+	f := setup(t, twoBuilders)
+	f.add("a", 9)
+	book := f.add("booklet", 5)
+	f.add("c", 1)
+	b := f.builder(time.Minute, func(a night.Assignment) night.Attempt {
+		if a.Task.Title == "a" {
+			// While the builder works on a, a person fails the booklet.
+			n, err := f.l.OpenNight(context.Background())
+			if err == nil {
+				_, err = f.l.FailTask(context.Background(), book.ID, n.ID, "the source is gone", f.clk.Now())
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		return done(a)
+	})
+	f.run(b, nil)
+	if n := countTask(f.calls, "booklet"); n != 0 {
+		t.Errorf("the booklet was attempted %d times after a person failed it tonight", n)
+	}
+	if n := countTask(f.calls, "c"); n != 1 {
+		t.Errorf("task c was attempted %d times, want 1", n)
+	}
+}

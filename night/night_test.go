@@ -255,7 +255,7 @@ func TestParking(t *testing.T) {
 	for _, policy := range []struct {
 		past string
 		want ledger.TaskState
-	}{{"fail", ledger.Failed}, {"requeue", ledger.Parked}} {
+	}{{"fail", ledger.Failed}, {"requeue", ledger.Queued}} {
 		t.Run("a parked task past its deadline is settled: "+policy.past, func(t *testing.T) {
 			f := setup(t, twoBuilders+"park: {deadline: 2h, past_deadline: "+policy.past+"}\n")
 			task := f.add("fetch the book", 5)
@@ -264,9 +264,10 @@ func TestParking(t *testing.T) {
 			if len(fs) == 0 || fs[0].Rule != "park-deadline" {
 				t.Fatalf("failures %v, want the deadline recorded", rules(fs))
 			}
-			// Requeued, it is tried again at once and parks again.
-			if got, _ := f.l.Task(context.Background(), task.ID); got.State != policy.want {
-				t.Errorf("task state %s, want %s", got.State, policy.want)
+			// Requeued, it is back in the queue but, charged to the task,
+			// on tonight's skip list: it is not tried again tonight.
+			if got, _ := f.l.Task(context.Background(), task.ID); got.State != policy.want || len(f.calls) != 1 {
+				t.Errorf("task state %s after %d attempts, want %s after 1", got.State, len(f.calls), policy.want)
 			}
 		})
 	}

@@ -209,6 +209,9 @@ func (s *Scheduler) loop(ctx context.Context) error {
 		if _, err := s.l.Expire(ctx, s.night.ID, now, s.p.Park.PastDeadline == "requeue"); err != nil {
 			return err
 		}
+		if err := s.st.catchUp(ctx, s.l, s.night.ID); err != nil {
+			return err
+		}
 		if b := s.p.BudgetTokens; b > 0 && s.st.total >= b {
 			return s.end(ctx, ledger.CeilingsReached, fmt.Sprintf("the night's token budget of %d is spent", b))
 		}

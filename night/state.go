@@ -30,6 +30,8 @@ type state struct {
 	finished map[ledger.Role]int
 	// noted holds the notes already written, so each is written once.
 	noted map[string]bool
+	// seen is the ID of the last failure taken into account.
+	seen int64
 	// stop is set by a night- or system-scope failure.
 	stop      ledger.Scope
 	stopWhy   string
@@ -61,12 +63,8 @@ func (s *state) load(ctx context.Context, l *ledger.Ledger, night int64) error {
 			s.failedOn[w] = append(s.failedOn[w], st.Task)
 		}
 	}
-	fs, err := l.Failures(ctx, night)
-	if err != nil {
+	if err := s.catchUp(ctx, l, night); err != nil {
 		return err
-	}
-	for _, f := range fs {
-		s.apply(f)
 	}
 	notes, err := l.Notes(ctx, night)
 	if err != nil {
@@ -74,6 +72,23 @@ func (s *state) load(ctx context.Context, l *ledger.Ledger, night int64) error {
 	}
 	for _, n := range notes {
 		s.noted[n.Kind+": "+n.Text] = true
+	}
+	return nil
+}
+
+// catchUp takes into account the failures recorded since the last look,
+// whoever recorded them: a person (task fail), the night's parking deadline,
+// another process sharing the night, or this night's own steps (applying
+// one twice changes nothing). A restarted night and a running one thus see
+// the same skip list and the same workers out.
+func (s *state) catchUp(ctx context.Context, l *ledger.Ledger, night int64) error {
+	fs, err := l.FailuresAfter(ctx, night, s.seen)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		s.apply(f)
+		s.seen = f.ID
 	}
 	return nil
 }
