@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -28,8 +30,8 @@ type Config struct {
 	// Owner names this process in the step rows and its River queue; a
 	// restarted process recovers only the steps of its own owner, so it
 	// must keep its name across restarts, and two processes sharing a
-	// database must have different names. Lowercase letters, digits and
-	// "_". Default: "ns_" and eight hex digits derived from the host name.
+	// database must have different names. Lowercase letters and digits,
+	// joined by "_" or "-". Default: "ns_" and eight hex digits derived from the host name.
 	Owner string
 	// Logger receives River's logs. Default: discarded.
 	Logger *slog.Logger
@@ -44,6 +46,14 @@ type Config struct {
 	// Default 100ms.
 	FetchPollInterval time.Duration
 }
+
+// ErrBadOwner is returned by Open for an owner name River cannot use as a
+// queue name.
+var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
+
+// ownerName is what River accepts as a queue name, lowercased so that two
+// spellings never name two queues.
+var ownerName = regexp.MustCompile(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
@@ -68,6 +78,9 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		host, _ := os.Hostname()
 		sum := sha256.Sum256([]byte(host))
 		cfg.Owner = "ns_" + hex.EncodeToString(sum[:4])
+	}
+	if !ownerName.MatchString(cfg.Owner) {
+		return nil, fmt.Errorf("%w: %q: use lowercase letters and digits, joined by _ or -", ErrBadOwner, cfg.Owner)
 	}
 	l := &Ledger{owner: cfg.Owner, runs: map[int64]*run{}}
 	var err error

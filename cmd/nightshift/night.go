@@ -28,7 +28,11 @@ func dbFlag(cmd *cobra.Command, db *string) {
 func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"), defaultDB) }
 
 func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
-	return ledger.Open(ctx, resolveDB(db), ledger.Config{Owner: os.Getenv("NIGHTSHIFT_OWNER")})
+	l, err := ledger.Open(ctx, resolveDB(db), ledger.Config{Owner: os.Getenv("NIGHTSHIFT_OWNER")})
+	if errors.Is(err, ledger.ErrBadOwner) {
+		return nil, usageError(err)
+	}
+	return l, err
 }
 
 func newNightCmd() *cobra.Command {
