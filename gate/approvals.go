@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -41,11 +42,15 @@ func canonical(input json.RawMessage) string {
 	if err := dec.Decode(&v); err != nil {
 		return string(input)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	// No HTML escaping: the key is shown to people (a parked command in
+	// the report) and must read as the model wrote it, "a > b".
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return string(input)
 	}
-	return string(b)
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // Approve adds the call of a.
