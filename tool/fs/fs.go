@@ -22,6 +22,15 @@ const pathProperty = `"path": {
 	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused."
 }`
 
+// pathOnlySchema is the input schema of the tools that take a path alone
+// (read_file, list_dir).
+const pathOnlySchema = `{
+	"type": "object",
+	"properties": {` + pathProperty + `},
+	"required": ["path"],
+	"additionalProperties": false
+}`
+
 // decode reads a tool's input. The Set has already checked it against
 // the schema; this catches a direct Run with bad input.
 func decode(name string, input json.RawMessage, v any) (tool.Result, bool) {

@@ -35,12 +35,7 @@ func (t *ListDir) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "list_dir",
 		Description: `List a directory in the workspace: one entry a line, sorted, directories with a trailing "/", files with their size. Use "." for the workspace root.`,
-		InputSchema: json.RawMessage(`{
-	"type": "object",
-	"properties": {` + pathProperty + `},
-	"required": ["path"],
-	"additionalProperties": false
-}`),
+		InputSchema: json.RawMessage(pathOnlySchema),
 	}
 }
 

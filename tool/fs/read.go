@@ -33,12 +33,7 @@ func (t *ReadFile) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "read_file",
 		Description: "Read a text file in the workspace and return its content. Long files are cut off with a marker saying how much was shown.",
-		InputSchema: json.RawMessage(`{
-	"type": "object",
-	"properties": {` + pathProperty + `},
-	"required": ["path"],
-	"additionalProperties": false
-}`),
+		InputSchema: json.RawMessage(pathOnlySchema),
 	}
 }
 
