@@ -53,6 +53,9 @@ type Config struct {
 	// Retry is the retry policy for every call, worker and judge alike.
 	// Its OnRetry is chained: the loop emits a retry event as well.
 	Retry retry.Policy
+	// JudgeLimiter paces the judge's calls when the judge calls with
+	// another credential than the worker; default Retry.Limiter.
+	JudgeLimiter *retry.Limiter
 	// OutputSchema, when set, is the schema the final answer (JSON) must
 	// satisfy.
 	OutputSchema *jsonschema.Resolved

@@ -46,7 +46,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.withRetryEvents(cfg.Model)
+	r.model = r.withRetryEvents(cfg.Model, cfg.Retry)
 	r.judge = r.verifier()
 	r.msgs = append(r.msgs, llm.UserText(task))
 	r.emit("start", fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps), map[string]any{
@@ -228,7 +228,11 @@ func (r *run) verifier() *verify.Verifier {
 		if r.cfg.Verifier.Judge != nil {
 			j := *r.cfg.Verifier.Judge
 			// The judge's call goes through the same retry layer.
-			j.Model = r.withRetryEvents(j.Model)
+			p := r.cfg.Retry
+			if r.cfg.JudgeLimiter != nil {
+				p.Limiter = r.cfg.JudgeLimiter
+			}
+			j.Model = r.withRetryEvents(j.Model, p)
 			v.Judge = &j
 		}
 	}
@@ -246,8 +250,7 @@ func (r *run) apiEnd(err error) *Result {
 
 // withRetryEvents wraps m in the retry layer, emitting a retry event for
 // every retry besides the policy's own OnRetry.
-func (r *run) withRetryEvents(m llm.Model) llm.Model {
-	p := r.cfg.Retry
+func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 	prev := p.OnRetry
 	p.OnRetry = func(a retry.Attempt) {
 		if prev != nil {

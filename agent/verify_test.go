@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -148,4 +150,34 @@ scripts:
 			}
 		}
 	})
+}
+
+func TestJudgeOnAnotherCredentialIsPacedByItsOwnLimiter(t *testing.T) {
+	f := setup(t, `
+scripts:
+  - name: judge
+    when: {in: system, contains: "strict verifier"}
+    turns:
+      - attempts:
+          - {status: 429, headers: {retry-after: "7"}}
+          - {text: PASS}
+  - name: worker
+    turns: [{text: done}]
+`, nil)
+	worker := retry.NewLimiter(retry.LimiterConfig{Clock: f.clock})
+	judge := retry.NewLimiter(retry.LimiterConfig{Clock: f.clock})
+	f.cfg.Retry.Limiter = worker
+	f.cfg.JudgeLimiter = judge
+	f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: f.model.Model}}
+	start := f.clock.Now()
+	res := agent.Run(context.Background(), f.cfg, "x")
+	if res.Outcome != agent.Done {
+		t.Fatalf("outcome = %s (%s)", res.Outcome, res.Reason)
+	}
+	if got := judge.State().BlockedUntil; !got.Equal(start.Add(7 * time.Second)) {
+		t.Errorf("judge limiter blocked until %v, want the judge's 429 held there (start+7s)", got)
+	}
+	if got := worker.State().BlockedUntil; !got.IsZero() {
+		t.Errorf("worker limiter blocked until %v: the judge's 429 must not hold the worker's credential", got)
+	}
 }

@@ -124,13 +124,14 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	}
 }
 
-// judgeModel resolves --judge-model: "" (the worker's model), "MODEL"
-// (the worker's provider, another model) or "PROVIDER:MODEL".
-func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string, getenv func(string) string) (llm.Model, string, error) {
+// judgeFlags returns the flags of the model --judge-model names: "" (the
+// worker's model: ok is false), "MODEL" (the worker's provider, another
+// model) or "PROVIDER:MODEL".
+func (f modelFlags) judgeFlags(spec string) (jf modelFlags, ok bool) {
 	if spec == "" {
-		return worker, workerName, nil
+		return f, false
 	}
-	jf := f
+	jf = f
 	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
 		if p != f.provider {
 			jf.baseURL = "" // a base URL belongs to the worker's provider
@@ -139,11 +140,34 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 	} else {
 		jf.model = spec
 	}
-	m, name, err := jf.build(getenv)
+	return jf, true
+}
+
+// judgeModel resolves --judge-model to a model and its name; "" is the
+// worker's own.
+func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string, getenv func(string) string) (llm.Model, string, error) {
+	jb, err := f.judge(spec, getenv)
 	if err != nil {
-		return nil, "", fmt.Errorf("--judge-model %s: %w", spec, err)
+		return nil, "", err
 	}
-	return m, name, nil
+	if jb == nil {
+		return worker, workerName, nil
+	}
+	return jb.model, jb.name, nil
+}
+
+// judge builds the model --judge-model names, or returns nil for the
+// worker's own.
+func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
+	jf, ok := f.judgeFlags(spec)
+	if !ok {
+		return nil, nil
+	}
+	jb, err := jf.resolve(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("--judge-model %s: %w", spec, err)
+	}
+	return jb, nil
 }
 
 func cmpOr(a, b string) string {

@@ -88,7 +88,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		return nil, fmt.Errorf("tools: %w", err)
 	}
 
-	v, err := buildVerifier(f, spec, model, name)
+	v, judgeLimiter, err := buildVerifier(f, spec, model, name, limiters)
 	if err != nil {
 		s.close()
 		return nil, err
@@ -144,6 +144,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 			Budget:  f.retryBudget,
 			Limiter: limiters.For(b.endpoint, b.credential),
 		},
+		JudgeLimiter: judgeLimiter,
 		OutputSchema: schema,
 		Verifier:     v,
 		Gate: gate.New(gate.Config{
@@ -166,24 +167,30 @@ func verifyRounds(n int) int {
 
 // buildVerifier parses the rules (a rule that cannot run is a usage error
 // before the run starts) and sets up the judge.
-func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string) (*verify.Verifier, error) {
+// A judge on another credential gets that credential's limiter; nil
+// means the worker's.
+func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, error) {
 	v := &verify.Verifier{}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {
-			return nil, usageError(err) // it names the rule already
+			return nil, nil, usageError(err) // it names the rule already
 		}
 		v.Rules = append(v.Rules, r)
 	}
 	if spec.NoJudge {
-		return v, nil
+		return v, nil, nil
 	}
-	jm, jname, err := f.modelFlags.judgeModel(spec.JudgeModel, worker, workerName, osGetenv)
+	jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, nil, usageError(err)
 	}
-	v.Judge = &verify.Judge{Model: jm, ModelName: jname, Rubric: spec.Rubric}
-	return v, nil
+	if jb == nil {
+		v.Judge = &verify.Judge{Model: worker, ModelName: workerName, Rubric: spec.Rubric}
+		return v, nil, nil
+	}
+	v.Judge = &verify.Judge{Model: jb.model, ModelName: jb.name, Rubric: spec.Rubric}
+	return v, limiters.For(jb.endpoint, jb.credential), nil
 }
 
 // loadSchema reads and resolves a JSON Schema file.
