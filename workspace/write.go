@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 )
@@ -145,12 +146,21 @@ func (r *Root) write(rel, p string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
-// writeTemp writes data to a new hidden file beside p and returns its
-// name.
+// tempDir is where writes are staged, inside the state folder: a process
+// killed between a write and its rename leaves its temporary file there,
+// outside the workspace, not beside the file where it would survive a
+// rollback as an unexplained new file.
+var tempDir = path.Join(StateDirName, "tmp")
+
+// writeTemp writes data to a new file in tempDir and returns its name. It
+// is renamed into place: the same file system, so the rename is atomic.
 func (r *Root) writeTemp(p string, data []byte, perm fs.FileMode) (string, error) {
-	dir, base := filepath.Split(p)
+	if err := r.root.MkdirAll(tempDir, 0o755); err != nil {
+		return "", err
+	}
+	base := filepath.Base(p)
 	for {
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.nightshift-%08x.tmp", base, rand.Uint32()))
+		tmp := path.Join(tempDir, fmt.Sprintf("%s.%08x.tmp", base, rand.Uint32()))
 		f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue

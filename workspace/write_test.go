@@ -267,3 +267,33 @@ func TestConcurrentEditsOfOneFileAreNotLost(t *testing.T) {
 		}
 	}
 }
+
+// Regression: writes were staged in a hidden file beside their target, so
+// a process killed between the write and the rename left an unexplained
+// file in the workspace that no rollback knew about. They are staged in the
+// state folder now.
+func TestWritesAreStagedOutsideTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.WriteFile("docs/a.md", []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "a.md" {
+		t.Errorf("docs holds %v, want a.md alone", ents)
+	}
+	staged, err := os.ReadDir(filepath.Join(dir, ".nightshift", "tmp"))
+	if err != nil {
+		t.Fatalf("the staging folder: %v", err)
+	}
+	if len(staged) != 0 {
+		t.Errorf("staging folder holds %d files after a completed write, want none", len(staged))
+	}
+}
