@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 )
 
 // failure is the part of an *llm.Error a test checks.
@@ -23,26 +23,11 @@ type failure struct {
 	RetryAfter time.Duration
 }
 
-// mustFail checks that err is an *llm.Error from this provider that does
-// not contain the API key in any rendering, and returns it.
+// mustFail checks that err is a classified error of this provider without
+// the API key in it, and returns it.
 func mustFail(t *testing.T, err error) *llm.Error {
 	t.Helper()
-	var e *llm.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *llm.Error", err, err)
-	}
-	if e.Provider != Provider {
-		t.Errorf("provider = %q, want %q", e.Provider, Provider)
-	}
-	if !errors.Is(err, llm.ErrProvider) {
-		t.Errorf("errors.Is(err, llm.ErrProvider) is false")
-	}
-	for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), e.Message} {
-		if strings.Contains(s, testKey) {
-			t.Fatalf("the API key appears in the error: %s", s)
-		}
-	}
-	return e
+	return providertest.MustFail(t, err, Provider, testKey)
 }
 
 func failureOf(e *llm.Error) failure {
