@@ -2,17 +2,13 @@ package night_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
+	"github.com/nightshift-dev/nightshift/ledger/ledgertest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
@@ -35,7 +31,7 @@ func TestTwoProcessesShareOneNight(t *testing.T) {
 		t.Skip("NIGHTSHIFT_TEST_PG is not set")
 	}
 	ctx := context.Background()
-	dsn := freshPostgres(t, base)
+	dsn := ledgertest.FreshPostgres(t, base)
 	l, err := ledger.Open(ctx, dsn, ledger.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -119,29 +115,4 @@ func TestWorkerProcess(t *testing.T) {
 	if _, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Builder: b, Clock: clk}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freshPostgres(t *testing.T, base string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [6]byte
-	rand.Read(b[:]) //nolint:errcheck // never fails
-	name := "ns_night_" + hex.EncodeToString(b[:])
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") //nolint:errcheck // best effort
-		conn.Close(ctx)                                                 //nolint:errcheck // best effort
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }

@@ -1,7 +1,6 @@
 package anthropic_test
 
 import (
-	"context"
 	"net/http/httptest"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 
@@ -27,27 +27,6 @@ turns:
           - {id: toolu_b, name: read_file, input: {path: b.txt}}
   - text: "Done: a.txt says alpha; b.txt is missing."
 `
-
-// generateRetrying calls m until a reply or a failure that is not
-// retryable, and returns the classes of the failures on the way. It stands
-// in for the retry package, which this test must not depend on.
-func generateRetrying(t *testing.T, m llm.Model, req *llm.Request) (*llm.Response, []llm.Class) {
-	t.Helper()
-	var seen []llm.Class
-	for range 5 {
-		resp, err := m.Generate(context.Background(), req)
-		if err == nil {
-			return resp, seen
-		}
-		c := llm.ClassOf(err)
-		seen = append(seen, c)
-		if !c.Retryable() {
-			t.Fatalf("not retryable: %v", err)
-		}
-	}
-	t.Fatal("no reply after 5 attempts")
-	return nil, nil
-}
 
 func TestConversationWithTheScriptedServer(t *testing.T) {
 	for _, stream := range []bool{false, true} {
@@ -69,7 +48,7 @@ func TestConversationWithTheScriptedServer(t *testing.T) {
 			}
 
 			req := &llm.Request{System: "Be brief.", Messages: []llm.Message{llm.UserText("Summarise a.txt and b.txt.")}}
-			resp, faults := generateRetrying(t, m, req)
+			resp, faults := providertest.GenerateRetrying(t, m, req)
 			if diff := cmp.Diff([]llm.Class{llm.Overloaded, llm.Connection}, faults); diff != "" {
 				t.Errorf("failures before the reply (-want +got):\n%s", diff)
 			}
@@ -90,7 +69,7 @@ func TestConversationWithTheScriptedServer(t *testing.T) {
 				llm.ToolResult("toolu_b", "ENOENT: b.txt", true),
 			}}
 			req.Messages = append(req.Messages, resp.Message(), results)
-			resp, faults = generateRetrying(t, m, req)
+			resp, faults = providertest.GenerateRetrying(t, m, req)
 			if len(faults) != 0 {
 				t.Errorf("the second turn failed on the way: %v", faults)
 			}
