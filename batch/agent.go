@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/fs"
@@ -51,7 +52,7 @@ func AgentRunner(base agent.Config) RunFunc {
 			cfg.MaxVerifyRounds = spec.MaxVerifyRounds
 		}
 		if spec.Retries != nil {
-			cfg.Retry.Retries = *spec.Retries
+			cfg.Retry.Retries = retry.Count(*spec.Retries)
 		}
 		return agent.Run(ctx, cfg, spec.Task)
 	}

@@ -30,7 +30,7 @@ func newEvalCmd() *cobra.Command {
 				return nil, "", usageError(err)
 			}
 		}
-		return retry.Wrap(m, retry.Policy{Retries: retries, Backoff: backoff}), name, nil
+		return retry.Wrap(m, retry.Policy{Retries: retry.Count(retries), Backoff: backoff}), name, nil
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")

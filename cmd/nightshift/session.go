@@ -139,7 +139,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
-			Retries: *spec.Retries,
+			Retries: retry.Count(*spec.Retries),
 			Backoff: f.backoff,
 			Budget:  f.retryBudget,
 			Limiter: limiters.For(b.endpoint, b.credential),
