@@ -10,6 +10,16 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// JSON passes when the file at path parses as JSON and, when schema is
+// not nil, validates against it.
+func JSON(path string, schema *jsonschema.Resolved) Rule {
+	path = cleanPath(path)
+	if schema == nil {
+		return jsonRule("json:"+path, path, nil, "")
+	}
+	return jsonRule("json:"+path+":(schema)", path, schema, "the schema")
+}
+
 // jsonRule builds json:PATH (the file parses as JSON) and, with a schema,
 // json:PATH:SCHEMA (it also validates against the schema).
 func jsonRule(spec, path string, schema *jsonschema.Resolved, schemaName string) Rule {
