@@ -82,6 +82,11 @@ type Config struct {
 	Clock clock.Clock
 	// RunID names the run in events and records; default a new ID.
 	RunID string
+	// Exit, when set, maps the outcome to the exit status of the process
+	// that ran it, for the outcome event's exit field. Default none: the
+	// field is left out, since a run inside a library has no exit status
+	// (cmd/nightshift hands its table here).
+	Exit func(Outcome) int
 }
 
 // Snapshotter captures the workspace around a danger-class tool call.

@@ -64,3 +64,11 @@ func loadSchema(baseDir, name string) (*jsonschema.Resolved, error) {
 	}
 	return resolved, nil
 }
+
+// LoadSchema reads and resolves the JSON Schema file name, relative to
+// baseDir unless absolute, as the json:PATH:SCHEMA rule does: a missing
+// or broken schema is an error before the run, and remote $refs are
+// refused, since a check must not need the network.
+func LoadSchema(baseDir, name string) (*jsonschema.Resolved, error) {
+	return loadSchema(baseDir, name)
+}
