@@ -50,8 +50,10 @@ type Config struct {
 	// MaxTokensCap (default 32768).
 	MaxTokens    int
 	MaxTokensCap int
-	// Retry is the retry policy for every call, worker and judge alike.
-	// Its OnRetry is chained: the loop emits a retry event as well.
+	// Retry is the retry policy for every call, worker and judge alike;
+	// the zero Policy is the defaults (3 retries, 1s backoff, the retry
+	// budget), retry.NoRetries says none. Its OnRetry is chained: the loop
+	// emits a retry event as well.
 	Retry retry.Policy
 	// JudgeLimiter paces the judge's calls when the judge calls with
 	// another credential than the worker; default Retry.Limiter.
