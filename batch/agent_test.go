@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -109,6 +110,57 @@ func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(filepath.Join(src, "README.md")); string(b) != "# repo\n" {
 			t.Errorf("the source README.md = %q", b)
+		}
+	})
+}
+
+func TestTaskConfig(t *testing.T) {
+	base := t.TempDir()
+	os.WriteFile(filepath.Join(base, "answer.schema.json"), []byte(`{"type": "object"}`), 0o644)
+	policy, _ := gate.ParsePolicy("danger=deny")
+	from := lifecycle.Config{Policy: policy, StateDir: "/shared/state", RunID: "one-run", MaxSteps: 7}
+	zero, three := 0, 3
+	t.Run("a task's retries: 0 means none, and an unset count keeps the base's", func(t *testing.T) {
+		for _, tt := range []struct {
+			retries *int
+			want    int
+		}{{&zero, retry.NoRetries}, {&three, 3}, {nil, 0}} {
+			cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Retries: tt.retries}, "dir")
+			if err != nil || cfg.Retry.Retries != tt.want {
+				t.Errorf("retries %v: Retry.Retries = %d (%v), want %d", tt.retries, cfg.Retry.Retries, err, tt.want)
+			}
+		}
+	})
+	t.Run("each task is its own run in its own workspace", func(t *testing.T) {
+		cfg, _ := batch.TaskConfig(from, &taskfile.Spec{Task: "t"}, "work/001-t")
+		if cfg.Dir != "work/001-t" || cfg.StateDir != "" || cfg.RunID != "" || cfg.MaxSteps != 7 {
+			t.Errorf("dir %q, state %q, run %q, max steps %d", cfg.Dir, cfg.StateDir, cfg.RunID, cfg.MaxSteps)
+		}
+	})
+	t.Run("the task's gate rules go on top of the base's", func(t *testing.T) {
+		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Approve: []string{"run_command=allow"}}, "d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Policy.Decide("run_command", "danger") != gate.Allow || cfg.Policy.Decide("other", "danger") != gate.Deny {
+			t.Errorf("policy %s", cfg.Policy)
+		}
+	})
+	t.Run("the output schema is read relative to the task file", func(t *testing.T) {
+		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", OutputSchema: "answer.schema.json", BaseDir: base}, "d")
+		if err != nil || cfg.OutputSchema == nil {
+			t.Errorf("schema %v, %v", cfg.OutputSchema, err)
+		}
+	})
+	t.Run("what would stop a task at its start is an error", func(t *testing.T) {
+		for name, spec := range map[string]*taskfile.Spec{
+			"a bad check":      {Task: "t", Checks: []string{"min-chars:a.md:many"}},
+			"a bad gate rule":  {Task: "t", Approve: []string{"danger=maybe"}},
+			"a missing schema": {Task: "t", OutputSchema: "none.json", BaseDir: base},
+		} {
+			if _, err := batch.TaskConfig(from, spec, "d"); err == nil {
+				t.Errorf("%s: no error", name)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 
@@ -37,15 +38,12 @@ turns:
 		MaxVerifyRounds: -1, // the first FAIL ends the run
 	}, "Rewrite notes.md in at least 40 characters.")
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err) // the run could not begin: nothing ran
 	}
 	notes, _ := os.ReadFile(filepath.Join(dir, "notes.md"))
-	fmt.Println(res.Outcome, res.FailedChecks)
-	fmt.Println("rolled back:", res.Rollback.Restored)
+	fmt.Println(res.Outcome, res.FailedChecks, "rolled back:", res.Rollback.Restored)
 	fmt.Printf("notes.md: %q\n", notes)
 	// Output:
-	// unverified [min-chars]
-	// rolled back: [notes.md]
+	// unverified [min-chars] rolled back: [notes.md]
 	// notes.md: "old notes\n"
 }
