@@ -12,8 +12,8 @@ import (
 )
 
 // Record is what a run keeps in the workspace's state folder, at
-// .nightshift/runs/<run-id>.json: the outcome, the usage and the events,
-// and, for a run rolled back, the patch it attempted.
+// runs/<run-id>.json (lifecycle.Run writes it): the outcome, the usage
+// and the events, and, for a run rolled back, the patch it attempted.
 type Record struct {
 	Run     string    `json:"run"`
 	Task    string    `json:"task"`
