@@ -121,11 +121,17 @@ func stateDir(root *workspace.Root, dir string) (string, error) {
 	if dir != "" {
 		return dir, statedir.MkdirPrivate(dir)
 	}
-	// The default lives inside the workspace: it is made through the
-	// workspace's os.Root, so a .nightshift symlink pointing out of it is
-	// refused rather than followed.
+	// The default (defaultStateDir) lives inside the workspace: it is made
+	// through the workspace's os.Root, so a .nightshift symlink pointing
+	// out of it is refused rather than followed.
 	return root.EnsureStateDir()
 }
+
+// defaultStateDir is the state folder of the workspace dir when
+// Config.StateDir is empty: today the workspace's own .nightshift, where
+// earlier versions kept it. Where nightshift keeps its state is decided
+// here and in stateDir, nowhere else.
+func defaultStateDir(dir string) string { return filepath.Join(dir, workspace.StateDirName) }
 
 // begin attaches the run's journal, first recovering what dead runs left
 // when recover is set.
@@ -148,7 +154,7 @@ func Recover(dir, stateDir string) (journal.Report, error) {
 		return journal.Report{}, nil
 	}
 	if stateDir == "" {
-		stateDir = filepath.Join(dir, workspace.StateDirName)
+		stateDir = defaultStateDir(dir)
 	}
 	return journal.Recover(dir, stateDir)
 }
