@@ -36,6 +36,11 @@ type Workspace interface {
 // concurrent use.
 type Tx struct {
 	j *Journal
+	// over holds the suspended runs this one continues (AttachOver), newest
+	// first; their journals end with this one's.
+	over     []string
+	root     string
+	stateDir string
 
 	mu  sync.Mutex
 	end txEnd
@@ -75,7 +80,10 @@ func (tx *Tx) Commit() error {
 		return ErrClosed
 	}
 	tx.end = committed
-	return tx.j.Commit()
+	if err := tx.j.Commit(); err != nil {
+		return err
+	}
+	return tx.keepOver()
 }
 
 // Rollback restores the workspace to its state before the run and drops
@@ -94,8 +102,9 @@ func (tx *Tx) Rollback() (Report, error) {
 	rep, err := tx.j.Rollback()
 	if err != nil {
 		tx.j.suspend()
+		return rep, err
 	}
-	return rep, err
+	return tx.rollbackOver(rep)
 }
 
 // Suspend ends the Tx leaving the journal pending: the run's changes stay
