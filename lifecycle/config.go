@@ -90,6 +90,24 @@ type Config struct {
 	// and a person decides (`nightshift recover`). The night's builder,
 	// which owns its tasks' folders, sets it.
 	RecoverPending bool
+	// SuspendInterrupted keeps the journal of a run that ends interrupted
+	// (its context ended: Ctrl-C, SIGTERM, the process stopping) pending
+	// instead of rolling it back: its changes stay in the workspace,
+	// undoable, until a run continues them (Continue) or `nightshift
+	// recover` undoes them. Default false: an interrupted run is rolled
+	// back like any run that did not end done. The night's builder sets it
+	// (unless roles.builder.rollback_on_interrupt), so that the next night
+	// continues an attempt the user stopped.
+	SuspendInterrupted bool
+	// Continue runs the task over the runs suspended in the workspace, on
+	// the workspace as they left it: its journal begins over theirs
+	// (journal.AttachOver), and its end is theirs too (done keeps every
+	// change; any other outcome undoes this run and theirs; interrupted
+	// with SuspendInterrupted keeps all pending). The run starts the task
+	// from its beginning: the conversation of the suspended runs is not
+	// kept. Default false: pending journals make the run refuse, or are
+	// rolled back first with RecoverPending.
+	Continue bool
 
 	// Events receives every event of the run; default discard. The run
 	// record keeps them as well.

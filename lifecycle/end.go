@@ -12,6 +12,10 @@ import (
 // keeps its changes (Config.Keep is the command's --keep).
 const keptDetail = "kept: --keep leaves the changes in place"
 
+// suspendedDetail is the rollback event of an interrupted run whose
+// journal stays pending (Config.SuspendInterrupted).
+const suspendedDetail = "suspended: the changes stay, undoable, until the run is continued or recovered"
+
 // end commits the journal of a run that ended done (or that Keep keeps)
 // and rolls back any other, keeping what it attempted as a patch. What a
 // rollback did goes in a rollback event, which comes just before the
@@ -20,6 +24,18 @@ const keptDetail = "kept: --keep leaves the changes in place"
 func (out *Result) end(tx *journal.Tx, res *agent.Result, cfg Config, events event.Sink) {
 	emit := func(detail string, data map[string]any) {
 		events.Emit(event.Event{TS: cfg.Clock.Now(), Run: res.RunID, Step: res.Steps, Type: "rollback", Detail: detail, Data: data})
+	}
+	if res.Outcome == agent.Interrupted && cfg.SuspendInterrupted {
+		// Paused, not failed: the changes stay, undoable, for the run
+		// that continues them (Config.Continue) or for recover.
+		if err := tx.Suspend(); err != nil {
+			out.JournalErr = fmt.Errorf("suspend: %w", err)
+			emit("FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+			return
+		}
+		out.Suspended = true
+		emit(suspendedDetail, map[string]any{"suspended": true})
+		return
 	}
 	if res.Outcome == agent.Done || cfg.Keep {
 		out.Kept = true

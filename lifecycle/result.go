@@ -13,6 +13,11 @@ type Result struct {
 	// Kept is true when the run's changes stayed in the workspace: it
 	// ended done, or Config.Keep asked for it.
 	Kept bool
+	// Suspended is true when the run ended interrupted and its journal
+	// stays pending (Config.SuspendInterrupted): its changes are in the
+	// workspace, undoable, for a run that continues them (Config.Continue)
+	// or for Recover.
+	Suspended bool
 	// Rollback says what the rollback of a run that did not end done put
 	// back; nil when the changes were kept or the rollback failed.
 	Rollback *journal.Report

@@ -29,7 +29,9 @@ import (
 //  6. the verifier, which the worker does not control;
 //  7. the loop (agent.Run), to exactly one outcome;
 //  8. commit (done, or Keep) or rollback (every other outcome, its patch
-//     kept), reported in a rollback event just before the outcome event;
+//     kept; an interrupted run's journal stays pending instead with
+//     SuspendInterrupted), reported in a rollback event just before the
+//     outcome event;
 //  9. the run record, StateDir/runs/<run>.json;
 //
 // and returns the outcome. `nightshift run`, `nightshift batch` and the
@@ -60,7 +62,7 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 
 	// 2. The journal: from here on every way out rolls back, unless the
 	// run's end committed.
-	tx, err := begin(root, state, cfg.RunID, cfg.RecoverPending)
+	tx, err := begin(root, state, cfg.RunID, cfg.RecoverPending, cfg.Continue)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +135,12 @@ func stateDir(root *workspace.Root, dir string) (string, error) {
 // here and in stateDir, nowhere else.
 func defaultStateDir(dir string) string { return filepath.Join(dir, workspace.StateDirName) }
 
-// begin attaches the run's journal, first recovering what dead runs left
-// when recover is set.
-func begin(root *workspace.Root, state, runID string, recover bool) (*journal.Tx, error) {
+// begin attaches the run's journal: over the suspended runs it continues,
+// or alone, first recovering what dead runs left when recover is set.
+func begin(root *workspace.Root, state, runID string, recover, cont bool) (*journal.Tx, error) {
+	if cont {
+		return journal.AttachOver(root, state, runID)
+	}
 	tx, err := journal.Attach(root, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
 		if _, err = journal.Recover(root.Dir(), state); err == nil {
