@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -128,3 +129,6 @@ func collect[T any](r rows, err error, scan func(r rows) (T, error)) ([]T, error
 	}
 	return out, r.Err()
 }
+
+// isNoRows reports whether a queryRow found no row, on either store.
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) }

@@ -57,8 +57,10 @@ func (l *Ledger) Task(ctx context.Context, id int64) (Task, error) {
 
 // Tasks returns every task, in the order the builder would take them:
 // front first, then by score (best first), then oldest first.
-func (l *Ledger) Tasks(ctx context.Context) ([]Task, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks ORDER BY front DESC, scored DESC, score DESC, id")
+func (l *Ledger) Tasks(ctx context.Context) ([]Task, error) { return allTasks(ctx, l.b.pool()) }
+
+func allTasks(ctx context.Context, q querier) ([]Task, error) {
+	r, err := q.query(ctx, "SELECT "+taskCols+" FROM ns_tasks ORDER BY front DESC, scored DESC, score DESC, id")
 	return collect(r, err, scanTask)
 }
 
@@ -97,8 +99,10 @@ func (l *Ledger) SetTaskState(ctx context.Context, id int64, s TaskState, at tim
 // ActiveTasks returns the tasks not yet settled (queued, claimed, parked),
 // in the order the builder takes them: what a scheduler reads before each
 // step, without the history of done and failed tasks.
-func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id",
+func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) { return activeTasks(ctx, l.b.pool()) }
+
+func activeTasks(ctx context.Context, q querier) ([]Task, error) {
+	r, err := q.query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id",
 		Queued, Claimed, Parked)
 	return collect(r, err, scanTask)
 }
