@@ -40,7 +40,9 @@ func openAs(t *testing.T, dsn string, cfg ledger.Config) *ledger.Ledger {
 	return l
 }
 
-func open(t *testing.T, dsn string) *ledger.Ledger { return openAs(t, dsn, ledger.Config{Owner: "box"}) }
+func open(t *testing.T, dsn string) *ledger.Ledger {
+	return openAs(t, dsn, ledger.Config{Owner: "box"})
+}
 
 func score(v float64) *float64 { return &v }
 

@@ -99,7 +99,9 @@ func (l *Ledger) SetTaskState(ctx context.Context, id int64, s TaskState, at tim
 // ActiveTasks returns the tasks not yet settled (queued, claimed, parked),
 // in the order the builder takes them: what a scheduler reads before each
 // step, without the history of done and failed tasks.
-func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) { return activeTasks(ctx, l.b.pool()) }
+func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) {
+	return activeTasks(ctx, l.b.pool())
+}
 
 func activeTasks(ctx context.Context, q querier) ([]Task, error) {
 	r, err := q.query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id",
