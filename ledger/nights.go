@@ -79,8 +79,10 @@ func scanNight(r rows) (Night, error) {
 // locks it until the transaction ends: every decision about a night is
 // made holding it, so that processes sharing the night take their
 // decisions one after another, each on what the others committed.
+var lockNightSQL = hotSQL("SELECT " + nightCols + " FROM ns_nights WHERE id = ?")
+
 func lockNight(ctx context.Context, q querier, forUpdate string, id int64) (Night, error) {
-	r, err := q.query(ctx, "SELECT "+nightCols+" FROM ns_nights WHERE id = ?"+forUpdate, id)
+	r, err := q.query(ctx, lockNightSQL+forUpdate, id)
 	ns, err := collect(r, err, scanNight)
 	if err != nil {
 		return Night{}, err
@@ -197,9 +199,11 @@ func (l *Ledger) NightTokens(ctx context.Context, night int64) (Tokens, error) {
 	return nightTokens(ctx, l.b.pool(), night)
 }
 
+var nightTokensSQL = hotSQL("SELECT role, worker, tokens FROM ns_tokens WHERE night_id = ?")
+
 func nightTokens(ctx context.Context, q querier, night int64) (Tokens, error) {
 	t := Tokens{ByWorker: map[WorkerKey]int64{}}
-	r, err := q.query(ctx, "SELECT role, worker, tokens FROM ns_tokens WHERE night_id = ?", night)
+	r, err := q.query(ctx, nightTokensSQL, night)
 	if err != nil {
 		return t, err
 	}

@@ -129,17 +129,21 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string) (backend, error) {
 	if err := migrate(ctx, driver); err != nil {
 		return fail(err)
 	}
-	q := sqlQ{db}
-	if err := createTables(ctx, q, sqliteDialect); err != nil {
+	if err := createTables(ctx, plainSQL{db}, sqliteDialect); err != nil {
 		return fail(err)
 	}
+	ps, err := prepareHot(ctx, db)
+	if err != nil {
+		return fail(err)
+	}
+	q := sqlQ{db: db, ps: ps}
 	return &riverBackend[*riversqlite.Driver, *sql.Tx]{
 		l: l, q: q, driver: driver, dialect: sqliteDialect,
 		begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) { tx.Rollback() }, //nolint:errcheck // the cause is returned
-		wrap:     func(tx *sql.Tx) querier { return sqlQ{tx} },
-		closer:   func() { db.Close() }, //nolint:errcheck // nothing left to do
+		wrap:     func(tx *sql.Tx) querier { return sqlQ{db: db, tx: tx, ps: ps} },
+		closer:   func() { db.Close() }, //nolint:errcheck // closes the prepared statements too
 	}, nil
 }
 

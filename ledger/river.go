@@ -191,23 +191,25 @@ func (s *stepWorker[TDriver, TTx]) Timeout(*river.Job[StepArgs]) time.Duration {
 func (b *riverBackend[TDriver, TTx]) newClient(w *Worker) error {
 	workers := river.NewWorkers()
 	river.AddWorker[StepArgs](workers, &stepWorker[TDriver, TTx]{b: b, w: w})
-	n := b.l.workers
+	// A chain's next step is inserted in the transaction that records the
+	// step before it; River fetches it as soon as the worker's slot frees,
+	// no sooner than the queue's FetchCooldown after its last fetch. River's
+	// default of 100ms would cap a chain at ten steps a second; 1ms (its
+	// minimum) lets the bookkeeping set the pace. The cost: while steps
+	// keep coming, up to one fetch query a millisecond per queue instead
+	// of ten a second; an idle queue still fetches only every
+	// FetchPollInterval (1s). The client's own FetchCooldown keeps its
+	// default, for it also spaces the insert notifications River sends
+	// (LISTEN/NOTIFY on PostgreSQL, an outbox table on SQLite that nothing
+	// reads in poll-only mode): at most one per queue every 100ms.
+	queue := river.QueueConfig{MaxWorkers: b.l.workers, FetchCooldown: time.Millisecond}
 	client, err := river.NewClient(b.driver, &river.Config{
 		Queues: map[string]river.QueueConfig{
-			nightQueue(w.night):   {MaxWorkers: n},
-			ownerQueue(b.l.owner): {MaxWorkers: n},
+			nightQueue(w.night):   queue,
+			ownerQueue(b.l.owner): queue,
 		},
 		Workers: workers,
 		Logger:  b.l.logger,
-		// A chain's next step is inserted in the transaction that records
-		// the step before it; River fetches it as soon as the worker's
-		// slot frees, no sooner than FetchCooldown after its last fetch.
-		// Its default of 100ms would cap a chain at ten steps a second;
-		// 1ms (River's minimum) lets the bookkeeping set the pace. The
-		// cost: while jobs keep coming, a fetch query up to once a
-		// millisecond per queue instead of ten a second; an idle queue
-		// still fetches only every FetchPollInterval (1s).
-		FetchCooldown: time.Millisecond,
 		// No client-wide timeout: each step's is its lease (Timeout).
 		JobTimeout: -1,
 		// The rescuer looks at running jobs this old; the lease (the

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
@@ -177,6 +178,9 @@ func createTables(ctx context.Context, q querier, d dialect) error {
 	for _, stmt := range []string{
 		"CREATE INDEX IF NOT EXISTS ns_steps_job ON ns_steps (job_id)",
 		"CREATE INDEX IF NOT EXISTS ns_steps_state ON ns_steps (state, pending)",
+		// The backlog is read before every step: its few active tasks
+		// among every task ever done.
+		"CREATE INDEX IF NOT EXISTS ns_tasks_state ON ns_tasks (state)",
 	} {
 		if _, err := q.exec(ctx, stmt); err != nil {
 			return err
@@ -200,4 +204,28 @@ func addColumn(ctx context.Context, q querier, d dialect, table, column, def str
 	}
 	_, err := q.exec(ctx, "ALTER TABLE "+table+" ADD COLUMN "+column+" "+def)
 	return err
+}
+
+// plainSQL runs the one-off statements that create the ledger's tables,
+// unprepared.
+type plainSQL struct{ db *sql.DB }
+
+func (p plainSQL) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := p.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (p plainSQL) query(ctx context.Context, q string, args ...any) (rows, error) {
+	r, err := p.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{r}, nil
+}
+
+func (p plainSQL) queryRow(ctx context.Context, q string, args ...any) row {
+	return p.db.QueryRowContext(ctx, q, args...)
 }

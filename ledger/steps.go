@@ -61,6 +61,26 @@ type Result struct {
 	End *End
 }
 
+// The statements of every step (see hot).
+var (
+	reserveSQL    = map[Role]string{}
+	claimTaskSQL  = hotSQL("UPDATE ns_tasks SET state = ?, front = 0, updated_at = ? WHERE id = ? AND state = ?")
+	insertStepSQL = hotSQL(`INSERT INTO ns_steps (night_id, role, worker, level, task_id, job_id, owner, state, started_at, lease_until, continues)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	recordStepSQL = hotSQL(`UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?, ended_at = ?,
+		pending = ?, lease_until = ? WHERE id = ?`)
+	spendSQL = hotSQL(`INSERT INTO ns_tokens (night_id, role, worker, tokens) VALUES (?, ?, ?, ?)
+		ON CONFLICT (night_id, role, worker) DO UPDATE SET tokens = ns_tokens.tokens + excluded.tokens`)
+	settleTaskSQL = hotSQL("UPDATE ns_tasks SET state = ?, level = level + ?, updated_at = ? WHERE id = ?")
+)
+
+func init() {
+	for _, r := range Roles {
+		col := string(r) + "_steps"
+		reserveSQL[r] = hotSQL("UPDATE ns_nights SET " + col + " = " + col + " + 1 WHERE id = ? AND ended_at = 0 AND (? = 0 OR " + col + " < ?)")
+	}
+}
+
 // claim starts a step in t: it reserves the step's place under the role's
 // ceiling, claims its task (or takes over the pending step it continues)
 // and writes the step's row, with the job that runs it.
@@ -69,9 +89,7 @@ func (l *Ledger) claim(ctx context.Context, t *Tx, c Claim, job int64) (Step, er
 		return Step{}, fmt.Errorf("ledger: unknown role %q", c.Role)
 	}
 	q := t.q
-	col := string(c.Role) + "_steps"
-	n, err := q.exec(ctx, "UPDATE ns_nights SET "+col+" = "+col+" + 1 WHERE id = ? AND ended_at = 0 AND (? = 0 OR "+col+" < ?)",
-		t.night.ID, c.Ceiling, c.Ceiling)
+	n, err := q.exec(ctx, reserveSQL[c.Role], t.night.ID, c.Ceiling, c.Ceiling)
 	if err != nil {
 		return Step{}, err
 	}
@@ -83,8 +101,7 @@ func (l *Ledger) claim(ctx context.Context, t *Tx, c Claim, job int64) (Step, er
 	case c.Continues != 0:
 		n, err = q.exec(ctx, "UPDATE ns_steps SET pending = 0 WHERE id = ? AND pending = 1 AND owner = ?", c.Continues, l.owner)
 	case c.Task != 0:
-		n, err = q.exec(ctx, "UPDATE ns_tasks SET state = ?, front = 0, updated_at = ? WHERE id = ? AND state = ?",
-			Claimed, ms(c.At), c.Task, Queued)
+		n, err = q.exec(ctx, claimTaskSQL, Claimed, ms(c.At), c.Task, Queued)
 	default:
 		n = 1
 	}
@@ -97,9 +114,7 @@ func (l *Ledger) claim(ctx context.Context, t *Tx, c Claim, job int64) (Step, er
 	s := Step{Night: t.night.ID, Role: c.Role, Worker: c.Worker, Level: c.Level, Task: c.Task, Job: job,
 		Owner: l.owner, State: Running, StartedAt: c.At.UTC(), Continues: c.Continues,
 		LeaseUntil: fromMS(ms(l.wall.Now().Add(l.lease)))}
-	err = q.queryRow(ctx, `INSERT INTO ns_steps (night_id, role, worker, level, task_id, job_id, owner, state, started_at, lease_until, continues)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		s.Night, s.Role, s.Worker, s.Level, s.Task, s.Job, s.Owner, s.State, ms(c.At), ms(s.LeaseUntil), s.Continues).Scan(&s.ID)
+	err = q.queryRow(ctx, insertStepSQL, s.Night, s.Role, s.Worker, s.Level, s.Task, s.Job, s.Owner, s.State, ms(c.At), ms(s.LeaseUntil), s.Continues).Scan(&s.ID)
 	return s, err
 }
 
@@ -117,15 +132,12 @@ func (l *Ledger) record(ctx context.Context, t *Tx, s Step, res Result) (Step, e
 	if s.Pending {
 		s.LeaseUntil = fromMS(ms(l.wall.Now().Add(l.lease)))
 	}
-	if _, err := q.exec(ctx, `UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?, ended_at = ?,
-		pending = ?, lease_until = ? WHERE id = ?`, s.State, s.Outcome, s.Reason, s.Answer, strings.Join(s.Checks, "\n"), s.Tokens,
+	if _, err := q.exec(ctx, recordStepSQL, s.State, s.Outcome, s.Reason, s.Answer, strings.Join(s.Checks, "\n"), s.Tokens,
 		ms(res.At), b2i(s.Pending), ms(s.LeaseUntil), s.ID); err != nil {
 		return s, err
 	}
 	if s.Tokens != 0 {
-		if _, err := q.exec(ctx, `INSERT INTO ns_tokens (night_id, role, worker, tokens) VALUES (?, ?, ?, ?)
-			ON CONFLICT (night_id, role, worker) DO UPDATE SET tokens = ns_tokens.tokens + excluded.tokens`,
-			s.Night, s.Role, s.Worker, s.Tokens); err != nil {
+		if _, err := q.exec(ctx, spendSQL, s.Night, s.Role, s.Worker, s.Tokens); err != nil {
 			return s, err
 		}
 	}
@@ -143,8 +155,7 @@ func (l *Ledger) record(ctx context.Context, t *Tx, s Step, res Result) (Step, e
 		if res.Park != nil {
 			state = Parked
 		}
-		if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, level = level + ?, updated_at = ? WHERE id = ?",
-			state, b2i(res.Escalate), ms(res.At), s.Task); err != nil {
+		if _, err := q.exec(ctx, settleTaskSQL, state, b2i(res.Escalate), ms(res.At), s.Task); err != nil {
 			return s, err
 		}
 	}

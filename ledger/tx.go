@@ -20,6 +20,30 @@ type Tx struct {
 	// Handler claims it (Claim.Continues) or waits.
 	Continue *Step
 	after    []func()
+	// flight holds the steps in flight (running this night, and pending
+	// ones of any night), once read.
+	flight []Step
+	read   bool
+}
+
+var inFlightSQL = hotSQL("SELECT " + stepCols + " FROM ns_steps WHERE state = ? AND night_id = ? UNION ALL SELECT " + stepCols +
+	" FROM ns_steps WHERE state = ? AND pending = 1 ORDER BY id")
+
+var tonightFailuresSQL = hotSQL("SELECT " + failureCols + " FROM ns_failures WHERE night_id = ? ORDER BY id")
+
+// inFlight reads the steps in flight once per transaction: the claiming
+// transaction needs them twice (lease takeovers, then the Handler).
+func (t *Tx) inFlight(ctx context.Context) ([]Step, error) {
+	if !t.read {
+		// Two index lookups (ns_steps_state), not a scan of every step.
+		r, err := t.q.query(ctx, inFlightSQL, Running, t.night.ID, Interrupted)
+		ss, err := collect(r, err, scanStep)
+		if err != nil {
+			return nil, err
+		}
+		t.flight, t.read = ss, true
+	}
+	return t.flight, nil
 }
 
 // openTx begins the ledger's side of a transaction on night: its row,
@@ -54,7 +78,7 @@ func (t *Tx) runAfter() {
 // scope, after Night().StopMark()), and the failed steps the
 // second-failure rule counts.
 func (t *Tx) Failures(ctx context.Context) ([]Failure, error) {
-	r, err := t.q.query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE night_id = ? ORDER BY id", t.night.ID)
+	r, err := t.q.query(ctx, tonightFailuresSQL, t.night.ID)
 	return collect(r, err, scanFailure)
 }
 
@@ -97,3 +121,36 @@ func (t *Tx) AddNote(ctx context.Context, n Note) (bool, error) {
 	n.Night = t.night.ID
 	return addNote(ctx, t.q, n)
 }
+
+// Running returns the night's steps in flight: being worked here or by
+// another process, or left by a process that died (until its lease runs
+// out).
+func (t *Tx) Running(ctx context.Context) ([]Step, error) {
+	ss, err := t.inFlight(ctx)
+	var out []Step
+	for _, s := range ss {
+		if s.State == Running {
+			out = append(out, s)
+		}
+	}
+	return out, err
+}
+
+// Pending returns the interrupted steps, of any night, whose changes wait
+// for their owner to continue them.
+func (t *Tx) Pending(ctx context.Context) ([]Step, error) {
+	ss, err := t.inFlight(ctx)
+	var out []Step
+	for _, s := range ss {
+		if s.Pending {
+			out = append(out, s)
+		}
+	}
+	return out, err
+}
+
+// Wall is the wall clock leases are measured on (Config.Clock).
+func (t *Tx) Wall() time.Time { return t.l.wall.Now() }
+
+// Task returns one task, or ErrNotFound.
+func (t *Tx) Task(ctx context.Context, id int64) (Task, error) { return taskByID(ctx, t.q, id) }

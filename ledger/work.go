@@ -441,12 +441,17 @@ func (w *Worker) leftBy(ctx context.Context, t *Tx, job jobRef) (cont *Step, sno
 // out: nobody came back to continue them, so their continuation job is
 // cancelled and their task is retried from its start, here or anywhere.
 func (w *Worker) takeOver(ctx context.Context, t *Tx) error {
-	ss, err := querySteps(ctx, t.q, "state = ? AND pending = 1 AND owner <> ? AND lease_until < ?",
-		Interrupted, w.l.owner, ms(w.l.wall.Now()))
+	ss, err := t.inFlight(ctx)
 	if err != nil {
 		return err
 	}
+	now := w.l.wall.Now()
+	kept := ss[:0:0]
 	for _, s := range ss {
+		if !s.Pending || s.Owner == w.l.owner || !s.LeaseUntil.Before(now) {
+			kept = append(kept, s)
+			continue
+		}
 		if err := t.ops.cancel(ctx, s.ContJob); err != nil {
 			return err
 		}
@@ -459,6 +464,7 @@ func (w *Worker) takeOver(ctx context.Context, t *Tx) error {
 			return err
 		}
 	}
+	t.flight = kept
 	return nil
 }
 

@@ -56,13 +56,20 @@ type AgentBuilder struct {
 	// Exit fills the exit field of each run's outcome event and record;
 	// default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// RollbackOnInterrupt rolls an interrupted attempt back; default
+	// false: its changes stay, its journal pending, and the next attempt
+	// at the task continues it (roles.builder.rollback_on_interrupt).
+	RollbackOnInterrupt bool
 }
 
 var _ Builder = (*AgentBuilder)(nil)
 
 // Attempt runs one agent on the task in a.Dir. A run that does not end done
 // is rolled back, so a failed attempt leaves the workspace as it found it;
-// a journal that a dead attempt left there is rolled back first.
+// a journal that a dead attempt left there is rolled back first. An
+// interrupted run keeps its changes, its journal pending, unless
+// RollbackOnInterrupt; an attempt that continues one (a.Continues) starts
+// on the workspace as that one left it (continueAttempt).
 func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	m := b.Models[a.Worker]
 	if m == nil {
@@ -81,17 +88,26 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
-	res, err := lifecycle.Run(ctx, lifecycle.Config{
+	cfg := lifecycle.Config{
 		Dir: a.Dir, Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
-		Events: b.Events, Clock: b.Clock, Exit: b.Exit,
-	}, taskText(a.Task.Title, a.Task.Body))
+		SuspendInterrupted: !b.RollbackOnInterrupt,
+		Events:             b.Events, Clock: b.Clock, Exit: b.Exit,
+	}
+	task := taskText(a.Task.Title, a.Task.Body)
+	var res *lifecycle.Result
+	var err error
+	if a.Continues != nil {
+		res, err = continueAttempt(ctx, cfg, task)
+	} else {
+		res, err = lifecycle.Run(ctx, cfg, task)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
-		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used}
+		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used, Suspended: res.Suspended}
 	if len(used.refused) > 0 && res.Outcome != agent.Done {
 		// Seed 003's builder was refused a tool, then said nothing: the
 		// ledger says both, so the morning reader sees the cause.
@@ -107,6 +123,22 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return f
 	}
 	return out
+}
+
+// continueAttempt continues an interrupted attempt: its changes are in
+// the workspace, its journal pending. It runs the attempt again from its
+// start on the workspace as the interrupted one left it, its journal
+// begun over the pending one (lifecycle.Config.Continue), so that the
+// attempt's end is theirs together: done keeps every change, a failure
+// undoes both, back to before the first. The model starts over; what it
+// said before the interrupt is not kept.
+//
+// This is the one place the night continues an attempt: once the run
+// lifecycle can resume a suspended run from its checkpoint (its
+// conversation, its step count), this function resumes it instead.
+func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*lifecycle.Result, error) {
+	cfg.Continue, cfg.RecoverPending = true, false
+	return lifecycle.Run(ctx, cfg, task)
 }
 
 func taskText(title, body string) string {

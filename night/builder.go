@@ -39,6 +39,10 @@ type Assignment struct {
 	// Approved are actions a person approved for this task: the gate
 	// allows them when the same call comes again.
 	Approved []ledger.ParkedAction
+	// Continues is the interrupted attempt this one continues, on the
+	// workspace as it left it (its journal pending); nil for a new
+	// attempt.
+	Continues *ledger.Step
 }
 
 // Attempt is what one builder attempt did.
@@ -60,6 +64,9 @@ type Attempt struct {
 	Park *ParkRequest
 	// UsedApprovals are the approved actions the attempt ran.
 	UsedApprovals []int64
+	// Suspended is set on an interrupted attempt whose changes stay in
+	// the workspace, its journal pending, for the next night to continue.
+	Suspended bool
 }
 
 // ParkRequest is the exact action a gate wanted a person to answer.

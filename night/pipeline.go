@@ -102,6 +102,10 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// RollbackOnInterrupt rolls an interrupted builder attempt back, as
+	// a failed one, and retries it from its start; default false: its
+	// changes stay, its journal pending, and the next night continues it.
+	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt"`
 	// Approve holds the builder's gate rules, as in a task file or
 	// --approve: "run_command=deny", "danger=ask". On top of the default
 	// (read and write allowed, danger asks); at night a call the gate
@@ -193,6 +197,9 @@ func (p *Pipeline) check() error {
 		if len(r.Approve) > 0 && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: approve is for the builder, the only role that runs tools", role)
 		}
+		if r.RollbackOnInterrupt && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
+		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
 		}
@@ -259,6 +266,15 @@ func (w Window) parse() (start, end time.Duration, err error) {
 		err = fmt.Errorf("window.zone: %w", err)
 	}
 	return
+}
+
+// loc is the window's zone; the pipeline's check made sure it loads.
+func (w Window) loc() *time.Location {
+	l, err := w.location()
+	if err != nil {
+		return time.UTC
+	}
+	return l
 }
 
 func (w Window) location() (*time.Location, error) {
