@@ -9,9 +9,8 @@
 // handling (a system stop, every worker of a role out, a night-scope
 // failure) and nights that ran out of work (nothing takeable), with their
 // sum. A spent token budget is the ceilings reached, neither. Parked tasks
-// past their deadline are
-// listed first, then approved tasks that have not run yet, with how long
-// they have waited.
+// past their deadline are listed first, then approved tasks that have not
+// run yet, with how long they have waited.
 //
 //	r, err := report.Build(ctx, l, time.Now())
 //	r.Text(os.Stdout)          // or r.JSON(w), r.HTML(w) with SVG charts
