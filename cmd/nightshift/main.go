@@ -18,9 +18,28 @@ func main() {
 
 // Main runs the CLI with the process's arguments and streams and returns
 // the exit status. Only here do errors become exit codes.
+//
+// The first SIGINT or SIGTERM cancels the command's context: it stops,
+// records what it was doing (a run rolls back or suspends, a night records
+// its running steps interrupted) and exits 130. A second one exits at
+// once, for a person who will not wait: what was left half done is as
+// after a crash, which the journal and the ledger recover from.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		cancel()
+		if _, ok := <-sigs; ok {
+			fmt.Fprintln(os.Stderr, "nightshift: second signal: exiting at once")
+			os.Exit(exitFor(agent.Interrupted))
+		}
+	}()
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }
 

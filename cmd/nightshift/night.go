@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -38,20 +39,33 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db string
+	var pipeline, db, clockName, from string
 	var demo bool
+	var nights int
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
 records everything in the ledger. It ends when the window closes, when the
-ceilings are reached, or early when no worker can do anything useful.
+ceilings are reached, cut short when failure handling stops it, or out of
+work when nothing is takeable. Several processes (NIGHTSHIFT_OWNER) may share
+one night on PostgreSQL. Run again in the same window, it joins the night:
+it continues the attempts a Ctrl-C interrupted, and resumes a night a
+system-scope failure stopped.
+
+--clock sim runs --nights N nights (default 1) on a simulated clock, from the
+night whose window starts on --from DATE (default today): windows, parking
+deadlines and the waits for a person take no time, so a month of nights runs
+in seconds. Every model of the pipeline must be scripted.
+
 --demo runs a whole night on the scripted model with a simulated clock and
 prints the morning report. The pipeline file is documented in docs/night.md.
 
 Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
-2 a bad pipeline file or bad flags.`,
+130 interrupted (SIGINT/SIGTERM: the running steps are recorded interrupted
+and continued by the next night; a second signal exits at once), 2 a bad
+pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
@@ -60,11 +74,23 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			return runNight(cmd, pipeline, db, clock.Real{}, nil)
+			switch clockName {
+			case "real":
+				if cmd.Flags().Changed("nights") || from != "" {
+					return usagef("--nights and --from are for the simulated clock: add --clock sim")
+				}
+				return runNight(cmd, pipeline, db, clock.Real{}, nil)
+			case "sim":
+				return runSimNights(cmd, pipeline, db, nights, from)
+			}
+			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
 	}
 	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
+	cmd.Flags().StringVar(&clockName, "clock", "real", "real, or sim: simulated time (every model must be scripted)")
+	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
+	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
 	dbFlag(cmd, &db)
 	return cmd
 }
@@ -90,19 +116,87 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 			return err
 		}
 	}
+	sum, err := runOne(cmd, p, l, models, clk)
+	if err != nil {
+		return err
+	}
+	if sum.Night.End == ledger.SystemStopped {
+		// A system-scope failure stopped the night: not all was done.
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
+}
+
+// runOne runs one night of p on l and prints how it ended, or, when
+// interrupted, what was left for the next night.
+func runOne(cmd *cobra.Command, p *night.Pipeline, l *ledger.Ledger, models map[string]llm.Model, clk clock.Clock) (*night.Summary, error) {
+	ctx := cmd.Context()
 	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
 	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
 		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor})
 	if errors.Is(err, night.ErrBadPipeline) {
-		return usageError(err)
+		return nil, usageError(err)
+	}
+	if err != nil && sum != nil && ctx.Err() != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s interrupted: %s recorded interrupted; `nightshift night` again in the window continues the night]\n",
+			sum.Night.Name, steps(sum.Interrupted))
+		return nil, err
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
 		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
-	if sum.Night.End == ledger.SystemStopped {
-		// A system-scope failure stopped the night: not all was done.
+	return sum, nil
+}
+
+// runSimNights runs n nights of the pipeline on a simulated clock, from
+// the night whose window starts on from.
+func runSimNights(cmd *cobra.Command, path, db string, n int, from string) error {
+	if n < 1 {
+		return usagef("--nights is %d: run at least one night", n)
+	}
+	p, err := night.LoadPipeline(path)
+	if err != nil {
+		return usageError(err)
+	}
+	for name, m := range p.Models {
+		if m.Provider != "scripted" {
+			return usagef("--clock sim runs only scripted models: models.%s is %s (a real model's calls take real time)", name, m.Provider)
+		}
+	}
+	day := time.Now()
+	if from != "" {
+		if day, err = time.Parse("2006-01-02", from); err != nil {
+			return usagef("--from is %q: write a date like 2025-10-21", from)
+		}
+	}
+	clk := clock.NewFake(p.Window.StartOn(day))
+	models, err := night.BuildModels(p, clk, os.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	ctx := cmd.Context()
+	l, err := openLedger(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the nights are recorded by now
+	stopped := 0
+	for range n {
+		sum, err := runOne(cmd, p, l, models, clk)
+		if err != nil {
+			return err
+		}
+		if sum.Night.End == ledger.SystemStopped {
+			stopped++
+		}
+		// The next night starts with the next window.
+		if now := clk.Now(); now.Before(sum.Night.WindowEnd) {
+			clk.Advance(sum.Night.WindowEnd.Sub(now))
+		}
+	}
+	if stopped > 0 {
 		return exitWith(exitFor(agent.NotAllDone))
 	}
 	return nil
@@ -148,4 +242,12 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 		return err
 	}
 	return runErr
+}
+
+// steps says "1 step" or "N steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
