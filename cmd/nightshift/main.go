@@ -30,17 +30,21 @@ func Main() int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		cancel()
-		if _, ok := <-sigs; ok {
-			fmt.Fprintln(os.Stderr, "nightshift: second signal: exiting at once")
-			os.Exit(exitFor(agent.Interrupted))
-		}
-	}()
+	go onSignals(sigs, cancel, os.Stderr, os.Exit)
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+}
+
+// onSignals cancels the command at the first signal and exits 130 at the
+// second.
+func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func(int)) {
+	if _, ok := <-sigs; !ok {
+		return
+	}
+	cancel()
+	if _, ok := <-sigs; ok {
+		fmt.Fprintln(stderr, "nightshift: second signal: exiting at once")
+		exit(exitFor(agent.Interrupted))
+	}
 }
 
 // run builds the command tree and executes it.

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// longAttempt is the builder's scenario on the first night: it looks for
+// earlier work, starts the booklet (progress.md), and then its model
+// takes 60 seconds to answer, by the wall clock a real night runs on.
+const longAttempt = `
+turns:
+  - tool_calls: [{name: read_file, input: {path: progress.md}}]
+  - tool_calls: [{name: write_file, input: {path: progress.md, content: "started overnight\n"}}]
+  - {delay: 60s, text: "Finished the booklet."}
+`
+
+// nextAttempt is the builder's scenario on the next night: it says whether
+// it found the first night's half of the work.
+const nextAttempt = `
+turns:
+  - tool_calls: [{name: read_file, input: {path: progress.md}}]
+  - cases:
+      - when: {contains: "started overnight"}
+        text: "Continued: the first half was there."
+      - text: "Started over: nothing was there."
+`
+
+// signalPipeline is a night around now, with one builder step.
+func signalPipeline(rollback bool) string {
+	now := time.Now().UTC()
+	return fmt.Sprintf(`window: {start: "%s", end: "%s"}
+models: {maker: {provider: scripted, scenario: maker.yaml}}
+roles:
+  builder: {models: [maker], ceiling: 1, rollback_on_interrupt: %v}
+`, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04"), rollback)
+}
+
+// startNightChild starts `nightshift night` in dir as a real process, with
+// its own owner name, and stderr read line by line.
+func startNightChild(t *testing.T, dir string, args ...string) *child {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"night"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir(), "NIGHTSHIFT_OWNER=box1"}
+	c := &child{cmd: cmd}
+	if c.stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.stderr = bufio.NewScanner(errPipe)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill() //nolint:errcheck // it may have exited already
+			cmd.Wait()         //nolint:errcheck // reaped only
+		}
+	})
+	return c
+}
+
+// TestCtrlCStopsANightAtOnce is issue 12's acceptance: Ctrl-C (or SIGTERM)
+// during a 60-second builder attempt used to be ignored until the attempt
+// ended, with the task recorded done. The night now exits 130 within two
+// seconds, the attempt recorded interrupted with its journal pending, and
+// the next night in the window continues it on its workspace as it was
+// left; with rollback_on_interrupt it is rolled back instead and retried
+// from its start.
+func TestCtrlCStopsANightAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		sig      syscall.Signal
+		rollback bool
+	}{{syscall.SIGINT, false}, {syscall.SIGTERM, false}, {syscall.SIGINT, true}} {
+		name := tc.sig.String() + " exits 130 at once and the next night continues the attempt"
+		if tc.rollback {
+			name = tc.sig.String() + " with rollback_on_interrupt rolls the attempt back and the next night retries it"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"pipeline.yaml": signalPipeline(tc.rollback), "maker.yaml": longAttempt})
+			db := filepath.Join(dir, "night.db")
+			if res := runCLIEnv(t, []string{"NIGHTSHIFT_OWNER=box1"}, "task", "add", "a booklet", "--score", "9", "--db", db); res.code != 0 {
+				t.Fatalf("task add: %d %s", res.code, res.stderr)
+			}
+			c := startNightChild(t, dir, "--pipeline", "pipeline.yaml", "--db", db)
+			c.waitFor(t, "[tool · write_file ")
+			sent := time.Now()
+			if err := c.cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			code, stderr := c.wait(t)
+			took := time.Since(sent)
+			if code != 130 || took > 2*time.Second {
+				t.Fatalf("exit %d after %s, want 130 within 2s\n%s", code, took, stderr)
+			}
+			if !strings.Contains(stderr, "1 step recorded interrupted") {
+				t.Errorf("stderr does not say what was left for the next night:\n%s", stderr)
+			}
+
+			l, err := ledger.Open(context.Background(), db, ledger.Config{Owner: "box1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close(context.Background()) //nolint:errcheck // test cleanup
+			n, err := l.OpenNight(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps, _ := l.Steps(context.Background(), n.ID)
+			if len(steps) != 1 || steps[0].State != ledger.Interrupted || steps[0].Pending == tc.rollback {
+				t.Fatalf("steps after the signal %+v: want one interrupted, pending unless rolled back", steps)
+			}
+			task := filepath.Join(dir, "work", "task-1")
+			pending, _ := journal.Pending(filepath.Join(task, workspace.StateDirName))
+			_, statErr := os.Stat(filepath.Join(task, "progress.md"))
+			if tc.rollback {
+				if len(pending) != 0 || statErr == nil {
+					t.Errorf("rolled back: journals pending %v, progress.md there: %v", pending, statErr == nil)
+				}
+			} else if len(pending) != 1 || statErr != nil {
+				t.Errorf("interrupted: journals pending %v (want the attempt's), progress.md: %v", pending, statErr)
+			}
+			if res := runCLIEnv(t, nil, "task", "list", "--db", db); !strings.Contains(res.stdout, map[bool]string{false: "claimed", true: "queued"}[tc.rollback]) {
+				t.Errorf("task list after the signal:\n%s", res.stdout)
+			}
+
+			// The next night in the window.
+			writeFiles(t, dir, map[string]string{"maker.yaml": nextAttempt})
+			res := runCLIEnv(t, []string{"NIGHTSHIFT_OWNER=box1"}, "night", "--pipeline", filepath.Join(dir, "pipeline.yaml"), "--db", db)
+			if res.code != 0 {
+				t.Fatalf("the next night: exit %d\n%s", res.code, res.stderr)
+			}
+			steps, _ = l.Steps(context.Background(), n.ID)
+			if len(steps) != 2 || steps[1].State != ledger.Finished {
+				t.Fatalf("steps after the next night: %+v", steps)
+			}
+			want, cont := "Continued: the first half was there.", steps[0].ID
+			if tc.rollback {
+				want, cont = "Started over: nothing was there.", 0
+			}
+			if steps[1].Answer != want || steps[1].Continues != cont {
+				t.Errorf("the next night's attempt answered %q continuing step %d; want %q continuing %d", steps[1].Answer, steps[1].Continues, want, cont)
+			}
+			if pending, _ := journal.Pending(filepath.Join(task, workspace.StateDirName)); len(pending) != 0 {
+				t.Errorf("journals left pending after the attempt ended done: %v", pending)
+			}
+			if got, _ := l.Task(context.Background(), 1); got.State != ledger.Done {
+				t.Errorf("task %s, want done", got.State)
+			}
+		})
+	}
+}
+
+// TestSecondSignalExitsAtOnce: the first signal cancels the command, which
+// then records what it was doing; a second one exits 130 at once, without
+// waiting for that.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	cancelled := make(chan struct{})
+	exited := make(chan int, 1)
+	var stderr strings.Builder
+	go onSignals(sigs, func() { close(cancelled) }, &stderr, func(code int) { exited <- code })
+	sigs <- syscall.SIGINT
+	<-cancelled
+	select {
+	case code := <-exited:
+		t.Fatalf("the first signal exited %d; it must only cancel", code)
+	default:
+	}
+	sigs <- syscall.SIGINT
+	if code := <-exited; code != 130 || !strings.Contains(stderr.String(), "second signal") {
+		t.Errorf("the second signal exited %d saying %q; want 130 at once", code, stderr.String())
+	}
+}
