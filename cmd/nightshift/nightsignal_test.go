@@ -193,3 +193,43 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Errorf("the second signal exited %d saying %q; want 130 at once", code, stderr.String())
 	}
 }
+
+// TestSystemStopIsResumed: a 401 stops the night (exit 8); once the key is
+// fixed, `nightshift night` in the same window used to join the ended night
+// and exit 8 at once, losing the rest of the window. It now resumes the
+// night: the stop and the resumption are in the ledger and the report, and
+// the report still counts the night as cut short.
+func TestSystemStopIsResumed(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now().UTC()
+	pipeline := fmt.Sprintf(`window: {start: "%s", end: "%s"}
+models: {maker: {provider: scripted, scenario: maker.yaml}}
+roles: {builder: {models: [maker]}}
+`, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04"))
+	writeFiles(t, dir, map[string]string{"pipeline.yaml": pipeline, "maker.yaml": "loop: true\nturns:\n  - {status: 401}\n"})
+	db := filepath.Join(dir, "night.db")
+	for _, title := range []string{"a booklet", "a chart"} {
+		if res := runCLI(t, "task", "add", title, "--score", "5", "--db", db); res.code != 0 {
+			t.Fatalf("task add: %s", res.stderr)
+		}
+	}
+	first := runCLI(t, "night", "--pipeline", filepath.Join(dir, "pipeline.yaml"), "--db", db)
+	if first.code != 8 || !strings.Contains(first.stderr, "system-stopped") {
+		t.Fatalf("the 401 night: exit %d, want 8\n%s", first.code, first.stderr)
+	}
+	// The person fixes the key.
+	writeFiles(t, dir, map[string]string{"maker.yaml": "loop: true\nturns:\n  - text: Built it.\n"})
+	again := runCLI(t, "night", "--pipeline", filepath.Join(dir, "pipeline.yaml"), "--db", db)
+	if again.code != 0 || !strings.Contains(again.stderr, "resumed after a system stop") {
+		t.Fatalf("the night again in its window: exit %d, want 0 with the night resumed\n%s", again.code, again.stderr)
+	}
+	if list := runCLI(t, "task", "list", "--db", db); strings.Count(list.stdout, "done") != 2 {
+		t.Errorf("the resumed night did not do both tasks:\n%s", list.stdout)
+	}
+	rep := runCLI(t, "report", "--db", db)
+	for _, want := range []string{"stopped system-stopped at", "resumed at", "counts as: cut short", "Nights cut short: 1"} {
+		if !strings.Contains(rep.stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, rep.stdout)
+		}
+	}
+}
