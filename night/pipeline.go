@@ -284,6 +284,13 @@ func (w Window) location() (*time.Location, error) {
 	return time.LoadLocation(w.Zone)
 }
 
+// StartOn returns when the window that starts on day's date opens.
+func (w Window) StartOn(day time.Time) time.Time {
+	so, _, _ := w.parse()
+	loc := w.loc()
+	return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).Add(so)
+}
+
 // Bounds returns the window that contains now, or the next one when now is
 // outside every window.
 func (w Window) Bounds(now time.Time) (start, end time.Time) {
