@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,8 +76,16 @@ type WorkConfig struct {
 	// undone (false: the task is retried from its start). Default: kept.
 	Recover func(ctx context.Context, s Step) (keep bool, err error)
 	// Poll is how often, by the wall clock, the worker looks whether
-	// another process ended the night; default 1s.
+	// another process ended the night, and whether River has settled the
+	// jobs of a dead process's steps; default 1s.
 	Poll time.Duration
+	// Settled is told when River has settled the job of a step this
+	// owner's dead process left running (see Work). Default: nothing.
+	Settled func(job int64, state string)
+	// SettleWait bounds how long Stop waits for River to settle those
+	// jobs; default 2m, more than River takes to elect a new leader after
+	// the dead one (15s) and run its rescuer (every 30s).
+	SettleWait time.Duration
 }
 
 // Worker is a process working a night: its River client, working the
@@ -94,6 +103,11 @@ type Worker struct {
 	mu      sync.Mutex
 	running map[int64]bool
 	stopped bool
+
+	// marked are the jobs of a dead process's steps that join marked for
+	// cancellation; settled is closed once River has settled them all.
+	marked  []int64
+	settled chan struct{}
 }
 
 // Work joins the night and starts working its steps as River jobs, until
@@ -117,12 +131,18 @@ func (l *Ledger) Work(ctx context.Context, cfg WorkConfig) (*Worker, error) {
 	if cfg.Recover == nil {
 		cfg.Recover = func(context.Context, Step) (bool, error) { return true, nil }
 	}
+	if cfg.Settled == nil {
+		cfg.Settled = func(int64, string) {}
+	}
+	if cfg.SettleWait <= 0 {
+		cfg.SettleWait = 2 * time.Minute
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.working != nil {
 		return nil, ErrWorking
 	}
-	w := &Worker{l: l, cfg: cfg, night: cfg.Night, ended: make(chan struct{}), running: map[int64]bool{}}
+	w := &Worker{l: l, cfg: cfg, night: cfg.Night, ended: make(chan struct{}), running: map[int64]bool{}, settled: make(chan struct{})}
 	if err := l.b.newClient(w); err != nil {
 		return nil, fmt.Errorf("ledger: river client: %w", err)
 	}
@@ -137,8 +157,39 @@ func (l *Ledger) Work(ctx context.Context, cfg WorkConfig) (*Worker, error) {
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.stopPoll = cancel
 	go w.poll(pctx)
+	go w.watchSettled(pctx)
 	l.working = w
 	return w, nil
+}
+
+// watchSettled waits for River to settle the jobs join marked: their
+// process died while running them, so only River's rescuer (on its leader,
+// once elected) can end them, as cancelled.
+func (w *Worker) watchSettled(ctx context.Context) {
+	defer close(w.settled)
+	left := w.marked
+	t := time.NewTicker(w.cfg.Poll)
+	defer t.Stop()
+	for len(left) > 0 {
+		var still []int64
+		for _, id := range left {
+			state, err := w.l.JobState(ctx, id)
+			switch {
+			case err != nil || strings.HasPrefix(state, string(rivertype.JobStateRunning)):
+				still = append(still, id)
+			default:
+				w.cfg.Settled(id, state)
+			}
+		}
+		if left = still; len(left) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Ended is closed once this process knows the night ended: it ended it,
@@ -165,6 +216,17 @@ func (w *Worker) halt(ctx context.Context, cancel bool) error {
 	}
 	w.stopped = true
 	w.mu.Unlock()
+	if !cancel {
+		// Leave no job of a dead process running behind: River settles
+		// them while its client runs here.
+		t := time.NewTimer(w.cfg.SettleWait)
+		select {
+		case <-w.settled:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	w.stopPoll()
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
@@ -499,6 +561,9 @@ func (w *Worker) join(ctx context.Context) error {
 			// rather than run it again.
 			if err := ops.cancel(ctx, s.Job); err != nil {
 				return err
+			}
+			if state == rivertype.JobStateRunning {
+				w.marked = append(w.marked, s.Job)
 			}
 			if state != "" && args.Continue == 0 && s.Night == w.night && !t.night.Ended() {
 				// It was a link of this night's chains: one replaces it.

@@ -183,7 +183,10 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 
 // work works the night here until it ends, or ctx ends.
 func (s *Scheduler) work(ctx context.Context, n ledger.Night) error {
-	w, err := s.l.Work(ctx, ledger.WorkConfig{Night: n.ID, Handler: s, Clock: s.clk, Recover: s.recoverStep})
+	w, err := s.l.Work(ctx, ledger.WorkConfig{Night: n.ID, Handler: s, Clock: s.clk, Recover: s.recoverStep,
+		Settled: func(job int64, state string) {
+			s.emit("recover", fmt.Sprintf("job=%d of the step a dead process left is %s (River's rescuer)", job, state), nil)
+		}})
 	if err != nil {
 		return err
 	}

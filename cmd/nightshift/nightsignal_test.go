@@ -233,3 +233,50 @@ roles: {builder: {models: [maker]}}
 		}
 	}
 }
+
+// TestCrashedStepLeavesNoRiverJobRunning: after a crash and a restart, the
+// interrupted step's River job stayed running for about an hour. The
+// restarted process of the same owner records the step interrupted and
+// continues its attempt at once, on the workspace as the crash left it,
+// and marks the dead job for cancellation; River's rescuer, on the leader
+// elected after the dead one, settles it before the night ends.
+func TestCrashedStepLeavesNoRiverJobRunning(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"pipeline.yaml": signalPipeline(false), "maker.yaml": longAttempt})
+	db := filepath.Join(dir, "night.db")
+	if res := runCLIEnv(t, []string{"NIGHTSHIFT_OWNER=box1"}, "task", "add", "a booklet", "--score", "9", "--db", db); res.code != 0 {
+		t.Fatalf("task add: %s", res.stderr)
+	}
+	c := startNightChild(t, dir, "--pipeline", "pipeline.yaml", "--db", db)
+	c.waitFor(t, "[tool · write_file ")
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := c.wait(t); code != -1 {
+		t.Fatalf("the child exited %d, want killed\n%s", code, stderr)
+	}
+	writeFiles(t, dir, map[string]string{"maker.yaml": nextAttempt})
+	again := startNightChild(t, dir, "--pipeline", "pipeline.yaml", "--db", db)
+	again.waitFor(t, "[recover · step=1 task=1 left running by a process that died: its changes kept")
+	again.waitFor(t, "[recover · job=")
+	code, stderr := again.wait(t)
+	if code != 0 {
+		t.Fatalf("the restarted night: exit %d\n%s", code, stderr)
+	}
+	l, err := ledger.Open(context.Background(), db, ledger.Config{Owner: "box1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background()) //nolint:errcheck // test cleanup
+	n, _ := l.NightByName(context.Background(), time.Now().UTC().Add(-time.Hour).Format("2006-01-02"))
+	steps, _ := l.Steps(context.Background(), n.ID)
+	if len(steps) != 2 || steps[0].State != ledger.Interrupted || steps[1].Continues != steps[0].ID ||
+		steps[1].Answer != "Continued: the first half was there." {
+		t.Fatalf("steps %+v; want the crashed one interrupted and continued", steps)
+	}
+	for _, s := range steps {
+		if js, _ := l.JobState(context.Background(), s.Job); strings.HasPrefix(js, "running") {
+			t.Errorf("step %d's River job is still %s", s.ID, js)
+		}
+	}
+}
