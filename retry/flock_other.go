@@ -1,0 +1,14 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package retry
+
+import "os"
+
+// lockFile fails here: without a file lock, OpenLimiter cannot share.
+func lockFile(*os.File) error { return errNoFileLock }
+
+func unlockFile(*os.File) error { return errNoFileLock }
+
+// processAlive cannot tell here; a dead process's calls expire with their
+// lease instead.
+func processAlive(int) bool { return true }
