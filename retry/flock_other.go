@@ -7,6 +7,8 @@ import "os"
 // lockFile fails here: without a file lock, OpenLimiter cannot share.
 func lockFile(*os.File) error { return errNoFileLock }
 
+func tryLockFile(*os.File) error { return errNoFileLock }
+
 func unlockFile(*os.File) error { return errNoFileLock }
 
 // processAlive cannot tell here; a dead process's calls expire with their

@@ -48,6 +48,7 @@ func OpenLimiter(cfg LimiterConfig, endpoint, credential string) (*Limiter, erro
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("retry: limiter folder: %w", err)
 	}
+	sweep(cfg.Dir, time.Now())
 	f, err := os.OpenFile(filepath.Join(cfg.Dir, LimiterFileName(endpoint, credential)), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("retry: limiter file: %w", err)
@@ -59,6 +60,41 @@ func OpenLimiter(cfg LimiterConfig, endpoint, credential string) (*Limiter, erro
 	unlockFile(f) //nolint:errcheck // closing would release it too
 	l.file = &limitFile{f: f}
 	return l, nil
+}
+
+// forgetAfter is how long a limiter file may go unwritten before it is
+// removed: its state was forgotten after staleAfter anyway, and a
+// credential used once (a scenario in a temporary folder, a rotated key)
+// should not leave a file behind for ever.
+const forgetAfter = 24 * time.Hour
+
+// sweep removes the limiter files in dir unwritten since forgetAfter. A
+// file is removed only under its lock, and only if it is still that old
+// once locked, so that a process that begins using it meanwhile keeps it.
+func sweep(dir string, now time.Time) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || now.Sub(fi.ModTime()) < forgetAfter {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if tryLockFile(f) == nil {
+			if fi, err := f.Stat(); err == nil && now.Sub(fi.ModTime()) >= forgetAfter {
+				os.Remove(path)
+			}
+		}
+		f.Close() // releases the lock
+	}
 }
 
 // Close stops sharing: the limiter goes on pacing this process alone from

@@ -265,3 +265,28 @@ func TestCallsInFlightExpireWithTheirLease(t *testing.T) {
 		t.Errorf("in flight after the lease = %d, want 0", got)
 	}
 }
+
+// Files of credentials unused for a day are removed when a limiter is
+// opened beside them, so that a key used once (a scenario in a temporary
+// folder, a rotated key) leaves nothing behind for ever.
+func TestOldLimiterFilesAreSwept(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, retry.LimiterFileName("scripted", "/tmp/gone/s.yaml"))
+	recent := filepath.Join(dir, retry.LimiterFileName("anthropic ", "sk-ant-used-today"))
+	for _, p := range []string{old, recent} {
+		if err := os.WriteFile(p, []byte(`{"version":1}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(old, day, day); err != nil {
+		t.Fatal(err)
+	}
+	shared(t, dir, clock.Real{})
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the file unused for a day is still there (err %v)", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("the file used today is gone: %v", err)
+	}
+}

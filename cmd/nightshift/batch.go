@@ -109,6 +109,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		live = gate.IsTerminal(fh)
 	}
 	limiters := f.limiters()
+	defer closeLimiters(limiters, stderr)
 	sum, err := batch.Run(cmd.Context(), batch.Config{
 		Parallel: f.parallel,
 		WorkDir:  f.work,

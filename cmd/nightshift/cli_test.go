@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // result is what one nightshift command gave back.
@@ -30,6 +32,9 @@ func runCLIEnv(t *testing.T, env []string, args ...string) result {
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "NIGHTSHIFT_MODEL"} {
 		t.Setenv(k, "")
 	}
+	// The limiters' shared files go to the test's own folder, never to
+	// the home folder of whoever runs the tests.
+	t.Setenv(statedir.Env, t.TempDir())
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -40,7 +45,7 @@ func runCLIEnv(t *testing.T, env []string, args ...string) result {
 }
 
 // writeFiles creates files (name → content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nightshift-dev/nightshift/llm"
@@ -80,7 +81,12 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 		b.endpoint += " " + cmpOr(f.baseURL, getenv("OPENAI_BASE_URL"))
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
+		// A scenario is its own "server": its file, wherever it is
+		// named from.
 		b.credential = f.scenario
+		if abs, err := filepath.Abs(f.scenario); err == nil {
+			b.credential = abs
+		}
 	}
 	return b, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -85,7 +86,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
 	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable: read=allow,write=allow,danger=ask or TOOL=allow|ask|deny")
 	fl.BoolVar(&f.keep, "keep", false, "keep the workspace changes of a run that does not end done (no rollback)")
-	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
+	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential, across this machine's nightshift processes (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
 }
@@ -96,7 +97,9 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
-	s, err := setupRun(cmd.Context(), f, spec, cmd.InOrStdin(), cmd.ErrOrStderr(), f.limiters())
+	lims := f.limiters()
+	defer closeLimiters(lims, cmd.ErrOrStderr())
+	s, err := setupRun(cmd.Context(), f, spec, cmd.InOrStdin(), cmd.ErrOrStderr(), lims)
 	if err != nil {
 		return err
 	}
@@ -168,9 +171,31 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 }
 
 // limiters returns the process's limiter registry, paced by hand when
-// --rpm or --tpm is given.
+// --rpm or --tpm is given. Its limiters share what they learn with the
+// other nightshift processes of the machine through the state
+// directory's limits folder; where that folder cannot be made, this
+// process paces alone. A scripted model answers inside its own process,
+// so there is nothing to share about it.
 func (f *runFlags) limiters() *retry.Limiters {
-	return retry.NewLimiters(retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
+	cfg := retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm}
+	if f.provider == "scripted" {
+		return retry.NewLimiters(cfg)
+	}
+	if base, err := statedir.Base(""); err == nil {
+		if dir, err := statedir.Limits(base); err == nil {
+			cfg.Dir = dir
+		}
+	}
+	return retry.NewLimiters(cfg)
+}
+
+// closeLimiters ends the registry's sharing and says so when the
+// limiters could not share with the other processes: the run was paced,
+// but alone.
+func closeLimiters(lims *retry.Limiters, stderr io.Writer) {
+	if err := lims.Close(); err != nil {
+		fmt.Fprintf(stderr, "nightshift: the rate limit was paced in this process alone, not shared with other processes: %v\n", err)
+	}
 }
 
 // openEvents opens the --events file for appending.
