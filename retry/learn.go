@@ -85,22 +85,31 @@ func (st *state) learnHeaders(h http.Header, now time.Time) {
 		return
 	}
 	if ws := readWindows(h, requestHeaders, now); len(ws) > 0 {
-		st.reqPace = st.headerPace(ws, now, 1)
+		st.reqPace = st.headerPace(st.reqPace, ws, now, 1)
 		st.headersAt = now
 	}
 	if ws := readWindows(h, tokenHeaders, now); len(ws) > 0 {
-		st.tokPace = st.headerPace(ws, now, max(st.lastEst, 1))
+		st.tokPace = st.headerPace(st.tokPace, ws, now, max(st.lastEst, 1))
 		st.headersAt = now
 	}
 }
 
-// headerPace spreads each window's remaining units evenly until its reset
-// and returns the strictest. A window with nothing left blocks calls for
-// the time one call's units (need) take to come back: the provider's
-// limits refill continuously, so waiting for the full reset would waste
-// most of it; a fixed-window server says so with a 429 and Retry-After.
-// Every spacing is headerMargin slower than the headers say.
-func (st *state) headerPace(ws []window, now time.Time, need int) pace {
+// headerPace spreads each window's limit evenly until its reset and
+// returns the strictest spacing, headerMargin slower. A window with
+// nothing left blocks calls for the time one call's units (need) take to
+// come back: the provider's limits refill continuously, so waiting for
+// the full reset would waste most of it; a fixed-window server says so
+// with a 429 and Retry-After.
+//
+// The limit over the time left until the reset is the spacing at the
+// limit only when the headers are read as the window's last call is
+// counted; read later (the headers of a 429, an answer that took long),
+// the time left is shorter and so is the spacing it gives, never longer.
+// So while the last pace holds for the same limit, the longer of the two
+// is kept (regression: twenty processes spaced their turns a quarter of
+// a second apart under a limit of two a second after reading a 429's
+// headers half a window late; 20 of 100 calls were refused).
+func (st *state) headerPace(prev pace, ws []window, now time.Time, need int) pace {
 	var p pace
 	for _, w := range ws {
 		left := w.reset.Sub(now)
@@ -110,7 +119,7 @@ func (st *state) headerPace(ws []window, now time.Time, need int) pace {
 		left = time.Duration(float64(left) * (1 + headerMargin))
 		var every time.Duration
 		switch {
-		case w.remaining >= 1 && w.limit >= 1:
+		case w.limit >= 1:
 			// The limit refills continuously (Anthropic's token bucket,
 			// OpenAI's and a sliding window alike): until the window is
 			// whole again, the units left now and the limit-remaining
@@ -119,14 +128,19 @@ func (st *state) headerPace(ws []window, now time.Time, need int) pace {
 			every = time.Duration(float64(left) / w.limit)
 		case w.remaining >= 1:
 			every = time.Duration(float64(left) / w.remaining)
-		case w.limit >= 1:
-			every = time.Duration(float64(left) / w.limit)
-			st.blocked = latest(st.blocked, now.Add(every*time.Duration(need)))
 		default:
 			st.blocked = latest(st.blocked, w.reset)
 		}
 		if every > p.every {
-			p = pace{every: every, until: w.reset}
+			p = pace{every: every, until: w.reset, limit: w.limit}
+		}
+	}
+	if p.limit >= 1 && p.limit == prev.limit && now.Before(prev.until) && prev.every > p.every {
+		p.every = prev.every
+	}
+	for _, w := range ws {
+		if w.remaining < 1 && w.limit >= 1 && w.reset.After(now) {
+			st.blocked = latest(st.blocked, now.Add(p.every*time.Duration(need)))
 		}
 	}
 	return p

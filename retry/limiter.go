@@ -187,8 +187,14 @@ func (l *Limiter) reserve(est int) turn {
 				return
 			}
 		}
+		every := l.requestInterval(st, now)
 		start := latest(now, st.blocked, st.nextReq, st.nextTok)
-		st.nextReq = start.Add(l.requestInterval(st, now))
+		if !st.lastStart.IsZero() {
+			tokens := time.Duration(st.lastEst) * l.tokenInterval(st, now)
+			start = latest(start, st.lastStart.Add(every), st.lastStart.Add(tokens))
+		}
+		st.lastStart = start
+		st.nextReq = start.Add(every)
 		st.nextTok = start.Add(time.Duration(est) * l.tokenInterval(st, now))
 		if est > 0 {
 			st.lastEst = est

@@ -100,34 +100,36 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 		name string
 		h    http.Header
 		est  int
-		want []time.Duration // waits of three calls after the response
+		// want are the waits of three calls after the response: the
+		// first is one spacing after the call the response answered.
+		want []time.Duration
 	}{
 		{
 			name: "Anthropic's remaining requests are spread until the reset",
 			h:    header("anthropic-ratelimit-requests-remaining", "10", "anthropic-ratelimit-requests-reset", reset),
-			want: []time.Duration{0, slower(30*s, 10), slower(30*s, 10) * 2},
+			want: []time.Duration{slower(30*s, 10), slower(30*s, 10) * 2, slower(30*s, 10) * 3},
 		},
 		{
 			name: "OpenAI's remaining requests are spread until a reset like 6m0s",
 			h:    header("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", "6m0s"),
-			want: []time.Duration{0, slower(6*time.Minute, 4), slower(6*time.Minute, 4) * 2},
+			want: []time.Duration{slower(6*time.Minute, 4), slower(6*time.Minute, 4) * 2, slower(6*time.Minute, 4) * 3},
 		},
 		{
 			name: "OpenAI's millisecond resets are read",
 			h:    header("x-ratelimit-remaining-requests", "2", "x-ratelimit-reset-requests", "20ms"),
-			want: []time.Duration{0, slower(20*time.Millisecond, 2), slower(20*time.Millisecond, 2) * 2},
+			want: []time.Duration{slower(20*time.Millisecond, 2), slower(20*time.Millisecond, 2) * 2, slower(20*time.Millisecond, 2) * 3},
 		},
 		{
 			name: "with the limit known, the whole limit is spread until the reset, since it refills meanwhile",
 			h: header("anthropic-ratelimit-requests-limit", "60", "anthropic-ratelimit-requests-remaining", "10",
 				"anthropic-ratelimit-requests-reset", epoch.Add(60*s).Format(time.RFC3339)),
-			want: []time.Duration{0, slower(60*s, 60), slower(60*s, 60) * 2},
+			want: []time.Duration{slower(60*s, 60), slower(60*s, 60) * 2, slower(60*s, 60) * 3},
 		},
 		{
 			name: "remaining tokens pace calls by their estimated size",
 			h:    header("x-ratelimit-remaining-tokens", "1000", "x-ratelimit-reset-tokens", "1s"),
 			est:  500,
-			want: []time.Duration{0, slower(s, 1000) * 500, slower(s, 1000) * 500 * 2},
+			want: []time.Duration{slower(s, 1000) * 500, slower(s, 1000) * 500 * 2, slower(s, 1000) * 500 * 3},
 		},
 		{
 			name: "the strictest of Anthropic's token windows wins",
@@ -135,7 +137,7 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 				"anthropic-ratelimit-input-tokens-remaining", "100000", "anthropic-ratelimit-input-tokens-reset", reset,
 				"anthropic-ratelimit-output-tokens-remaining", "3000", "anthropic-ratelimit-output-tokens-reset", reset),
 			est:  100,
-			want: []time.Duration{0, slower(30*s, 3000) * 100, slower(30*s, 3000) * 100 * 2},
+			want: []time.Duration{slower(30*s, 3000) * 100, slower(30*s, 3000) * 100 * 2, slower(30*s, 3000) * 100 * 3},
 		},
 		{
 			name: "no requests left blocks for one request's share of the window",
@@ -514,5 +516,35 @@ func TestLimiterCountsLateAnswersInTheFirstLesson(t *testing.T) {
 	l.Observe(nil, nil)
 	if got := l.State().LearnedRPM; got > rpm(5)+1 {
 		t.Errorf("learned %v rpm after the hold, want only the slow speed-up from %v", got, rpm(5))
+	}
+}
+
+// Regression (issue 13): the headers of a 429, read half a window after
+// the window's last accepted call, spread the limit over the half window
+// left, so the turns booked next were a quarter of a second apart under a
+// limit of two a second (twenty processes: 20 of 100 calls answered 429).
+// A window read late gives a shorter spacing, never a longer one, so the
+// longer spacing of the same limit is kept while it holds.
+func TestLimiterKeepsTheLongerSpacingOfALimit(t *testing.T) {
+	s := time.Second
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	window := func(limit, remaining string, reset time.Time) http.Header {
+		return header("anthropic-ratelimit-requests-limit", limit, "anthropic-ratelimit-requests-remaining", remaining,
+			"anthropic-ratelimit-requests-reset", reset.Format(time.RFC3339Nano))
+	}
+	reset := epoch.Add(s)
+	l.Observe(window("2", "1", reset), nil)
+	if got, want := l.State().Interval, slower(s, 2); got != want {
+		t.Fatalf("interval = %s, want %s", got, want)
+	}
+	c.Advance(s / 2)
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: s / 2, Header: window("2", "0", reset)})
+	if got, want := l.State().Interval, slower(s, 2); got != want {
+		t.Errorf("interval after the late 429 = %s, want still %s", got, want)
+	}
+	l.Observe(window("10", "9", epoch.Add(s)), nil)
+	if got, want := l.State().Interval, slower(s/2, 10); got != want {
+		t.Errorf("interval after the limit changed = %s, want the new limit's %s", got, want)
 	}
 }

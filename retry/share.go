@@ -197,6 +197,7 @@ func (lf *limitFile) save(st *state) {
 type fileState struct {
 	Version      int                   `json:"version"`
 	Updated      int64                 `json:"updated"`
+	LastStart    int64                 `json:"last_start,omitempty"`
 	NextRequest  int64                 `json:"next_request,omitempty"`
 	NextToken    int64                 `json:"next_token,omitempty"`
 	BlockedUntil int64                 `json:"blocked_until,omitempty"`
@@ -216,8 +217,9 @@ type fileState struct {
 }
 
 type filePace struct {
-	Every int64 `json:"every"`
-	Until int64 `json:"until"`
+	Every int64   `json:"every"`
+	Until int64   `json:"until"`
+	Limit float64 `json:"limit,omitempty"`
 }
 
 type fileLesson struct {
@@ -235,6 +237,7 @@ func fileOf(st *state) fileState {
 	fs := fileState{
 		Version:      fileVersion,
 		Updated:      unixNano(st.updated),
+		LastStart:    unixNano(st.lastStart),
 		NextRequest:  unixNano(st.nextReq),
 		NextToken:    unixNano(st.nextTok),
 		BlockedUntil: unixNano(st.blocked),
@@ -248,10 +251,10 @@ func fileOf(st *state) fileState {
 		Limited:      st.limited,
 	}
 	if st.reqPace != (pace{}) {
-		fs.RequestPace = &filePace{Every: int64(st.reqPace.every), Until: unixNano(st.reqPace.until)}
+		fs.RequestPace = &filePace{Every: int64(st.reqPace.every), Until: unixNano(st.reqPace.until), Limit: st.reqPace.limit}
 	}
 	if st.tokPace != (pace{}) {
-		fs.TokenPace = &filePace{Every: int64(st.tokPace.every), Until: unixNano(st.tokPace.until)}
+		fs.TokenPace = &filePace{Every: int64(st.tokPace.every), Until: unixNano(st.tokPace.until), Limit: st.tokPace.limit}
 	}
 	if st.lesson != (lesson{}) {
 		fs.Lesson = &fileLesson{From: unixNano(st.lesson.from), Span: int64(st.lesson.span), Until: unixNano(st.lesson.until)}
@@ -271,6 +274,7 @@ func fileOf(st *state) fileState {
 func (fs fileState) state() state {
 	st := state{
 		updated:   fromNano(fs.Updated),
+		lastStart: fromNano(fs.LastStart),
 		nextReq:   fromNano(fs.NextRequest),
 		nextTok:   fromNano(fs.NextToken),
 		blocked:   fromNano(fs.BlockedUntil),
@@ -284,10 +288,10 @@ func (fs fileState) state() state {
 		limited:   fs.Limited,
 	}
 	if p := fs.RequestPace; p != nil {
-		st.reqPace = pace{every: time.Duration(p.Every), until: fromNano(p.Until)}
+		st.reqPace = pace{every: time.Duration(p.Every), until: fromNano(p.Until), limit: p.Limit}
 	}
 	if p := fs.TokenPace; p != nil {
-		st.tokPace = pace{every: time.Duration(p.Every), until: fromNano(p.Until)}
+		st.tokPace = pace{every: time.Duration(p.Every), until: fromNano(p.Until), limit: p.Limit}
 	}
 	if s := fs.Lesson; s != nil {
 		st.lesson = lesson{from: fromNano(s.From), span: time.Duration(s.Span), until: fromNano(s.Until)}

@@ -86,12 +86,12 @@ func TestLimitersShareAFile(t *testing.T) {
 		a, b := shared(t, dir, c), shared(t, dir, c)
 		a.Wait(ctx, 0)
 		a.Observe(h, nil)
-		want := []time.Duration{0, every, 2 * every}
+		want := []time.Duration{every, 2 * every, 3 * every}
 		if got := callsOf(t, b, c, 3, 0); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("the second limiter's waits = %v, want %v: the first's pace", got, want)
+			t.Errorf("the second limiter's waits = %v, want %v: the first's pace, after its call", got, want)
 		}
-		if got := waitsOf(t, a, c, 1, 0)[0]; got != 3*every {
-			t.Errorf("the first limiter's next turn is in %s, want %s: after the second's three", got, 3*every)
+		if got := waitsOf(t, a, c, 1, 0)[0]; got != 4*every {
+			t.Errorf("the first limiter's next turn is in %s, want %s: after the second's three", got, 4*every)
 		}
 	})
 	t.Run("a 429 that one process meets holds the other back", func(t *testing.T) {

@@ -8,11 +8,15 @@ import "time"
 type state struct {
 	updated time.Time // the last change
 	nextReq time.Time // earliest start of the next call by request pace: the next free turn
-	nextTok time.Time // earliest start of the next call by token pace
-	blocked time.Time // no call starts before this
-	gen     uint64    // counts the holds (hold), which void booked turns
-	reqPace pace      // request spacing from the last headers
-	tokPace pace      // per-token spacing from the last headers
+	// lastStart is the start of the last turn handed out: the next one
+	// is at least a spacing later, even when the spacing was learned
+	// after that turn was booked.
+	lastStart time.Time
+	nextTok   time.Time // earliest start of the next call by token pace
+	blocked   time.Time // no call starts before this
+	gen       uint64    // counts the holds (hold), which void booked turns
+	reqPace   pace      // request spacing from the last headers
+	tokPace   pace      // per-token spacing from the last headers
 	// headersAt is when a response last carried rate-limit headers: the
 	// server says what its limit is, so 429s teach no rate of their own.
 	headersAt time.Time
@@ -41,10 +45,12 @@ type lesson struct {
 	until time.Time
 }
 
-// pace is a spacing that holds until a time (a header's reset).
+// pace is a spacing that holds until a time (a header's reset), and the
+// limit of the window it was read from (0 when none was sent).
 type pace struct {
 	every time.Duration
 	until time.Time
+	limit float64
 }
 
 func (p pace) at(now time.Time) time.Duration {
