@@ -6,12 +6,12 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
@@ -45,9 +45,12 @@ type Config struct {
 	// replies need streaming: the API refuses non-streaming calls that may
 	// run past ten minutes.
 	Stream bool
-	// HTTPClient sends the requests. Default: a client on a clone of
-	// http.DefaultTransport that gives up on a server that sends no
-	// response headers within ten minutes.
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call (for example an
 	// anthropic-beta flag). Default: none.
@@ -83,7 +86,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = transport.Shared()
 	}
 	opts := []option.RequestOption{
 		// The environment is read above, once, by this package: the SDK's
@@ -122,14 +125,4 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, params)
 	}
 	return c.generateOnce(ctx, params)
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{Transport: http.DefaultTransport}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
@@ -55,7 +56,12 @@ type Config struct {
 	// stream_options.include_usage so usage still arrives) and accumulate
 	// it. Default false: one JSON reply per call.
 	Stream bool
-	// HTTPClient sends the requests. Default: the SDK's client.
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call. Default: none.
 	Headers map[string]string
@@ -94,15 +100,17 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("openai: Config.MaxTokens must not be negative")
 	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = transport.Shared()
+	}
 	opts := []option.RequestOption{
 		option.WithMaxRetries(0),
 		option.WithAPIKey(key),
+		option.WithHTTPClient(hc),
 	}
 	if base != "" {
 		opts = append(opts, option.WithBaseURL(base))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
