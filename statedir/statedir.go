@@ -105,8 +105,8 @@ func Workspace(base, workspaceDir string) (string, error) {
 		return "", err
 	}
 	note := filepath.Join(dir, pathName)
-	if b, err := os.ReadFile(note); err != nil || string(b) != real+"\n" {
-		if err := os.WriteFile(note, []byte(real+"\n"), 0o600); err != nil {
+	if b, err := ReadFile(note); err != nil || string(b) != real+"\n" {
+		if err := WriteFile(note, []byte(real+"\n")); err != nil {
 			return "", fmt.Errorf("statedir: %w", err)
 		}
 	}
@@ -116,7 +116,7 @@ func Workspace(base, workspaceDir string) (string, error) {
 // WorkspaceOf reads which workspace a state folder belongs to; "" when
 // the note is missing.
 func WorkspaceOf(stateDir string) string {
-	b, err := os.ReadFile(filepath.Join(stateDir, pathName))
+	b, err := ReadFile(filepath.Join(stateDir, pathName))
 	if err != nil || len(b) == 0 {
 		return ""
 	}
