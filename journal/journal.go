@@ -206,6 +206,17 @@ func (j *Journal) Before(rel string) error {
 		return ErrClosed
 	}
 	if _, ok := j.m.prior[rel]; ok {
+		if _, ok := j.m.after[rel]; !ok {
+			return nil
+		}
+		// What the run left the path in is about to be stale. If the
+		// process dies after the change and before its After, the path
+		// must not look changed by somebody else: say so, durably, first.
+		r := record{Op: opChanging, Path: rel, Step: j.steps}
+		if err := j.appendAfter(r, true); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		j.m.apply(r)
 		return nil
 	}
 	c := j.newCapture()
@@ -254,18 +265,22 @@ func (j *Journal) After(rel string) {
 		return
 	}
 	r := record{Op: opAfter, Path: rel, State: &st, Step: j.steps}
-	if j.appendAfter(r) == nil {
+	if j.appendAfter(r, false) == nil {
 		j.m.apply(r)
 	}
 }
 
-// appendAfter appends r to after.jsonl, unsynced: a crash may lose it, or
-// cut it short, and either only makes rollback count the path as the
-// run's change.
-func (j *Journal) appendAfter(r record) error {
+// appendAfter appends r to after.jsonl. An after record is not synced: a
+// crash may lose it, or cut it short, and either only makes rollback
+// count the path as the run's change. A changing record is (durable).
+func (j *Journal) appendAfter(r record, durable bool) error {
 	if j.afterF == nil {
 		f, err := statedir.OpenFile(filepath.Join(j.dir, afterName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
+			return err
+		}
+		if err := syncDir(j.dir); err != nil {
+			f.Close()
 			return err
 		}
 		j.afterF = f
@@ -274,8 +289,10 @@ func (j *Journal) appendAfter(r record) error {
 	if err != nil {
 		return err
 	}
-	_, err = j.afterF.Write(data)
-	return err
+	if _, err = j.afterF.Write(data); err != nil || !durable {
+		return err
+	}
+	return j.afterF.Sync()
 }
 
 // Commit ends the run keeping its changes (it ended done, or the person

@@ -93,7 +93,7 @@ func load(dir string, legacy bool) *stored {
 	}
 	applyAfters(int(^uint(0) >> 1))
 	for _, r := range afters {
-		if _, ok := s.m.prior[r.Path]; !ok {
+		if _, ok := s.m.prior[r.Path]; !ok && r.Op == opAfter {
 			s.damaged("it holds what the run left %s, but no record of its state before: step records are missing", r.Path)
 			break
 		}
@@ -146,7 +146,7 @@ func (s *stored) readAfters() []record {
 			continue
 		}
 		var r record
-		if json.Unmarshal(l, &r) != nil || r.Op != opAfter {
+		if json.Unmarshal(l, &r) != nil || (r.Op != opAfter && r.Op != opChanging) {
 			if i == len(lines)-1 && l[len(l)-1] != '\n' {
 				break
 			}

@@ -10,6 +10,7 @@ const (
 	opBegin       = "begin"        // the run started; Run, Root, Time, PID, Start
 	opBefore      = "before"       // Path's prior state, saved before any change
 	opAfter       = "after"        // Path's state as the run left it
+	opChanging    = "changing"     // Path is about to change again: its after record is stale
 	opSnapshot    = "snapshot"     // every path is captured; a command runs
 	opSnapshotEnd = "snapshot-end" // the command returned; its paths have after records
 )
@@ -70,6 +71,8 @@ func (m *model) apply(r record) {
 		if _, ok := m.prior[r.Path]; ok && r.State != nil {
 			m.after[r.Path] = *r.State
 		}
+	case opChanging:
+		delete(m.after, r.Path)
 	case opSnapshot:
 		// A command may change any path: what the run had left before
 		// it says nothing any more about who changed a path since. The
