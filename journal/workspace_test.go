@@ -2,8 +2,8 @@ package journal_test
 
 import (
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
