@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
@@ -46,6 +46,10 @@ type AgentBuilder struct {
 	// Clock and Events are handed to each run.
 	Clock  clock.Clock
 	Events event.Sink
+	// StateDir is the state directory (statedir.Base) under which each
+	// task workspace's journal lives, outside the workspace; default
+	// statedir.Base("").
+	StateDir string
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -71,10 +75,14 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		clk = clock.Real{}
 	}
 	runID := agent.NewRunID(clk.Now())
-	j, err := journal.Begin(root.Dir(), root.StateDir(), runID)
+	state, err := workspaceState(b.StateDir, root.Dir())
+	if err != nil {
+		return fail(err)
+	}
+	j, err := journal.Begin(root.Dir(), state, runID)
 	if errors.Is(err, journal.ErrNeedsRecovery) {
-		if err = RecoverWorkspace(a.Dir); err == nil {
-			j, err = journal.Begin(root.Dir(), root.StateDir(), runID)
+		if err = recoverWorkspace(b.StateDir, a.Dir); err == nil {
+			j, err = journal.Begin(root.Dir(), state, runID)
 		}
 	}
 	if err != nil {
@@ -82,7 +90,9 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	root.SetGuard(j.Before)
 	root.SetAfter(j.After)
-	tools := append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	j.OnChange(root.AddChanged)
+	env := append(command.SafeEnv(os.Environ()), journal.Mark(state))
+	tools := append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))
 	if b.Tools != nil {
 		tools = b.Tools(root)
 	}
@@ -102,6 +112,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	res := agent.Run(ctx, agent.Config{
 		Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: set, Root: root,
 		MaxSteps: a.MaxSteps, Verifier: b.Verifier, Gate: g, Events: b.Events, Clock: clk, RunID: runID,
+		Snapshots: j,
 	}, taskText(a.Task.Title, a.Task.Body))
 	if res.Outcome == agent.Done {
 		err = j.Commit()
@@ -166,12 +177,30 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left is rolled back.
-// A folder that does not exist has nothing to restore.
-func RecoverWorkspace(dir string) error {
+// `nightshift recover` does: every journal a dead run left (in the default
+// state directory, or in the workspace's .nightshift/ from an earlier
+// version) is rolled back. A folder that does not exist has nothing to
+// restore.
+func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
+
+func recoverWorkspace(base, dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	_, err := journal.Recover(dir, filepath.Join(dir, workspace.StateDirName))
+	state, err := workspaceState(base, dir)
+	if err != nil {
+		return err
+	}
+	_, err = journal.Recover(dir, state)
 	return err
+}
+
+// workspaceState returns the state folder of the workspace dir under the
+// state directory base ("" for the default), creating it.
+func workspaceState(base, dir string) (string, error) {
+	b, err := statedir.Base(base)
+	if err != nil {
+		return "", err
+	}
+	return statedir.Workspace(b, dir)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // result is what one nightshift command gave back.
@@ -61,4 +63,19 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// stateOf returns the state folder of the workspace work, in the tests'
+// state directory (TestMain sets it).
+func stateOf(t *testing.T, work string) string {
+	t.Helper()
+	base, err := statedir.Base("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := statedir.WorkspaceDir(base, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

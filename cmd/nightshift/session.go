@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
@@ -43,6 +44,11 @@ type session struct {
 	closers  []func() error
 	journal  *journal.Journal
 	modelTag string
+	// state is the workspace's state folder, outside it; stateFlag is
+	// --state-dir as given, for the commands we tell the person to type.
+	state, stateFlag string
+	// record is the path of the run's record, once written.
+	record string
 	// ended holds what the end of the run did to the workspace, for the
 	// run's record.
 	ended agent.Record
@@ -76,13 +82,24 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 	}
 	s.root = root
 	s.closers = append(s.closers, root.Close)
+	if s.state, err = workspaceState(f.stateDir, root.Dir()); err != nil {
+		s.close()
+		return nil, err
+	}
+	s.stateFlag = f.stateDir
+	if _, err := statedir.Prune(s.state, f.keepState, s.clock.Now()); err != nil {
+		fmt.Fprintf(stderr, "nightshift: %v\n", err)
+	}
 
 	policy, err := gate.ParsePolicy(spec.Approve...)
 	if err != nil {
 		s.close()
 		return nil, usageError(err)
 	}
-	tools, err := tool.NewSet(append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))...)
+	// Every command carries the workspace's mark, so that recover can
+	// tell that a command a dead run started is still alive.
+	env := append(command.SafeEnv(os.Environ()), journal.Mark(s.state))
+	tools, err := tool.NewSet(append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))...)
 	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("tools: %w", err)
@@ -113,12 +130,7 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		s.closers = append(s.closers, s.evFile.Close)
 	}
 
-	state, err := root.EnsureStateDir()
-	if err != nil {
-		s.close()
-		return nil, err
-	}
-	audit, err := gate.OpenAudit(filepath.Join(state, "audit.jsonl"))
+	audit, err := gate.OpenAudit(filepath.Join(s.state, statedir.AuditName))
 	if err != nil {
 		s.close()
 		return nil, err
@@ -216,10 +228,10 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 // earlier run died midway.
 func (s *session) begin() error {
 	s.cfg.RunID = agent.NewRunID(s.clock.Now())
-	j, err := journal.Begin(s.root.Dir(), s.root.StateDir(), s.cfg.RunID)
+	j, err := journal.Begin(s.root.Dir(), s.state, s.cfg.RunID)
 	if errors.Is(err, journal.ErrNeedsRecovery) {
 		return &exitError{code: agent.NeedsRecovery.ExitCode(), err: fmt.Errorf(
-			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s", err, s.root.Dir())}
+			"%w\nnothing was run; restore the workspace with: %s", err, s.recoverCommand())}
 	}
 	if errors.Is(err, journal.ErrBusy) {
 		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
@@ -230,8 +242,20 @@ func (s *session) begin() error {
 	s.journal = j
 	s.root.SetGuard(j.Before)
 	s.root.SetAfter(j.After)
+	// What a command changes joins what the file tools changed: the
+	// judge sees both.
+	j.OnChange(s.root.AddChanged)
 	s.cfg.Snapshots = j
 	return nil
+}
+
+// recoverCommand is what the person types to recover this workspace.
+func (s *session) recoverCommand() string {
+	c := "nightshift recover --dir " + s.root.Dir()
+	if s.stateFlag != "" {
+		c += " --state-dir " + s.stateFlag
+	}
+	return c
 }
 
 // run runs the task, then keeps the workspace (done, or --keep) or rolls
@@ -248,9 +272,11 @@ func (s *session) run(ctx context.Context, task string) *agent.Result {
 	res := agent.Run(ctx, cfg, task)
 	rec := agent.NewRecord(task, s.modelTag, started, s.clock.Now(), res, s.rec.Events())
 	rec.Patch, rec.RolledBack, rec.Conflicts = s.ended.Patch, s.ended.RolledBack, s.ended.Conflicts
-	if _, err := rec.Write(s.root.StateDir()); err != nil {
+	path, err := rec.Write(s.state)
+	if err != nil {
 		fmt.Fprintf(s.stderr, "nightshift: %v\n", err)
 	}
+	s.record = path
 	return res
 }
 
@@ -277,7 +303,7 @@ func (s *session) finish(res *agent.Result, rec *agent.Record) {
 	rep, err := s.journal.Rollback()
 	if err != nil {
 		emit("FAILED: "+err.Error(), map[string]any{"error": err.Error()})
-		fmt.Fprintf(s.stderr, "nightshift: rollback failed: %v\nrun: nightshift recover --dir %s\n", err, s.root.Dir())
+		fmt.Fprintf(s.stderr, "nightshift: rollback failed: %v\nrun: %s\n", err, s.recoverCommand())
 		return
 	}
 	rec.RolledBack = append(append(append([]string(nil), rep.Restored...), rep.Removed...), rep.Recreated...)
@@ -317,6 +343,9 @@ func (s *session) report(res *agent.Result, w io.Writer) {
 	}
 	if len(res.FailsByCheck) > 0 {
 		fmt.Fprintf(w, "nightshift: FAILs by check: %s\n", failsByCheck(res.FailsByCheck))
+	}
+	if s.record != "" {
+		fmt.Fprintf(w, "nightshift: record of this run: %s\n", s.record)
 	}
 }
 
