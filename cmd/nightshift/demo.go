@@ -158,6 +158,8 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 		modelFlags: modelFlags{provider: "scripted", scenario: scenario},
 		dir:        work,
 		backoff:    backoff,
+		// The demo's state stays with its throwaway workspace, beside it.
+		stateDir: filepath.Join(dir, "state"),
 	}
 	f.retryBudget = retry.DefaultBudget
 	retries := 3
