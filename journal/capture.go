@@ -185,6 +185,9 @@ func openBlob(blobs string, st state) (io.ReadCloser, error) {
 	if st.Pack == "" || !filepath.IsLocal(st.Pack) || strings.ContainsRune(st.Pack, filepath.Separator) {
 		return nil, fmt.Errorf("no saved content is recorded (pack %q)", st.Pack)
 	}
+	if fi, err := os.Lstat(blobs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("the folder of saved contents %s is missing or not a folder", blobs)
+	}
 	f, err := statedir.OpenFile(filepath.Join(blobs, st.Pack), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err

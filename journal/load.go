@@ -48,7 +48,7 @@ func load(dir string, legacy bool) *stored {
 		}
 	}
 	afters := s.readAfters()
-	entries, err := os.ReadDir(s.blobs)
+	entries, err := readRealDir(s.blobs)
 	if err != nil {
 		s.damaged("its folder of steps is missing (%v): the changes recorded there cannot be undone", err)
 	}
@@ -164,7 +164,7 @@ func (s *stored) readAfters() []record {
 func loadLegacy(dir string) *stored {
 	s := &stored{run: filepath.Base(dir), dir: dir, blobs: filepath.Join(dir, blobsName), legacy: true, m: newModel()}
 	packs := 0
-	if entries, err := os.ReadDir(s.blobs); err == nil {
+	if entries, err := readRealDir(s.blobs); err == nil {
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), "pack-") && !strings.HasSuffix(e.Name(), ".tmp") {
 				packs++
@@ -206,4 +206,17 @@ func loadLegacy(dir string) *stored {
 		s.damaged("%s has no begin record", logName)
 	}
 	return s
+}
+
+// readRealDir lists a folder of a journal that must be a real folder: a
+// symlink in its place (planted in an old .nightshift/) is not followed.
+func readRealDir(dir string) ([]os.DirEntry, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	return os.ReadDir(dir)
 }
