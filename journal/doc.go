@@ -39,8 +39,9 @@
 // putting every path back as it was before the run, and a path that
 // appeared is removed. AfterSnapshot reports what the command changed, the
 // difference between the workspace and the snapshot, to OnChange. Give
-// every command Mark in its environment: Recover refuses (ErrBusy, naming
-// the PID) while a command a dead run started is still alive.
+// every command Mark(workspace) in its environment: Recover refuses
+// (ErrBusy, naming the PID) while a command a dead run started is still
+// alive.
 //
 // Every step of the journal is a file that appears whole or not at all,
 // so a crash never leaves a record cut short: a journal with a record
@@ -55,4 +56,11 @@
 //
 // Journals that earlier versions left in the workspace's .nightshift/
 // folder are still found by Begin and applied by Recover.
+//
+// A Tx does the wiring and the bookkeeping in the shape of database/sql's
+// Tx: Attach hooks the journal into the workspace (and, when it has
+// AddChanged, tells it what commands changed), `defer tx.Rollback()`
+// undoes the run on every path that did not reach Commit, and Suspend
+// leaves the journal pending for a run that paused. Package lifecycle
+// runs every run that way.
 package journal

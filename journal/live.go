@@ -9,19 +9,22 @@ import (
 )
 
 // MarkEnv is the environment variable that marks the processes a run
-// starts (its commands) with the workspace's state folder. A command may
+// starts (its commands) with the workspace they work in. A command may
 // outlive the run that started it (nightshift killed with -9); recover
 // finds it by its mark and refuses to restore the workspace under its
 // feet.
 const MarkEnv = "NIGHTSHIFT_JOURNAL"
 
-// Mark returns MarkEnv=stateDir, to add to the environment of every
-// command a run in this workspace starts.
-func Mark(stateDir string) string {
-	if abs, err := filepath.Abs(stateDir); err == nil {
-		stateDir = abs
+// Mark returns MarkEnv=<the workspace's real path>, to add to the
+// environment of every command a run in the workspace dir starts.
+func Mark(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-	return MarkEnv + "=" + stateDir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return MarkEnv + "=" + dir
 }
 
 // procDir is where the kernel describes processes (Linux).

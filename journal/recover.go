@@ -203,7 +203,7 @@ func Recover(root, stateDir string) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	if busy := busy(s, absState); busy != nil {
+	if busy := busy(s, absRoot); busy != nil {
 		return rep, busy
 	}
 	if len(s.dead) == 0 {
@@ -245,12 +245,12 @@ func absPaths(root, stateDir string) (string, string, error) {
 	return absRoot, absState, nil
 }
 
-// busy returns what is alive in the workspace, if anything: a run holding
-// its journal, or a command a dead run started, found by its mark.
-func busy(s scanned, stateDir string) *BusyError {
+// busy returns what is alive in the workspace root, if anything: a run
+// holding its journal, or a command a dead run started, found by its mark.
+func busy(s scanned, root string) *BusyError {
 	live := slices.Clone(s.live)
 	if len(s.dead) > 0 {
-		for _, pid := range marked(Mark(stateDir)) {
+		for _, pid := range marked(Mark(root)) {
 			live = append(live, Process{PID: pid, Command: true})
 		}
 	}
@@ -359,7 +359,7 @@ func Discard(root, stateDir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if busy := busy(s, absState); busy != nil {
+	if busy := busy(s, absRoot); busy != nil {
 		return nil, busy
 	}
 	var out []string

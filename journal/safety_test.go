@@ -597,7 +597,7 @@ func TestRecoverRefusesWhileARunOrItsCommandIsAlive(t *testing.T) {
 
 	// The run dies; the command it started does not.
 	cmd := exec.Command("sh", "-c", "read line || true")
-	cmd.Env = []string{Mark(stateDir)}
+	cmd.Env = []string{Mark(root)}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

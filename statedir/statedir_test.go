@@ -76,8 +76,8 @@ func TestTwoSpellingsOfOneWorkspaceShareOneStateFolder(t *testing.T) {
 func TestAStateDirectoryInsideTheWorkspaceIsRefused(t *testing.T) {
 	ws := t.TempDir()
 	_, err := Workspace(filepath.Join(ws, ".state"), ws)
-	if err == nil || !strings.Contains(err.Error(), "--state-dir") {
-		t.Fatalf("want a refusal naming --state-dir, got %v", err)
+	if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), "--state-dir") {
+		t.Fatalf("want ErrUnusable naming --state-dir, got %v", err)
 	}
 }
 

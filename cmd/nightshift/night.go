@@ -10,11 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -94,7 +96,9 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 	if err != nil {
 		return usageError(err)
 	}
-	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Clock: clk, Events: event.NewText(cmd.ErrOrStderr()), StateDir: base})
+	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
+	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
+		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -103,7 +107,11 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
 		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
-	return exitWith(sum.ExitCode)
+	if sum.Night.End == ledger.SystemStopped {
+		// A system-scope failure stopped the night: not all was done.
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
 }
 
 // runDemoNight writes the demo pipeline to a temporary folder, adds the

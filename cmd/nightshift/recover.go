@@ -66,7 +66,7 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 	if err != nil {
 		return usageError(err)
 	}
-	needsRecovery := agent.NeedsRecovery.ExitCode()
+	needsRecovery := exitFor(agent.NeedsRecovery)
 	if discard {
 		runs, err := journal.Discard(abs, state)
 		if errors.Is(err, journal.ErrBusy) {
