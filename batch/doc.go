@@ -4,9 +4,9 @@
 //
 // Every task gets a fresh folder under Config.WorkDir: a copy of the
 // task's dir when it names one (a .nightshift folder of an earlier
-// version left out),
-// or an empty folder when it does not. The original is never touched, so
-// a batch can be rerun, and the copies stay behind for inspection.
+// version left out), or an empty folder when it does not. The original is
+// never touched, so a batch can be rerun, and the copies stay behind for
+// inspection.
 //
 // At most Config.Parallel tasks run at once. The model calls of all of
 // them should go through one retry.Limiter per provider credential (a
