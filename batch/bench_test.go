@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -66,7 +66,7 @@ func BenchmarkPacing(b *testing.B) {
 					cfg.Dir = b.TempDir()
 				}
 				lims := retry.NewLimiters(cfg)
-				base := agent.Config{
+				base := lifecycle.Config{
 					Model: s.provider(b, bc.wire),
 					Retry: retry.Policy{Retries: retry.DefaultRetries, Limiter: lims.For(bc.wire, "sk-test")},
 				}

@@ -28,6 +28,11 @@ type LimiterConfig struct {
 	// OpenLimiter). The CLI uses statedir.Limits. NewLimiter ignores it.
 	// Default none: each process paces alone.
 	Dir string
+	// Share, when set, says which endpoints' limiters a Limiters registry
+	// shares through Dir (true) and which it keeps in this process
+	// (false): a model that answers inside the process has no limit to
+	// share. Default: every endpoint's.
+	Share func(endpoint string) bool
 }
 
 // minute is the period of RPM and TPM.

@@ -50,8 +50,12 @@ func (r *Limiters) For(provider, credential string) *Limiter {
 	defer r.mu.Unlock()
 	l, ok := r.m[k]
 	if !ok {
+		cfg := r.cfg
+		if cfg.Share != nil && !cfg.Share(provider) {
+			cfg.Dir = ""
+		}
 		var err error
-		if l, err = OpenLimiter(r.cfg, provider, credential); err != nil {
+		if l, err = OpenLimiter(cfg, provider, credential); err != nil {
 			r.err = cmp.Or(r.err, err)
 			l = NewLimiter(r.cfg)
 		}

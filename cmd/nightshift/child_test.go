@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // child is a real nightshift process: this test binary, started with
@@ -29,7 +31,7 @@ func startChild(t testing.TB, dir string, args ...string) *child {
 	return startChildEnv(t, dir, nil, args...)
 }
 
-// startChildEnv is startChild with env (NAME=value) added to the clean
+// startChildEnv is startChild with env (NAME=value) added to the child's
 // environment.
 func startChildEnv(t testing.TB, dir string, env []string, args ...string) *child {
 	t.Helper()
@@ -39,7 +41,9 @@ func startChildEnv(t testing.TB, dir string, env []string, args ...string) *chil
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir()}, env...)
+	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir(),
+		statedir.Env + "=" + os.Getenv(statedir.Env)}
+	cmd.Env = append(cmd.Env, env...) // the last of a name wins
 	c := &child{cmd: cmd}
 	if c.stdout, err = cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,9 +34,6 @@ func runCLIEnv(t *testing.T, env []string, args ...string) result {
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "NIGHTSHIFT_MODEL"} {
 		t.Setenv(k, "")
 	}
-	// The limiters' shared files go to the test's own folder, never to
-	// the home folder of whoever runs the tests.
-	t.Setenv(statedir.Env, t.TempDir())
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -66,4 +65,24 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// stateOf returns the state folder of the workspace work, in the tests'
+// state directory (TestMain sets it).
+func stateOf(t *testing.T, work string) string {
+	t.Helper()
+	base, err := statedir.Base("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := statedir.WorkspaceDir(base, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -38,7 +38,8 @@ turns:
 	for i := range children {
 		work := filepath.Join(dir, fmt.Sprint(i))
 		writeFiles(t, work, map[string]string{"README.md": "x"})
-		children[i] = startChild(t, work, "run", "--provider", "openai", "--base-url", srv.URL,
+		own := []string{"NIGHTSHIFT_STATE_DIR=" + filepath.Join(dir, fmt.Sprint("state", i))}
+		children[i] = startChildEnv(t, work, own, "run", "--provider", "openai", "--base-url", srv.URL,
 			"--retries", "0", "--backoff", "10ms", "--retry-budget", "1m", "--no-judge", "--check", "exists:out.txt",
 			fmt.Sprintf("task %d: write out.txt", i))
 	}
