@@ -94,6 +94,23 @@ func TestLimitersShareAFile(t *testing.T) {
 			t.Errorf("the first limiter's next turn is in %s, want %s: after the second's three", got, 4*every)
 		}
 	})
+	t.Run("a rate set by hand holds in its process whatever the file has learned", func(t *testing.T) {
+		dir, c := t.TempDir(), &frozenClock{now: epoch}
+		a := shared(t, dir, c)
+		slow, err := retry.OpenLimiter(retry.LimiterConfig{Dir: dir, Clock: c, RPM: 6}, endpoint, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		a.Wait(ctx, 0)
+		a.Observe(h, nil) // the file now paces a call a second
+		if got, want := slow.State().Interval, 10*s; got != want {
+			t.Errorf("the hand-set limiter's interval = %s, want its --rpm 6's %s", got, want)
+		}
+		if got, want := a.State().Interval, every; got != want {
+			t.Errorf("the other limiter's interval = %s, want the headers' %s: a hand-set rate is not written to the file", got, want)
+		}
+	})
 	t.Run("a 429 that one process meets holds the other back", func(t *testing.T) {
 		dir, c := t.TempDir(), &frozenClock{now: epoch}
 		a, b := shared(t, dir, c), shared(t, dir, c)
@@ -288,5 +305,23 @@ func TestOldLimiterFilesAreSwept(t *testing.T) {
 	}
 	if _, err := os.Stat(recent); err != nil {
 		t.Errorf("the file used today is gone: %v", err)
+	}
+}
+
+func TestLimitersShareOnlyWhatShareAllows(t *testing.T) {
+	dir := t.TempDir()
+	r := retry.NewLimiters(retry.LimiterConfig{Dir: dir, Share: func(endpoint string) bool { return endpoint != "scripted" }})
+	defer r.Close()
+	r.For("scripted", "/work/s.yaml")
+	r.For(endpoint, key)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != retry.LimiterFileName(endpoint, key) {
+		t.Errorf("files = %v, want only %s's", ents, endpoint)
+	}
+	if err := r.Err(); err != nil {
+		t.Error(err)
 	}
 }
