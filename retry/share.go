@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // fileVersion is the format of the shared file. A file of another
@@ -29,7 +31,8 @@ func LimiterFileName(endpoint, credential string) string {
 
 // OpenLimiter returns the limiter of one endpoint and credential that the
 // processes of the machine share through a file in cfg.Dir (created, mode
-// 0700, when missing), named LimiterFileName(endpoint, credential). The
+// 0700, when missing; a symlink there is refused, as is one in the
+// file's place), named LimiterFileName(endpoint, credential). The
 // file holds times and counts only, never the endpoint or the key. Every
 // Wait and Observe reads and writes it under an exclusive file lock
 // (flock), which the system releases when a process dies, so a crash
@@ -45,11 +48,12 @@ func OpenLimiter(cfg LimiterConfig, endpoint, credential string) (*Limiter, erro
 	if cfg.Dir == "" {
 		return l, nil
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+	if err := statedir.MkdirPrivate(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("retry: limiter folder: %w", err)
 	}
 	sweep(cfg.Dir, time.Now())
-	f, err := os.OpenFile(filepath.Join(cfg.Dir, LimiterFileName(endpoint, credential)), os.O_RDWR|os.O_CREATE, 0o600)
+	// Like every state file, never opened through a planted symlink.
+	f, err := statedir.OpenFile(filepath.Join(cfg.Dir, LimiterFileName(endpoint, credential)), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("retry: limiter file: %w", err)
 	}
@@ -84,7 +88,7 @@ func sweep(dir string, now time.Time) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := statedir.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}

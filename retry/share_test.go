@@ -325,3 +325,19 @@ func TestLimitersShareOnlyWhatShareAllows(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Like every state file, a limiter file is never opened through a
+// symlink planted in its place.
+func TestALimiterFileIsNotASymlink(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := filepath.Join(t.TempDir(), "target")
+	if err := os.Symlink(elsewhere, filepath.Join(dir, retry.LimiterFileName(endpoint, key))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := retry.OpenLimiter(retry.LimiterConfig{Dir: dir}, endpoint, key); err == nil {
+		t.Error("OpenLimiter followed a symlink in the file's place")
+	}
+	if _, err := os.Stat(elsewhere); !os.IsNotExist(err) {
+		t.Errorf("the symlink's target was created (err %v)", err)
+	}
+}
