@@ -13,9 +13,9 @@ import (
 type pidns int
 
 const (
-	noPidns   pidns = iota // the kernel refused both ways
-	newPid                 // CLONE_NEWPID: we may (root, or CAP_SYS_ADMIN)
-	newUserPid             // CLONE_NEWUSER|CLONE_NEWPID: an unprivileged user may, where user namespaces are allowed
+	noPidns    pidns = iota // the kernel refused both ways
+	newPid                  // CLONE_NEWPID: we may (root, or CAP_SYS_ADMIN)
+	newUserPid              // CLONE_NEWUSER|CLONE_NEWPID: an unprivileged user may, where user namespaces are allowed
 )
 
 var (
