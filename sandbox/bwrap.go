@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // bwrapArgs returns bubblewrap's arguments up to the command. The order
@@ -77,6 +79,10 @@ func (s *Sandbox) bwrapArgs() []string {
 // the others. Paths under /tmp outside the workspace are hidden already.
 func (s *Sandbox) hidden() (inside, outside []string) {
 	paths := append([]string(nil), s.cfg.Hide...)
+	// nightshift's own state directory, wherever the user put it.
+	if base, err := statedir.Base(""); err == nil {
+		paths = append(paths, base)
+	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		for _, h := range HiddenHome {
 			paths = append(paths, filepath.Join(home, h))

@@ -54,10 +54,11 @@ type Config struct {
 	// like a credential, or whose value holds a password, is refused by
 	// New: a command never gets one.
 	Env []string
-	// Hide lists more paths the command must not see: nightshift's state
-	// directory, say. Under bwrap a folder is replaced by an empty one and
-	// a file by an empty file; HiddenHome's paths are always hidden.
-	// Paths that do not exist are skipped.
+	// Hide lists more paths the command must not see, such as a
+	// workspace's own state folder. Under bwrap a folder is replaced by an
+	// empty one and a file by an empty file. nightshift's state directory
+	// (statedir.Base) and HiddenHome's paths are always hidden. Paths that
+	// do not exist are skipped.
 	Hide []string
 	// Environ is where the variables come from; nil means os.Environ().
 	Environ []string

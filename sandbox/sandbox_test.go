@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // helperEnv makes the test binary a stand-in for nightshift: it runs one
@@ -295,7 +297,8 @@ func TestBwrapConfinesTheCommand(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Remove(hostTmp) })
 
-	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Hide: []string{state, filepath.Join(ws, ".nightshift")}})
+	t.Setenv(statedir.Env, state)
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Hide: []string{filepath.Join(ws, ".nightshift")}})
 	if sb.Mode() != Bwrap || len(sb.Warnings()) != 0 {
 		t.Fatalf("mode %s, warnings %q", sb.Mode(), sb.Warnings())
 	}
