@@ -173,4 +173,3 @@ func (c *Command) run(ctx context.Context, line string) (*tail, string, error) {
 	}
 	return out, "[exit status 0]", nil
 }
-
