@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 // AllowedEnv lists the variables every command gets when they are set:
@@ -18,41 +19,6 @@ var AllowedEnv = []string{
 	"TMPDIR",
 }
 
-// credentialWords are the parts of a variable's name that mark it as a
-// credential.
-var credentialWords = []string{
-	"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
-	"CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY", "COOKIE",
-}
-
-// IsCredentialName reports whether a variable's name says it holds a
-// credential, such as ANTHROPIC_API_KEY, GITHUB_TOKEN or PGPASSWORD.
-func IsCredentialName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range credentialWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// HasPassword reports whether value holds a URL with a password, like a
-// database URL (postgres://user:pw@host/db).
-func HasPassword(value string) bool {
-	for _, m := range urlPattern.FindAllString(value, -1) {
-		if u, err := url.Parse(m); err == nil && u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// urlPattern finds URLs with a user part in a value.
-var urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s@/]*@[^\s]*`)
-
 // varName is what --env may name.
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -63,10 +29,10 @@ func buildEnv(environ, named []string) ([]string, error) {
 		if !varName.MatchString(n) {
 			return nil, fmt.Errorf("--env %q: want the name of a variable, like GOFLAGS", n)
 		}
-		if IsCredentialName(n) {
+		if redact.IsCredentialName(n) {
 			return nil, fmt.Errorf("--env %s: the name says it holds a credential, and commands never get one", n)
 		}
-		if v, ok := lookup(environ, n); ok && HasPassword(v) {
+		if v, ok := lookup(environ, n); ok && redact.HasPassword(v) {
 			return nil, fmt.Errorf("--env %s: its value holds a password, and commands never get one", n)
 		}
 	}
@@ -76,7 +42,7 @@ func buildEnv(environ, named []string) ([]string, error) {
 		if !ok || name == "" {
 			continue
 		}
-		if slices.Contains(named, name) || allowed(name) && !IsCredentialName(name) && !HasPassword(value) {
+		if slices.Contains(named, name) || allowed(name) && !redact.IsCredentialName(name) && !redact.HasPassword(value) {
 			out = append(out, kv)
 		}
 	}

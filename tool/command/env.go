@@ -3,7 +3,7 @@ package command
 import (
 	"strings"
 
-	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 // SafeEnv returns env (KEY=VALUE entries) without the variables whose
@@ -17,7 +17,7 @@ func SafeEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if !sandbox.IsCredentialName(name) && !sandbox.HasPassword(value) {
+		if !redact.IsCredentialName(name) && !redact.HasPassword(value) {
 			out = append(out, kv)
 		}
 	}
