@@ -19,7 +19,7 @@ func Tools(r *workspace.Root) []tool.Tool {
 // pathProperty is the schema of the path input every tool shares.
 const pathProperty = `"path": {
 	"type": "string",
-	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused."
+	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused; files in a .git folder can be read but not changed."
 }`
 
 // pathOnlySchema is the input schema of the tools that take a path alone
@@ -64,6 +64,8 @@ func failure(path, noun string, err error) tool.Result {
 		return tool.Error(fmt.Sprintf("no such %s: %s", noun, path))
 	case errors.Is(err, iofs.ErrPermission):
 		return tool.Error("permission denied: " + path)
+	case errors.Is(err, workspace.ErrNotRegular):
+		return tool.Error(fmt.Sprintf("%s is not a regular file; the file tools read and write regular files only", path))
 	case errors.Is(err, syscall.EISDIR):
 		return tool.Error(isDir(path))
 	case errors.Is(err, syscall.ENOTDIR):
