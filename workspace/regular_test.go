@@ -24,7 +24,10 @@ func TestReadsAndEditsRefuseAFIFOWithoutWaiting(t *testing.T) {
 	for name, f := range map[string]func() error{
 		"ReadHead": func() error { _, _, err := r.ReadHead("pipe", 10); return err },
 		"ReadFile": func() error { _, err := r.ReadFile("pipe"); return err },
-		"Edit":     func() error { _, err := r.Edit("pipe", func(b []byte) ([]byte, error) { return append(b, 'x'), nil }); return err },
+		"Edit": func() error {
+			_, err := r.Edit("pipe", func(b []byte) ([]byte, error) { return append(b, 'x'), nil })
+			return err
+		},
 	} {
 		done := make(chan error, 1)
 		go func() { done <- f() }()
