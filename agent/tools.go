@@ -41,9 +41,28 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 	if r.cfg.Tools != nil {
 		t, _ = r.cfg.Tools.Get(u.Name)
 	}
-	if t == nil {
-		// An invented tool: the set answers with the tools that exist.
-		res := r.callSet(ctx, u)
+	// A call that cannot run (an invented tool, input its schema
+	// rejects) is answered before the gate: nobody is asked to approve
+	// it, and the audit log says it was rejected, not allowed.
+	var invalid error
+	if r.cfg.Tools != nil {
+		invalid = r.cfg.Tools.Validate(u.Name, u.Input)
+	}
+	if t == nil || invalid != nil {
+		res := r.callSet(ctx, u) // the set's answer: the tools that exist, or the schema's complaint
+		if t != nil {
+			data["class"] = string(t.Class())
+		}
+		if r.cfg.Gate != nil {
+			a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Input: u.Input}
+			if t != nil {
+				a.Class = t.Class()
+			}
+			data["decision"], data["decided_by"] = string(gate.Reject), string(gate.BySchema)
+			if err := r.cfg.Gate.Reject(a, firstLine(res.Content)); err != nil {
+				res = tool.Error(fmt.Sprintf("refused: %s was not run; the audit log could not be written: %v", u.Name, err))
+			}
+		}
 		data["is_error"] = res.IsError
 		data["result"] = firstLine(res.Content)
 		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
@@ -51,9 +70,32 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 	}
 	class := t.Class()
 	data["class"] = string(class)
+	// Before a danger-class tool runs, the workspace is captured, so that
+	// what a command changes is rolled back too (seed 000, section 4.4).
+	captured := false
+	var capture func(context.Context) error
+	if class == tool.Danger && r.cfg.Snapshots != nil {
+		capture = func(ctx context.Context) error {
+			if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
+				return fmt.Errorf("the workspace could not be captured for rollback: %w", err)
+			}
+			captured = true
+			return nil
+		}
+		defer func() {
+			if !captured {
+				return
+			}
+			if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
+				r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
+			}
+		}()
+	}
 	if r.cfg.Gate != nil {
 		a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
-		v, err := r.cfg.Gate.Check(ctx, a)
+		// The capture runs once the call is allowed and before the
+		// decision is audited: a failed capture is audited as refused.
+		v, err := r.cfg.Gate.CheckThen(ctx, a, capture)
 		data["decision"], data["decided_by"] = string(v.Decision), string(v.By)
 		var parked *gate.ParkedError
 		if errors.As(err, &parked) {
@@ -67,23 +109,19 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 				res = tool.Error(fmt.Sprintf("refused: %s was not run; the gate could not decide: %v", u.Name, err))
 			}
 			data["is_error"] = true
-			r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
+			if v.Decision == gate.Refuse {
+				r.emit("tool", u.Name+" not run: the workspace could not be captured", data)
+			} else {
+				r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
+			}
 			return res, nil
 		}
-	}
-	if class == tool.Danger && r.cfg.Snapshots != nil {
-		// Capture the workspace first, so that what a command changes is
-		// rolled back too (seed 000, section 4.4).
-		if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
+	} else if capture != nil {
+		if err := capture(ctx); err != nil {
 			data["is_error"] = true
 			r.emit("tool", u.Name+" not run: the workspace could not be captured", data)
-			return tool.Error(fmt.Sprintf("%s was not run: the workspace could not be captured for rollback: %v", u.Name, err)), nil
+			return tool.Error(fmt.Sprintf("%s was not run: %v", u.Name, err)), nil
 		}
-		defer func() {
-			if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
-				r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
-			}
-		}()
 	}
 	var res tool.Result
 	if class == tool.Read {
