@@ -153,6 +153,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// ErrNoBwrap is matched by the error of New with Mode Bwrap when
+// bubblewrap is not installed (as opposed to installed but not working).
+var ErrNoBwrap = errors.New("bubblewrap is not installed")
+
 // The probe runs once per process and program: whether bwrap works does
 // not change while we run, and a run of many commands should not pay for
 // it each time.
@@ -180,7 +184,7 @@ func probeBwrap(program string) (string, error) {
 	}
 	path, err := exec.LookPath(program)
 	if err != nil {
-		err = fmt.Errorf("bubblewrap (%s) is not installed", program)
+		err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
 	} else {
 		err = tryBwrap(path)
 	}
