@@ -56,7 +56,7 @@ turns:
 type failingSnapshots struct{ after int }
 
 func (s *failingSnapshots) Snapshot(context.Context) error { return errors.New("disk full") }
-func (s *failingSnapshots) AfterSnapshot() error          { s.after++; return nil }
+func (s *failingSnapshots) AfterSnapshot() error           { s.after++; return nil }
 
 type cmdTool struct{ ran bool }
 

@@ -49,9 +49,16 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	r.model = r.withRetryEvents(cfg.Model, cfg.Retry)
 	r.judge = r.verifier()
 	r.msgs = append(r.msgs, llm.UserText(task))
-	r.emit("start", fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps), map[string]any{
-		"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps,
-	})
+	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
+	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
+	for _, f := range cfg.Start {
+		if _, taken := data[f.Key]; taken || f.Key == "" {
+			continue
+		}
+		data[f.Key] = f.Value
+		detail += " " + f.Key + "=" + f.Value
+	}
+	r.emit("start", detail, data)
 	return r.loop(ctx)
 }
 

@@ -11,7 +11,7 @@ import (
 // secret that reached an event: a command's output, a model's answer, an
 // error from a provider.
 func (r *Redactor) Sink(s event.Sink) event.Sink {
-	if r == nil || r.r == nil || s == nil {
+	if r == nil || s == nil {
 		return s
 	}
 	return event.SinkFunc(func(e event.Event) {
@@ -26,7 +26,7 @@ func (r *Redactor) Sink(s event.Sink) event.Sink {
 // Auditor returns an auditor that records each entry in a with its
 // summary and reason redacted: a command line can carry a key.
 func (r *Redactor) Auditor(a gate.Auditor) gate.Auditor {
-	if r == nil || r.r == nil || a == nil {
+	if r == nil || a == nil {
 		return a
 	}
 	return auditor{r, a}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mask replaces every secret.
@@ -15,8 +16,10 @@ const Mask = "[redacted]"
 const MinLen = 8
 
 // Redactor replaces secrets. A nil *Redactor replaces nothing. It is safe
-// for concurrent use.
+// for concurrent use, Add included: a secret learnt late (the key a
+// pipeline names) is redacted from then on by everything that holds r.
 type Redactor struct {
+	mu      sync.RWMutex
 	secrets []string // as given, sorted, without duplicates
 	r       *strings.Replacer
 }
@@ -24,7 +27,16 @@ type Redactor struct {
 // New returns a Redactor of the given secrets; those shorter than MinLen
 // are ignored.
 func New(secrets ...string) *Redactor {
-	var keep []string
+	r := &Redactor{}
+	r.Add(secrets...)
+	return r
+}
+
+// Add adds secrets; those shorter than MinLen are ignored.
+func (r *Redactor) Add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keep := slices.Clone(r.secrets)
 	for _, s := range secrets {
 		if len(s) >= MinLen {
 			keep = append(keep, s)
@@ -32,8 +44,8 @@ func New(secrets ...string) *Redactor {
 	}
 	slices.Sort(keep)
 	keep = slices.Compact(keep)
-	if len(keep) == 0 {
-		return &Redactor{}
+	if len(keep) == len(r.secrets) {
+		return
 	}
 	var forms []string
 	for _, s := range keep {
@@ -41,21 +53,24 @@ func New(secrets ...string) *Redactor {
 	}
 	// Longest first: strings.Replacer tries its old strings in order at
 	// each position, and a secret that contains another must win.
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
 	forms = slices.Compact(forms)
 	pairs := make([]string, 0, 2*len(forms))
 	for _, f := range forms {
 		pairs = append(pairs, f, Mask)
 	}
-	return &Redactor{secrets: keep, r: strings.NewReplacer(pairs...)}
+	r.secrets, r.r = keep, strings.NewReplacer(pairs...)
 }
 
-// With returns a Redactor of r's secrets and more.
+// With returns a new Redactor of r's secrets and more.
 func (r *Redactor) With(secrets ...string) *Redactor {
 	if r == nil {
 		return New(secrets...)
 	}
-	return New(append(slices.Clone(r.secrets), secrets...)...)
+	r.mu.RLock()
+	old := slices.Clone(r.secrets)
+	r.mu.RUnlock()
+	return New(append(old, secrets...)...)
 }
 
 // Len returns how many secrets r holds.
@@ -63,7 +78,19 @@ func (r *Redactor) Len() int {
 	if r == nil {
 		return 0
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	return len(r.secrets)
+}
+
+// replacer returns the replacer in force, nil when r holds no secret.
+func (r *Redactor) replacer() *strings.Replacer {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.r
 }
 
 // variants returns s in the forms it takes on the way out: as it is,
@@ -87,18 +114,18 @@ func variants(s string) []string {
 
 // String returns s with every secret replaced by Mask.
 func (r *Redactor) String(s string) string {
-	if r == nil || r.r == nil {
-		return s
+	if rep := r.replacer(); rep != nil {
+		return rep.Replace(s)
 	}
-	return r.r.Replace(s)
+	return s
 }
 
 // Bytes returns b with every secret replaced by Mask.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if r == nil || r.r == nil {
-		return b
+	if rep := r.replacer(); rep != nil {
+		return []byte(rep.Replace(string(b)))
 	}
-	return []byte(r.r.Replace(string(b)))
+	return b
 }
 
 // Writer returns a writer that redacts each Write before passing it on.
@@ -106,7 +133,7 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // event and audit lines, messages on stderr, the answer on stdout) write
 // whole lines, so a secret is never split between two writes.
 func (r *Redactor) Writer(w io.Writer) io.Writer {
-	if r == nil || r.r == nil {
+	if r == nil {
 		return w
 	}
 	return writer{r, w}
@@ -115,6 +142,22 @@ func (r *Redactor) Writer(w io.Writer) io.Writer {
 type writer struct {
 	r *Redactor
 	w io.Writer
+}
+
+// Unwrap returns the writer written to, so that a caller can still ask
+// whether it is a terminal.
+func (w writer) Unwrap() io.Writer { return w.w }
+
+// Underlying returns the writer under the redacting writers wrapped
+// around w.
+func Underlying(w io.Writer) io.Writer {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
 }
 
 // Write reports len(p) written when the redacted text was written whole.
@@ -128,7 +171,7 @@ func (w writer) Write(p []byte) (int, error) {
 // Error returns err with its message redacted; errors.Is and errors.As
 // still see the original chain.
 func (r *Redactor) Error(err error) error {
-	if err == nil || r == nil || r.r == nil {
+	if err == nil || r.replacer() == nil {
 		return err
 	}
 	msg := r.String(err.Error())
@@ -150,7 +193,7 @@ func (e *redactedError) Unwrap() error { return e.err }
 // strings in slices and maps of any depth, as an event's data holds.
 // Other values are returned as they are.
 func (r *Redactor) Value(v any) any {
-	if r == nil || r.r == nil {
+	if r.replacer() == nil {
 		return v
 	}
 	switch x := v.(type) {

@@ -118,3 +118,18 @@ func TestAuditorRedactsTheSummary(t *testing.T) {
 		t.Errorf("audit line %s", b.String())
 	}
 }
+
+func TestASecretAddedLaterIsRedactedByWhatHoldsTheRedactor(t *testing.T) {
+	r := New()
+	var b bytes.Buffer
+	w := r.Writer(&b)
+	fmt.Fprintln(w, "before: "+key)
+	r.Add(key, "tiny")
+	fmt.Fprintln(w, "after: "+key)
+	if b.String() != "before: "+key+"\nafter: [redacted]\n" || r.Len() != 1 {
+		t.Errorf("got %q, %d secrets", b.String(), r.Len())
+	}
+	if Underlying(w) != &b {
+		t.Error("Underlying does not find the wrapped writer")
+	}
+}
