@@ -227,6 +227,8 @@ func checksOf(v verify.Verdict) []string {
 func (r *run) verifier() *verify.Verifier {
 	v := &verify.Verifier{Rules: []verify.Rule{verify.NotEmpty()}}
 	if r.cfg.Verifier != nil {
+		// The sandbox of its cmd: checks and its redactor come along.
+		v.Commands, v.Redact = r.cfg.Verifier.Commands, r.cfg.Verifier.Redact
 		for _, rule := range r.cfg.Verifier.Rules {
 			if rule.Name() != "not-empty" {
 				v.Rules = append(v.Rules, rule)

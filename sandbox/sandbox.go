@@ -173,16 +173,13 @@ func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
 // none, and why. A warning about the kernel comes once per process.
 func (s *Sandbox) Warnings() []string { return slices.Clone(s.warnings) }
 
-// String describes the sandbox in a few words, for a run's start event:
-// "bwrap (no network)", "bwrap (network)" or "none".
+// String names the sandbox in one word, for a run's start event: "bwrap"
+// (no network), "bwrap+net" or "none".
 func (s *Sandbox) String() string {
-	if s.mode == None {
-		return string(None)
+	if s.mode == Bwrap && s.cfg.Net {
+		return "bwrap+net"
 	}
-	if s.cfg.Net {
-		return "bwrap (network)"
-	}
-	return "bwrap (no network)"
+	return string(s.mode)
 }
 
 // realDir returns dir made absolute with its symlinks resolved, so that

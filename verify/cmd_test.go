@@ -58,3 +58,20 @@ func needBwrap(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// The judge may be another provider: a key in the answer or a changed
+// file does not travel there.
+func TestTheJudgeIsSentNoSecret(t *testing.T) {
+	dir := setup(t, map[string]string{"notes.md": "the key: 0123456789-secret\n"})
+	m := &judgeModel{reply: "PASS"}
+	v := &Verifier{
+		Judge:  &Judge{Model: m},
+		Redact: func(s string) string { return strings.ReplaceAll(s, "0123456789-secret", "[redacted]") },
+	}
+	if _, _, err := v.Verify(context.Background(), Input{Task: "t", Answer: "found 0123456789-secret", Dir: dir, Changed: []string{"notes.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if u := m.userText(t); strings.Contains(u, "0123456789-secret") || strings.Count(u, "[redacted]") != 2 {
+		t.Errorf("the judge was sent:\n%s", u)
+	}
+}

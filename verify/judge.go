@@ -39,6 +39,11 @@ type Judge struct {
 	// MaxTokens caps the judge's reply. Default 256: a verdict and one
 	// sentence.
 	MaxTokens int
+	// Redact, when set, rewrites what the judge is sent (the task, the
+	// answer, the changed files) and the reason it gives: the judge may be
+	// another provider, and a key the worker came across must not travel
+	// there. Verifier.Redact sets it when it is nil.
+	Redact func(string) string
 
 	// nonce makes the per-call delimiter marker; nil means crypto/rand.
 	// Tests set it to forge delimiters that match.
@@ -109,10 +114,14 @@ func withReminder(req *llm.Request) *llm.Request {
 // message, no history and no tools.
 func (j *Judge) request(in Input, transcript []string, nonce string) *llm.Request {
 	p := prompt{nonce: nonce, budget: positive(j.MaxFileBytes, DefaultJudgeMaxFileBytes)}
+	user := p.user(in, transcript)
+	if j.Redact != nil {
+		user = j.Redact(user)
+	}
 	return &llm.Request{
 		Model:     j.ModelName,
 		System:    p.system(j.Rubric),
-		Messages:  []llm.Message{llm.UserText(p.user(in, transcript))},
+		Messages:  []llm.Message{llm.UserText(user)},
 		MaxTokens: positive(j.MaxTokens, DefaultJudgeMaxTokens),
 	}
 }

@@ -76,8 +76,9 @@ type Verifier struct {
 	// its own (see Input.Commands).
 	Commands *sandbox.Sandbox
 	// Redact, when set, rewrites every failure message and reason before
-	// it goes back to the worker, into events or into records: a check's
-	// output can hold a secret. Nil leaves them as they are.
+	// it goes back to the worker, into events or into records (a check's
+	// output can hold a secret), and what the judge is sent (see
+	// Judge.Redact). Nil leaves them as they are.
 	Redact func(string) string
 }
 
@@ -124,7 +125,13 @@ func (v *Verifier) verify(ctx context.Context, in Input, rules []Rule) (Verdict,
 	if v.Judge == nil {
 		return Verdict{Pass: true, Check: "rules"}, llm.Usage{}, nil
 	}
-	return v.Judge.Judge(ctx, in)
+	j := v.Judge
+	if j.Redact == nil && v.Redact != nil {
+		jj := *j
+		jj.Redact = v.Redact
+		j = &jj
+	}
+	return j.Judge(ctx, in)
 }
 
 // failVerdict builds a FAIL decided by check.

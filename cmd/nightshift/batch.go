@@ -12,6 +12,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -105,7 +106,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 
 	stderr := cmd.ErrOrStderr()
 	live := false
-	if fh, ok := stderr.(*os.File); ok {
+	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
 	limiters := f.limiters()
@@ -156,6 +157,16 @@ func batchSpec(cmd *cobra.Command, f *batchFlags, in *taskfile.Spec) *taskfile.S
 	if s.JudgeModel == "" {
 		s.JudgeModel = f.judgeModel
 	}
+	// How commands run: the task's own say, else the flags'; --env adds
+	// to the task's list.
+	if s.Sandbox == "" || cmd.Flags().Changed("sandbox") {
+		s.Sandbox = f.sandbox
+	}
+	s.SandboxNet = s.SandboxNet || f.sandboxNet
+	s.Env = append(append([]string(nil), s.Env...), f.env...)
+	if s.CommandTimeout == "" || cmd.Flags().Changed("command-timeout") {
+		s.CommandTimeout = f.commandTimeout.String()
+	}
 	return &s
 }
 
@@ -197,11 +208,12 @@ func runBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir s
 	failed := func(o agent.Outcome, err error) *agent.Result {
 		return &agent.Result{Outcome: o, Reason: err.Error(), Err: err}
 	}
-	log, err := os.Create(dir + ".log")
+	file, err := os.Create(dir + ".log")
 	if err != nil {
 		return failed(agent.Failed, err)
 	}
-	defer log.Close()
+	defer file.Close()
+	log := redactorOf(ctx).Writer(file)
 	rf := f.runFlags
 	rf.dir = dir
 	s, err := setupRun(ctx, &rf, spec, strings.NewReader(""), log, limiters)

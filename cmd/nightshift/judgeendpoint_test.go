@@ -16,10 +16,10 @@ func TestTheJudgeUsesTheWorkersEndpointOnTheWorkersProvider(t *testing.T) {
 		judge string
 		want  string
 	}{
-		{"the provider inferred from the key, the judge named with it", modelFlags{baseURL: url}, "anthropic:claude-haiku-4-5", "anthropic " + url},
-		{"the provider given with --provider", modelFlags{provider: "anthropic", baseURL: url}, "anthropic:claude-haiku-4-5", "anthropic " + url},
-		{"a judge named by model alone", modelFlags{baseURL: url}, "claude-haiku-4-5", "anthropic " + url},
-		{"a judge on another provider uses that provider's own base URL", modelFlags{baseURL: url}, "openai:gpt-4o-mini", "openai https://openai.internal.example"},
+		{"the provider inferred from the key, the judge named with it", modelFlags{baseURL: url}, "anthropic:claude-haiku-4-5", url},
+		{"the provider given with --provider", modelFlags{provider: "anthropic", baseURL: url}, "anthropic:claude-haiku-4-5", url},
+		{"a judge named by model alone", modelFlags{baseURL: url}, "claude-haiku-4-5", url},
+		{"a judge on another provider uses that provider's own base URL", modelFlags{baseURL: url}, "openai:gpt-4o-mini", "https://openai.internal.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,7 +39,7 @@ func TestTheJudgeUsesTheWorkersEndpointOnTheWorkersProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := jb.target(); got != "openai (public API)" {
+	if got := jb.target(); got != "https://api.openai.com/v1" {
 		t.Errorf("the judge goes to %q", got)
 	}
 }

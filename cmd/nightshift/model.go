@@ -65,17 +65,24 @@ type built struct {
 	endpoint, credential string
 }
 
-// target says where the model's calls go, for a run's start event:
-// "anthropic https://llm.internal", "anthropic (public API)", or
-// "scripted scenario.yaml".
+// publicAPI is where a provider's calls go without a base URL: the
+// SDKs' defaults.
+var publicAPI = map[string]string{
+	"anthropic": "https://api.anthropic.com",
+	"openai":    "https://api.openai.com/v1",
+}
+
+// target says where the model's calls go, for a run's start event: the
+// base URL, the provider's public API, or "in-process" for a scripted
+// model.
 func (b *built) target() string {
 	switch {
 	case b.provider == "scripted":
-		return b.provider + " (in process)"
+		return "in-process"
 	case b.baseURL != "":
-		return b.provider + " " + b.baseURL
+		return b.baseURL
 	}
-	return b.provider + " (public API)"
+	return publicAPI[b.provider]
 }
 
 // resolve builds the model and names its credential.

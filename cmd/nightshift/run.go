@@ -33,6 +33,7 @@ type runFlags struct {
 	keep            bool
 	rpm, tpm        int
 	retryBudget     time.Duration
+	commandFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -88,6 +89,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
+	addCommandFlags(cmd, &f.commandFlags)
 }
 
 // runTask is `nightshift run`.
@@ -156,6 +158,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 		spec.JudgeModel = f.judgeModel
 	}
 	spec.Approve = append(spec.Approve, f.approve...)
+	mergeCommands(changed, &f.commandFlags, spec)
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
 		if n < 0 {
 			return nil, usagef("limits must not be negative")

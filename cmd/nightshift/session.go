@@ -20,7 +20,7 @@ import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
-	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool"
@@ -43,6 +43,8 @@ type session struct {
 	closers  []func() error
 	journal  *journal.Journal
 	modelTag string
+	// red keeps the credentials out of what the session writes.
+	red *redact.Redactor
 	// ended holds what the end of the run did to the workspace, for the
 	// run's record.
 	ended agent.Record
@@ -76,23 +78,52 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 	}
 	s.root = root
 	s.closers = append(s.closers, root.Close)
+	red := redactorOf(ctx)
+	s.red = red
 
 	policy, err := gate.ParsePolicy(spec.Approve...)
 	if err != nil {
 		s.close()
 		return nil, usageError(err)
 	}
-	tools, err := tool.NewSet(append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))...)
-	if err != nil {
-		s.close()
-		return nil, fmt.Errorf("tools: %w", err)
-	}
-
-	v, judgeLimiter, err := buildVerifier(f, spec, model, name, limiters)
+	// The state folder exists before the sandbox is made, so that the
+	// sandbox hides it rather than leave its name free to plant.
+	state, err := root.EnsureStateDir()
 	if err != nil {
 		s.close()
 		return nil, err
 	}
+	sb, err := newSandbox(spec, root.Dir(), state)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	timeout, err := commandTimeout(spec)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	tools, err := tool.NewSet(append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))...)
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	// Every tool result passes through the redactor before the model
+	// reads it: a command can print a key it found.
+	tools.SetConfig(tool.Config{Redact: red.String})
+	// A rule must name a tool the run has: a misspelt name would decide
+	// nothing, and the class rule would let the tool run.
+	if err := policy.Validate(tools.Names()); err != nil {
+		s.close()
+		return nil, usageError(err)
+	}
+
+	v, judge, judgeLimiter, err := buildVerifier(f, spec, b, limiters)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	v.Commands, v.Redact = sb, red.String
 
 	var schema *jsonschema.Resolved
 	if spec.OutputSchema != "" {
@@ -113,11 +144,6 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		s.closers = append(s.closers, s.evFile.Close)
 	}
 
-	state, err := root.EnsureStateDir()
-	if err != nil {
-		s.close()
-		return nil, err
-	}
 	audit, err := gate.OpenAudit(filepath.Join(state, "audit.jsonl"))
 	if err != nil {
 		s.close()
@@ -129,7 +155,12 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		asker = gate.Interactive(in, stderr)
 	}
 
-	events := event.Multi(event.NewText(stderr), jsonSink, s.rec)
+	// One redactor in front of every sink: stderr, --events and the
+	// record see the same redacted events.
+	events := red.Sink(event.Multi(event.NewText(stderr), jsonSink, s.rec))
+	for _, w := range sb.Warnings() {
+		warnf(stderr, "%s", w)
+	}
 	s.cfg = agent.Config{
 		Model:           model,
 		ModelName:       name,
@@ -148,13 +179,18 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 		OutputSchema: schema,
 		Verifier:     v,
 		Gate: gate.New(gate.Config{
-			Policy: policy, Asker: asker, Audit: audit, Files: root.FS(), Clock: s.clock,
+			Policy: policy, Asker: asker, Audit: red.Auditor(audit), Files: root.FS(), Clock: s.clock,
 		}),
 		Events: events,
 		Clock:  s.clock,
+		Start:  startFields(sb, judge.name, judge.target),
 	}
 	return s, nil
 }
+
+// judgeInfo names the judge and where its calls go, for the start event;
+// empty without a judge.
+type judgeInfo struct{ name, target string }
 
 // verifyRounds maps the user's count (0 = none) onto the agent's (0 =
 // default, negative = none).
@@ -169,28 +205,28 @@ func verifyRounds(n int) int {
 // before the run starts) and sets up the judge.
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
-func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, error) {
+func buildVerifier(f *runFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, judgeInfo, *retry.Limiter, error) {
 	v := &verify.Verifier{}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {
-			return nil, nil, usageError(err) // it names the rule already
+			return nil, judgeInfo{}, nil, usageError(err) // it names the rule already
 		}
 		v.Rules = append(v.Rules, r)
 	}
 	if spec.NoJudge {
-		return v, nil, nil
+		return v, judgeInfo{}, nil, nil
 	}
 	jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
 	if err != nil {
-		return nil, nil, usageError(err)
+		return nil, judgeInfo{}, nil, usageError(err)
 	}
 	if jb == nil {
-		v.Judge = &verify.Judge{Model: worker, ModelName: workerName, Rubric: spec.Rubric}
-		return v, nil, nil
+		v.Judge = &verify.Judge{Model: worker.model, ModelName: worker.name, Rubric: spec.Rubric}
+		return v, judgeInfo{worker.name, worker.target()}, nil, nil
 	}
 	v.Judge = &verify.Judge{Model: jb.model, ModelName: jb.name, Rubric: spec.Rubric}
-	return v, limiters.For(jb.endpoint, jb.credential), nil
+	return v, judgeInfo{jb.name, jb.target()}, limiters.For(jb.endpoint, jb.credential), nil
 }
 
 // loadSchema reads and resolves a JSON Schema file.
@@ -248,6 +284,7 @@ func (s *session) run(ctx context.Context, task string) *agent.Result {
 	res := agent.Run(ctx, cfg, task)
 	rec := agent.NewRecord(task, s.modelTag, started, s.clock.Now(), res, s.rec.Events())
 	rec.Patch, rec.RolledBack, rec.Conflicts = s.ended.Patch, s.ended.RolledBack, s.ended.Conflicts
+	redactRecord(s.red, rec)
 	if _, err := rec.Write(s.root.StateDir()); err != nil {
 		fmt.Fprintf(s.stderr, "nightshift: %v\n", err)
 	}
