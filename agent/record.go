@@ -12,16 +12,18 @@ import (
 )
 
 // Record is what a run keeps in the workspace's state folder, at
-// .nightshift/runs/<run-id>.json: the outcome, the usage and the events,
-// and, for a run rolled back, the patch it attempted.
+// runs/<run-id>.json (lifecycle.Run writes it): the outcome, the usage
+// and the events, and, for a run rolled back, the patch it attempted.
 type Record struct {
-	Run          string         `json:"run"`
-	Task         string         `json:"task"`
-	Model        string         `json:"model,omitempty"`
-	Started      time.Time      `json:"started"`
-	Ended        time.Time      `json:"ended"`
-	Outcome      Outcome        `json:"outcome"`
-	Exit         int            `json:"exit"`
+	Run     string    `json:"run"`
+	Task    string    `json:"task"`
+	Model   string    `json:"model,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Outcome Outcome   `json:"outcome"`
+	// Exit is the exit status of the process that ran the run, when it
+	// has one (the lifecycle fills it with Config.Exit); nil leaves it out.
+	Exit         *int           `json:"exit,omitempty"`
 	Reason       string         `json:"reason"`
 	Error        string         `json:"error,omitempty"`
 	Answer       string         `json:"answer,omitempty"`
@@ -42,7 +44,7 @@ type Record struct {
 func NewRecord(task, model string, started, ended time.Time, res *Result, events []event.Event) *Record {
 	rec := &Record{
 		Run: res.RunID, Task: task, Model: model, Started: started, Ended: ended,
-		Outcome: res.Outcome, Exit: res.Outcome.ExitCode(), Reason: res.Reason,
+		Outcome: res.Outcome, Reason: res.Reason,
 		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage,
 		FailedChecks: res.FailedChecks, FailsByCheck: res.FailsByCheck, Events: events,
 	}

@@ -13,12 +13,16 @@
 // instead of colliding on it: a batch of fifty tasks under a limit of ten
 // requests a second is paced, not stampeded (issue 5).
 //
-// Running a batch with the agent loop and a shared limiter:
+// Each task runs through the run lifecycle (batch.Agent, lifecycle.Run),
+// as `nightshift run` runs one: the gate decides before any tool runs,
+// the journal rolls back a task that does not end done in its copy (the
+// copy stays behind, the attempt kept as a patch in its run record), and
+// the verifier checks each end. Running a batch with a shared limiter:
 //
 //	lims := retry.NewLimiters(retry.LimiterConfig{})
-//	base := agent.Config{
+//	base := lifecycle.Config{
 //		Model: model,
-//		Retry: retry.Policy{Retries: retry.DefaultRetries, Limiter: lims.For("anthropic", key)},
+//		Retry: retry.Policy{Limiter: lims.For("anthropic", key)}, // zero fields: the defaults
 //	}
 //	specs, err := taskfile.LoadList("tasks.yaml")
 //	// ...
@@ -26,6 +30,6 @@
 //	// ...
 //	sum.WriteTable(os.Stdout)
 //	if !sum.AllDone() {
-//		os.Exit(8)
+//		// some task ended unverified or failed: sum.Outcome() is not-all-done
 //	}
 package batch

@@ -30,4 +30,10 @@
 //
 // Before a danger-class tool (a command) that may touch any file, call
 // Snapshot, and AfterSnapshot when it returns.
+//
+// A Tx does the wiring and the bookkeeping in the shape of database/sql's
+// Tx: Attach hooks the journal into the workspace, `defer tx.Rollback()`
+// undoes the run on every path that did not reach Commit, and Suspend
+// leaves the journal pending for a run that paused. Package lifecycle
+// runs every run that way.
 package journal

@@ -272,6 +272,27 @@ func (p *Pipeline) ValidatePolicy(tools []string) error {
 	return nil
 }
 
+// BuilderCommands returns how the builder's commands run: its sandbox
+// (mode, network, variables) and the command timeout (0: the default).
+func (p *Pipeline) BuilderCommands() (sandbox.Config, time.Duration) {
+	b := p.Roles[ledger.Builder]
+	// check parsed the mode already; the error cannot happen.
+	mode, _ := sandbox.ParseMode(b.Sandbox)
+	return sandbox.Config{Mode: mode, Net: b.SandboxNet, Env: b.Env}, time.Duration(b.CommandTimeout)
+}
+
+// KeyEnvs returns the variables the pipeline's models take their keys
+// from (api_key_env), for the redactor.
+func (p *Pipeline) KeyEnvs() []string {
+	var out []string
+	for _, m := range p.Models {
+		if m.APIKeyEnv != "" {
+			out = append(out, m.APIKeyEnv)
+		}
+	}
+	return out
+}
+
 // Role returns the role's spec, or nil when the pipeline has no such role.
 func (p *Pipeline) Role(r ledger.Role) *RoleSpec { return p.Roles[r] }
 

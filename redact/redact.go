@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"html"
 	"io"
 	"net/url"
 	"slices"
@@ -94,8 +95,8 @@ func (r *Redactor) replacer() *strings.Replacer {
 }
 
 // variants returns s in the forms it takes on the way out: as it is,
-// escaped inside a JSON string (with and without HTML escaping), and
-// percent-encoded.
+// escaped inside a JSON string (with and without HTML escaping),
+// percent-encoded, and escaped in HTML (the report's page).
 func variants(s string) []string {
 	out := []string{s}
 	if b, err := json.Marshal(s); err == nil {
@@ -108,7 +109,7 @@ func variants(s string) []string {
 		j := strings.TrimSuffix(b.String(), "\n")
 		out = append(out, j[1:len(j)-1])
 	}
-	out = append(out, url.QueryEscape(s), url.PathEscape(s))
+	out = append(out, url.QueryEscape(s), url.PathEscape(s), html.EscapeString(s))
 	return out
 }
 

@@ -25,6 +25,7 @@ func TestString(t *testing.T) {
 		{"a secret escaped in JSON is found", `{"v":"pa\"ss\u003c\u0026\u003eword"}`, `{"v":"[redacted]"}`},
 		{"a secret escaped in JSON without HTML escaping is found", `{"v":"pa\"ss<&>word"}`, `{"v":"[redacted]"}`},
 		{"a secret percent-encoded is found", "?p=pa%22ss%3C%26%3Eword", "?p=[redacted]"},
+		{"a secret escaped in HTML is found", "<td>pa&#34;ss&lt;&amp;&gt;word</td>", "<td>[redacted]</td>"},
 		{"text without secrets is unchanged", "nothing to see", "nothing to see"},
 	}
 	for _, tt := range tests {

@@ -98,7 +98,7 @@ type Sandbox struct {
 func New(cfg Config) (*Sandbox, error) {
 	mode, err := ParseMode(string(cfg.Mode))
 	if err != nil {
-		return nil, err
+		return nil, configError{err}
 	}
 	if cfg.Dir == "" {
 		return nil, errors.New("sandbox: Config.Dir is required")
@@ -114,7 +114,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	env, err := buildEnv(cfg.Environ, cfg.Env)
 	if err != nil {
-		return nil, err
+		return nil, configError{err}
 	}
 	s := &Sandbox{cfg: cfg, dir: dir, env: env}
 
@@ -126,7 +126,7 @@ func New(cfg Config) (*Sandbox, error) {
 			break
 		}
 		if mode == Bwrap {
-			return nil, fmt.Errorf("--sandbox bwrap: %w; %s, or choose --sandbox none", perr, installHint)
+			return nil, configError{fmt.Errorf("--sandbox bwrap: %w; %s, or choose --sandbox none", perr, installHint)}
 		}
 		s.mode = None
 		s.warnings = append(s.warnings, fmt.Sprintf(
@@ -148,6 +148,17 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	return s, nil
 }
+
+// ErrConfig is matched by the errors of New that a person fixes by asking
+// for something else (a usage error): an unknown mode, --sandbox bwrap
+// without a working bubblewrap, --env naming a credential.
+var ErrConfig = errors.New("sandbox: cannot be had as asked")
+
+type configError struct{ err error }
+
+func (e configError) Error() string        { return e.err.Error() }
+func (e configError) Unwrap() error        { return e.err }
+func (e configError) Is(target error) bool { return target == ErrConfig }
 
 // installHint says how to get bubblewrap.
 const installHint = "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"

@@ -410,3 +410,15 @@ func TestAutoDetectsABwrapThatDoesNotWork(t *testing.T) {
 		t.Errorf("mode %s, warnings %q; want none, with bwrap's own reason", sb.Mode(), sb.Warnings())
 	}
 }
+
+func TestWhatAPersonMustFixIsAConfigError(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"an unknown mode":         {Mode: "docker", Dir: t.TempDir()},
+		"bwrap without bwrap":     {Mode: Bwrap, Dir: t.TempDir(), Bwrap: "nightshift-no-such-bwrap"},
+		"--env with a credential": {Mode: None, Dir: t.TempDir(), Env: []string{"GITHUB_TOKEN"}},
+	} {
+		if _, err := New(cfg); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+}

@@ -48,18 +48,15 @@ func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Sp
 	}
 }
 
-// newSandbox builds the sandbox a task's commands run in, in the
-// workspace dir, hiding its state folder. A sandbox that cannot be had
-// (--sandbox bwrap without a working bubblewrap, --env naming a
-// credential) is a usage error: nothing has run.
-func newSandbox(spec *taskfile.Spec, dir string, hide ...string) (*sandbox.Sandbox, error) {
-	sb, err := sandbox.New(sandbox.Config{
-		Mode: sandbox.Mode(spec.Sandbox), Dir: dir, Net: spec.SandboxNet, Env: spec.Env, Hide: hide,
-	})
+// sandboxConfig is the sandbox a task's commands run in: its mode,
+// network and variables (the run adds the workspace and its state
+// folder). A mode that is not one is a usage error.
+func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
+	mode, err := sandbox.ParseMode(spec.Sandbox)
 	if err != nil {
-		return nil, usageError(err)
+		return sandbox.Config{}, usagef("--%v", err)
 	}
-	return sb, nil
+	return sandbox.Config{Mode: mode, Net: spec.SandboxNet, Env: spec.Env}, nil
 }
 
 // commandTimeout returns the spec's command timeout; 0 is the default.
@@ -71,17 +68,16 @@ func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
 	return d, nil
 }
 
-// startFields are what a run's start event says beyond the task and the
-// model: how commands are confined and where the judge's calls go.
-func startFields(sb *sandbox.Sandbox, judgeName, judgeTarget string) []agent.StartField {
-	var out []agent.StartField
-	if sb != nil {
-		out = append(out, agent.StartField{Key: "sandbox", Value: sb.String()})
+// judgeInfo names the judge and where its calls go; empty without one.
+type judgeInfo struct{ name, target string }
+
+// fields are what a run's start event says about the judge: where the
+// task, the answer and the changed files are sent.
+func (j judgeInfo) fields() []agent.StartField {
+	if j.target == "" {
+		return nil
 	}
-	if judgeTarget != "" {
-		out = append(out, agent.StartField{Key: "judge", Value: judgeName}, agent.StartField{Key: "judge_endpoint", Value: judgeTarget})
-	}
-	return out
+	return []agent.StartField{{Key: "judge", Value: j.name}, {Key: "judge_endpoint", Value: j.target}}
 }
 
 // The process's redactor travels in the command's context: every command
@@ -100,22 +96,6 @@ func redactorOf(ctx context.Context) *redact.Redactor {
 		return r
 	}
 	return redact.FromEnv(nil)
-}
-
-// redactRecord replaces the secrets in what a run record holds besides
-// its events (which passed through the redactor as they were emitted).
-func redactRecord(r *redact.Redactor, rec *agent.Record) {
-	rec.Task, rec.Reason, rec.Error, rec.Answer, rec.Patch =
-		r.String(rec.Task), r.String(rec.Reason), r.String(rec.Error), r.String(rec.Answer), r.String(rec.Patch)
-	for i := range rec.FailedChecks {
-		rec.FailedChecks[i] = r.String(rec.FailedChecks[i])
-	}
-	for i := range rec.RolledBack {
-		rec.RolledBack[i] = r.String(rec.RolledBack[i])
-	}
-	for i := range rec.Conflicts {
-		rec.Conflicts[i] = r.String(rec.Conflicts[i])
-	}
 }
 
 // warnf prints one warning line.

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/redact"
 )
 
@@ -57,8 +58,8 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "nightshift: interrupted")
-		return 130
+		return exitFor(agent.Interrupted)
 	}
 	fmt.Fprintf(stderr, "nightshift: %v\n", err)
-	return 1
+	return exitFor(agent.Failed)
 }

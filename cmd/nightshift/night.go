@@ -10,11 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
@@ -74,6 +77,23 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 	if err != nil {
 		return usageError(err)
 	}
+	// The keys the pipeline names are redacted from everything, as the
+	// providers' usual ones are.
+	red := redactorOf(ctx)
+	for _, name := range p.KeyEnvs() {
+		red.Add(os.Getenv(name))
+	}
+	// The builder's sandbox can be had; its warning is said once, here,
+	// not once per builder step.
+	sbc, _ := p.BuilderCommands()
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+	}
+	for _, w := range sb.Warnings() {
+		warnf(cmd.ErrOrStderr(), "%s", w)
+	}
 	models, err := night.BuildModels(p, clk, os.Getenv)
 	if err != nil {
 		return usageError(err)
@@ -88,7 +108,9 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 			return err
 		}
 	}
-	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Clock: clk, Events: event.NewText(cmd.ErrOrStderr())})
+	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
+	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
+		Events: red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: red})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -97,7 +119,11 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
 		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
-	return exitWith(sum.ExitCode)
+	if sum.Night.End == ledger.SystemStopped {
+		// A system-scope failure stopped the night: not all was done.
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
 }
 
 // runDemoNight writes the demo pipeline to a temporary folder, adds the

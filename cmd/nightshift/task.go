@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
@@ -186,7 +187,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 				if err != nil {
 					return notFound(err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, p.Action)
+				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
 				return nil
 			})
 		},

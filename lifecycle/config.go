@@ -1,0 +1,191 @@
+package lifecycle
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/command"
+	"github.com/nightshift-dev/nightshift/tool/fs"
+	"github.com/nightshift-dev/nightshift/verify"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// Config is one run's set-up. Dir and Model are required; every other
+// zero field takes the default its comment names.
+type Config struct {
+	// Dir is the workspace: the folder the run's tools may touch. It must
+	// exist. Required.
+	Dir string
+	// StateDir is the workspace's state folder, where the run's journal,
+	// the gate's audit log (audit.jsonl) and the run record
+	// (runs/<run>.json) are kept. Default: the folder .nightshift inside
+	// Dir, made through the workspace so that a planted symlink there is
+	// refused.
+	StateDir string
+
+	// Model answers the worker's calls. Required. It must not retry on
+	// its own: every call goes through Retry.
+	Model llm.Model
+	// ModelName is sent with each request and kept in the run record;
+	// empty lets the model choose.
+	ModelName string
+	// System is the worker's system prompt; default agent.DefaultSystem.
+	System string
+
+	// Tools returns the run's tools over its workspace; default the file
+	// tools and run_command in the run's sandbox (see Sandbox). Tools of
+	// the caller's own that run commands should run them in
+	// Result.Sandbox's way; the cmd: checks do.
+	Tools func(root *workspace.Root) []tool.Tool
+
+	// Sandbox says how the run's commands (run_command and the cmd:
+	// checks) are confined: its Mode (default auto), Net and Env. Its Dir
+	// is the workspace, and the run's state folder is added to its Hide;
+	// see package sandbox. A sandbox that cannot be had (Mode bwrap
+	// without a working bubblewrap, Env naming a credential) keeps the
+	// run from starting with an error matching sandbox.ErrConfig.
+	Sandbox sandbox.Config
+	// CommandTimeout bounds each command of run_command; default
+	// command.DefaultTimeout (2 minutes).
+	CommandTimeout time.Duration
+	// Warn is told, once each before the run starts, what the person
+	// running it must know about its sandbox: that there is none (mode
+	// none, or auto without bubblewrap). Default: the warnings are only
+	// in the run's start event (its sandbox field).
+	Warn func(line string)
+
+	// Redact keeps credentials out of everything the run hands on: the
+	// tool results the model reads, what the judge is sent, the events,
+	// the audit log, the run record and the verifier's reasons. Nil
+	// redacts nothing (cmd/nightshift gives one of the environment's
+	// credentials).
+	Redact *redact.Redactor
+	// Start adds fields to the run's start event, such as where the judge
+	// goes; the sandbox field is added by the run itself.
+	Start []agent.StartField
+
+	// Policy is the gate's policy; the zero Policy is gate's default
+	// (read and write allowed, danger asks).
+	Policy gate.Policy
+	// Asker asks a person when the policy says ask; default nobody, so
+	// ask means deny. gate.Parker parks the run instead (the night).
+	Asker gate.Asker
+	// Approved holds calls a person approved beforehand; default none.
+	Approved *gate.Approvals
+	// Audit receives every gate decision as well as StateDir/audit.jsonl;
+	// default only the file.
+	Audit gate.Auditor
+
+	// Retry is the retry policy of every model call of the run: the
+	// worker's first calls, its continuations and regenerations, and the
+	// judge's. The zero Policy is the defaults (3 retries, 1s backoff, the
+	// retry budget); retry.NoRetries says none. Retry.Limiter paces the
+	// worker's credential; default none. Retry.Clock defaults to Clock.
+	Retry retry.Policy
+	// JudgeLimiter paces the judge's calls when the judge calls with
+	// another credential than the worker; default Retry.Limiter.
+	JudgeLimiter *retry.Limiter
+
+	// Verifier checks each end of turn: its rules, then its judge.
+	// Default the not-empty rule alone, which always runs.
+	Verifier *verify.Verifier
+	// OutputSchema, when set, is the JSON Schema the final answer must
+	// satisfy; default none.
+	OutputSchema *jsonschema.Resolved
+	// MaxSteps, MaxTokens, MaxTokensCap and MaxVerifyRounds are the loop's
+	// limits, with agent.Config's defaults: 20 steps, 4096 and 32768
+	// tokens, 2 verify rounds (negative: none).
+	MaxSteps        int
+	MaxTokens       int
+	MaxTokensCap    int
+	MaxVerifyRounds int
+
+	// Keep leaves the changes of a run that did not end done in the
+	// workspace (`--keep`); default false: every outcome but done is
+	// rolled back, and its patch kept in the run record.
+	Keep bool
+	// RecoverPending rolls back, before the run begins, the journals of
+	// earlier runs that died in the workspace. Default false: the run
+	// refuses to start, with an error matching journal.ErrNeedsRecovery,
+	// and a person decides (`nightshift recover`). The night's builder,
+	// which owns its tasks' folders, sets it.
+	RecoverPending bool
+
+	// Events receives every event of the run; default discard. The run
+	// record keeps them as well.
+	Events event.Sink
+	// Clock stamps events and records and times the retries' waits;
+	// default clock.Real{}.
+	Clock clock.Clock
+	// RunID names the run; default a new agent.NewRunID.
+	RunID string
+	// Exit maps the outcome to the exit status of the process that ran
+	// it, for the outcome event's and the run record's exit field.
+	// Default none: a run inside a library has no exit status, and the
+	// field is left out. cmd/nightshift hands its table here.
+	Exit func(agent.Outcome) int
+}
+
+// Errors of a Config that cannot run.
+var (
+	errNoDir   = errors.New("lifecycle: no workspace (Config.Dir)")
+	errNoModel = errors.New("lifecycle: no model (Config.Model)")
+)
+
+// withDefaults fills the zero fields the lifecycle itself reads; the
+// loop's limits keep their zero values, which the loop defaults.
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.Dir == "":
+		return c, errNoDir
+	case c.Model == nil:
+		return c, errNoModel
+	}
+	if c.Events == nil {
+		c.Events = event.Discard
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.RunID == "" {
+		c.RunID = agent.NewRunID(c.Clock.Now())
+	}
+	return c, nil
+}
+
+// DefaultTools are the file tools (read_file, list_dir, write_file,
+// edit_file) and run_command, which the gate asks about by default, in a
+// sandbox of mode auto. A run without Config.Tools has these, with
+// run_command in the run's own sandbox (Config.Sandbox).
+func DefaultTools(root *workspace.Root) []tool.Tool {
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+}
+
+// DefaultToolNames are the names of DefaultTools, sorted: what a gate
+// rule of a run with the default tools may name.
+func DefaultToolNames() []string {
+	var names []string
+	for _, t := range fs.Tools(nil) {
+		names = append(names, t.Spec().Name)
+	}
+	names = append(names, command.Name)
+	slices.Sort(names)
+	return names
+}
+
+// defaultTools are DefaultTools with run_command in sb.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
+}
