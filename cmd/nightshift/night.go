@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -75,6 +76,11 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 	ctx := cmd.Context()
 	p, err := night.LoadPipeline(path)
 	if err != nil {
+		return usageError(err)
+	}
+	// The builder's gate rules name tools it has (a misspelt one would
+	// decide nothing), checked before anything opens.
+	if err := p.ValidatePolicy(lifecycle.DefaultToolNames()); err != nil {
 		return usageError(err)
 	}
 	// The keys the pipeline names are redacted from everything, as the
