@@ -21,7 +21,10 @@ func (s *Sandbox) bwrapArgs() []string {
 	a := []string{
 		// Killed when we die: bwrap itself by the parent-death signal we
 		// set, the sandbox's init by this flag, and with the init the
-		// whole PID namespace.
+		// whole PID namespace. Not --as-pid-1: bwrap's own init stays
+		// PID 1, reaps orphans and ends the namespace when the command
+		// ends; the command as PID 1 would ignore signals it does not
+		// handle, even its own `kill $$`.
 		"--die-with-parent",
 		// A session of its own: no controlling terminal to push keys
 		// into (TIOCSTI) or to read a person's answers from.
