@@ -11,6 +11,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -30,10 +31,19 @@ type Config struct {
 	Dir string
 	// StateDir is the workspace's state folder, where the run's journal,
 	// the gate's audit log (audit.jsonl) and the run record
-	// (runs/<run>.json) are kept. Default: the folder .nightshift inside
-	// Dir, made through the workspace so that a planted symlink there is
-	// refused.
+	// (runs/<run>.json) are kept. It must lie outside Dir, where nothing
+	// the run does can reach it. Default: the workspace's own folder in
+	// StateBase, StateBase/ws/<key of Dir> (statedir.Workspace).
 	StateDir string
+	// StateBase is the state directory under which StateDir is made when
+	// StateDir is empty (`--state-dir`). Default statedir.Base(""):
+	// $NIGHTSHIFT_STATE_DIR, else $XDG_STATE_HOME/nightshift, else
+	// ~/.local/state/nightshift.
+	StateBase string
+	// KeepState is how old the workspace's run records and checkpoints
+	// may grow before a run's start prunes them (`--keep-state`); default
+	// 30 days, negative keeps them all. Journals are never pruned.
+	KeepState time.Duration
 
 	// Model answers the worker's calls. Required. It must not retry on
 	// its own: every call goes through Retry.
@@ -45,9 +55,11 @@ type Config struct {
 	System string
 
 	// Tools returns the run's tools over its workspace; default the file
-	// tools and run_command in the run's sandbox (see Sandbox). Tools of
-	// the caller's own that run commands should run them in
-	// Result.Sandbox's way; the cmd: checks do.
+	// tools and run_command in the run's sandbox (see Sandbox), whose
+	// commands carry journal.Mark(root.Dir()) in their environment, so
+	// that `nightshift recover` can tell that one outlived a killed run. A
+	// caller's own tool that starts processes should do both: run them as
+	// Sandbox says, and give them the mark.
 	Tools func(root *workspace.Root) []tool.Tool
 
 	// Sandbox says how the run's commands (run_command and the cmd:
@@ -162,15 +174,29 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RunID == "" {
 		c.RunID = agent.NewRunID(c.Clock.Now())
 	}
+	if c.KeepState == 0 {
+		c.KeepState = DefaultKeepState
+	}
 	return c, nil
 }
 
+// DefaultKeepState is how long run records and checkpoints are kept
+// unless Config.KeepState says otherwise.
+const DefaultKeepState = 30 * 24 * time.Hour
+
 // DefaultTools are the file tools (read_file, list_dir, write_file,
 // edit_file) and run_command, which the gate asks about by default, in a
-// sandbox of mode auto. A run without Config.Tools has these, with
-// run_command in the run's own sandbox (Config.Sandbox).
+// sandbox of mode auto whose commands carry the workspace's journal.Mark,
+// by which recover finds a command that outlived its run. A run without
+// Config.Tools has these, with run_command in the run's own sandbox
+// (Config.Sandbox).
 func DefaultTools(root *workspace.Root) []tool.Tool {
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	sb, err := sandbox.New(sandbox.Config{Dir: root.Dir(), Set: []string{journal.Mark(root.Dir())}})
+	if err != nil {
+		// run_command then says why with each call.
+		return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	}
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb}))
 }
 
 // DefaultToolNames are the names of DefaultTools, sorted: what a gate

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 // Mode says how commands are confined.
@@ -54,6 +56,11 @@ type Config struct {
 	// like a credential, or whose value holds a password, is refused by
 	// New: a command never gets one.
 	Env []string
+	// Set holds variables (NAME=VALUE) nightshift itself gives every
+	// command, on top of what the allow-list picks: the journal's mark,
+	// by which `nightshift recover` finds a command that outlived its run.
+	// A credential-like one is refused as with Env.
+	Set []string
 	// Hide lists more paths the command must not see, such as a
 	// workspace's own state folder. Under bwrap a folder is replaced by an
 	// empty one and a file by an empty file. nightshift's state directory
@@ -115,6 +122,13 @@ func New(cfg Config) (*Sandbox, error) {
 	env, err := buildEnv(cfg.Environ, cfg.Env)
 	if err != nil {
 		return nil, configError{err}
+	}
+	for _, kv := range cfg.Set {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !varName.MatchString(name) || redact.IsCredentialName(name) || redact.HasPassword(value) {
+			return nil, configError{fmt.Errorf("sandbox: %q cannot be given to commands", name)}
+		}
+		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), kv)
 	}
 	s := &Sandbox{cfg: cfg, dir: dir, env: env}
 

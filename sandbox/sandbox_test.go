@@ -422,3 +422,13 @@ func TestWhatAPersonMustFixIsAConfigError(t *testing.T) {
 		}
 	}
 }
+
+func TestSetGivesEveryCommandAVariable(t *testing.T) {
+	sb := newSandbox(t, Config{Mode: None, Dir: t.TempDir(), Set: []string{"NIGHTSHIFT_JOURNAL=/work/x"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+	if out, _ := runLine(t, sb, "echo $NIGHTSHIFT_JOURNAL"); out != "/work/x\n" {
+		t.Errorf("got %q", out)
+	}
+	if _, err := New(Config{Mode: None, Dir: t.TempDir(), Set: []string{"GITHUB_TOKEN=x"}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("a credential in Set: %v", err)
+	}
+}

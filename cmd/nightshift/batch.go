@@ -241,9 +241,9 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	return func(res *lifecycle.Result, err error) {
 		defer file.Close()
 		if err != nil {
-			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir))
+			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
 			return
 		}
-		printEnd(res, log)
+		printEnd(res, f.stateDir, log)
 	}, nil
 }

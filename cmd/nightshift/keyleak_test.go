@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // theKey stands for a real API key; it must surface nowhere.
@@ -59,22 +61,33 @@ func TestTheKeyLeaksNowhere(t *testing.T) {
 			srv := httptest.NewServer(sim)
 			defer srv.Close()
 			work := t.TempDir()
+			state := t.TempDir()
 			events := filepath.Join(t.TempDir(), "ev.jsonl")
-			res := runChildEnv(t, []string{"ANTHROPIC_API_KEY=" + theKey},
+			res := runChildEnv(t, []string{"ANTHROPIC_API_KEY=" + theKey, statedir.Env + "=" + state},
 				"run", "--dir", work, "--base-url", srv.URL, "--backoff", "1ms", "--sandbox", mode,
 				"--approve", "run_command=allow", "--events", events, "Find the key")
 			if res.code != 0 {
 				t.Fatalf("exit %d\n%s", res.code, res.stderr)
 			}
 			where := map[string]string{"stdout": res.stdout, "stderr": res.stderr, "--events": readFile(t, events)}
-			for _, dir := range []string{"runs", ""} {
-				ents, _ := os.ReadDir(filepath.Join(work, ".nightshift", dir))
-				for _, e := range ents {
-					if !e.IsDir() {
-						p := filepath.Join(work, ".nightshift", dir, e.Name())
-						where[p] = readFile(t, p)
-					}
+			// Everything nightshift kept: the run record, the audit log,
+			// the journal.
+			records := 0
+			err = filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
 				}
+				where[p] = readFile(t, p)
+				if strings.Contains(p, string(filepath.Separator)+"runs"+string(filepath.Separator)) {
+					records++
+				}
+				return nil
+			})
+			if err != nil || records == 0 {
+				t.Fatalf("no run record under %s: %v", state, err)
+			}
+			if _, ok := where["--events"]; !ok {
+				t.Fatal("no events")
 			}
 			// What the model read: every request the simulator got.
 			for i, req := range sim.Requests() {
