@@ -222,6 +222,9 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 // names. Nobody is asked at the gate: an action the policy says to ask
 // about is refused, as in a run without a terminal.
 func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
+	if cfg.Verifier == nil || cfg.Verifier.Judge == nil {
+		cfg.Start = nil // no judge: its start event names none
+	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
 		jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
 		if err != nil {
