@@ -47,7 +47,7 @@ func TestGenerateReadsReplies(t *testing.T) {
 			reply: wireReply{Blocks: []wireBlock{{Type: "text", Text: "ok"}}, StopReason: "end_turn",
 				Usage: map[string]int{"input_tokens": 7, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20, "output_tokens": 3}},
 			want: &llm.Response{Model: "claude-test", StopReason: llm.EndTurn,
-				Content: []llm.Block{llm.Text("ok")}, Usage: llm.Usage{InputTokens: 127, OutputTokens: 3}},
+				Content: []llm.Block{llm.Text("ok")}, Usage: llm.Usage{InputTokens: 127, OutputTokens: 3, CacheWriteTokens: 20, CacheReadTokens: 100}},
 		},
 	}
 	for _, tt := range tests {

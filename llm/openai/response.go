@@ -36,9 +36,15 @@ func stopReason(reason string, hasToolCalls, refused bool) llm.StopReason {
 }
 
 // usage reads prompt and completion tokens; a server that reports none
-// gives zeros.
+// gives zeros. prompt_tokens already counts the cached tokens, which
+// prompt_tokens_details.cached_tokens names; Chat Completions reports no
+// cache writes.
 func usage(u sdk.CompletionUsage) llm.Usage {
-	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	return llm.Usage{
+		InputTokens:     u.PromptTokens,
+		OutputTokens:    u.CompletionTokens,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens,
+	}
 }
 
 // arguments returns a tool call's input as raw JSON. OpenAI sends it as a
