@@ -11,16 +11,16 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "openai"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one. It is a current general model that still accepts max_tokens
-// (see Config.MaxCompletionTokens); against a compatible server, set
-// Config.Model to a model that server has.
-const DefaultModel = sdk.ChatModelGPT4_1
+// names one: the model table's default worker for OpenAI (llm/models).
+// Against a compatible server, set Config.Model to a model that server has.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.
