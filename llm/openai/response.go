@@ -73,7 +73,7 @@ func response(cc *sdk.ChatCompletion) *llm.Response {
 		r.Content = append(r.Content, llm.Text(msg.Refusal))
 	}
 	for _, tc := range msg.ToolCalls {
-		r.Content = append(r.Content, llm.ToolUse(tc.ID, tc.Function.Name, arguments(tc.Function.Arguments, tc.Function.JSON.Arguments)))
+		r.Content = append(r.Content, llm.ToolUse(callID(tc.ID), tc.Function.Name, arguments(tc.Function.Arguments, tc.Function.JSON.Arguments)))
 	}
 	r.StopReason = stopReason(ch.FinishReason, len(msg.ToolCalls) > 0, msg.Refusal != "")
 	return r
