@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,19 +127,3 @@ func TestStreamToolCallWithoutArgumentsHasEmptyObjectInput(t *testing.T) {
 	}
 }
 
-func TestGenerateReturnsResponseHeaders(t *testing.T) {
-	modes(t, func(t *testing.T, stream bool) {
-		h := serve(wireReply{Blocks: []wireBlock{{Type: "text", Text: "x"}}, StopReason: "end_turn"})
-		c, _ := setup(t, stream, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("anthropic-ratelimit-requests-remaining", "41")
-			h(w, r)
-		}))
-		got, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v := got.Header.Get("anthropic-ratelimit-requests-remaining"); v != "41" {
-			t.Errorf("rate-limit header = %q, want 41", v)
-		}
-	})
-}

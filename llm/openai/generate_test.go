@@ -144,23 +144,6 @@ func TestGenerateReadsArgumentsSentAsAnObject(t *testing.T) {
 	}
 }
 
-func TestGenerateReturnsResponseHeaders(t *testing.T) {
-	modes(t, func(t *testing.T, stream bool) {
-		h := serve(wireReply{Text: "x", FinishReason: "stop"})
-		c, _ := setup(t, stream, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("x-ratelimit-remaining-requests", "41")
-			h(w, r)
-		})
-		got, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v := got.Header.Get("x-ratelimit-remaining-requests"); v != "41" {
-			t.Errorf("rate-limit header = %q, want 41", v)
-		}
-	})
-}
-
 func TestStreamSeparatesWholeCallsSentAtOneIndex(t *testing.T) {
 	// Some compatible servers send each complete call in one chunk, all
 	// with index 0; their ids tell them apart.
