@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -67,7 +68,9 @@ func setupRun(ctx context.Context, f *runFlags, spec *taskfile.Spec, stdin io.Re
 	if spec.Dir != "" && f.dir == "." {
 		dir = filepath.Join(spec.BaseDir, spec.Dir)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+		return nil, usagef("--dir %s: does not exist (create it, or name another folder)", dir)
+	} else if err != nil || !fi.IsDir() {
 		return nil, usagef("--dir %s: not a folder", dir)
 	}
 	root, err := workspace.Open(dir)
@@ -305,8 +308,8 @@ func nonNil(s []string) []string {
 // report prints the end of a run for the person at the terminal.
 func (s *session) report(res *agent.Result, w io.Writer) {
 	u := res.Usage
-	fmt.Fprintf(w, "nightshift: %s after %d steps (exit %d); tokens: %d in, %d out\n",
-		res.Outcome, res.Steps, res.Outcome.ExitCode(), u.InputTokens, u.OutputTokens)
+	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in, %d out\n",
+		res.Outcome, res.Steps, plural(res.Steps, "step"), res.Outcome.ExitCode(), u.InputTokens, u.OutputTokens)
 	switch res.Outcome {
 	case agent.Done:
 	case agent.Unverified:
