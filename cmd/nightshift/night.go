@@ -55,6 +55,9 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
+				if pipeline != "" {
+					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
+				}
 				return runDemoNight(cmd, db)
 			}
 			if pipeline == "" {
@@ -116,6 +119,9 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 	if err != nil {
 		return err
 	}
+	// The demo's pipeline, workspaces and (unless --db names one) ledger
+	// are its own: nothing of them is left behind.
+	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
 		return err
