@@ -140,8 +140,8 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 // printOutcome prints the end of a run for the person at the terminal.
 func printOutcome(res *agent.Result, w io.Writer) {
 	u := res.Usage
-	fmt.Fprintf(w, "nightshift: %s after %d steps (exit %d); tokens: %d in, %d out\n",
-		res.Outcome, res.Steps, exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
+	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in, %d out\n",
+		res.Outcome, res.Steps, plural(res.Steps, "step"), exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
 	switch res.Outcome {
 	case agent.Done:
 	case agent.Unverified:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 
@@ -84,7 +85,9 @@ func runDir(f *runFlags, spec *taskfile.Spec) (string, error) {
 	if spec.Dir != "" && f.dir == "." {
 		dir = filepath.Join(spec.BaseDir, spec.Dir)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+		return "", usagef("--dir %s: does not exist (create it, or name another folder)", dir)
+	} else if err != nil || !fi.IsDir() {
 		return "", usagef("--dir %s: not a folder", dir)
 	}
 	return dir, nil
