@@ -9,6 +9,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Record is what a run keeps in the workspace's state folder, at
@@ -23,12 +24,15 @@ type Record struct {
 	Outcome Outcome   `json:"outcome"`
 	// Exit is the exit status of the process that ran the run, when it
 	// has one (the lifecycle fills it with Config.Exit); nil leaves it out.
-	Exit         *int           `json:"exit,omitempty"`
-	Reason       string         `json:"reason"`
-	Error        string         `json:"error,omitempty"`
-	Answer       string         `json:"answer,omitempty"`
-	Steps        int            `json:"steps"`
-	Usage        llm.Usage      `json:"usage"`
+	Exit   *int      `json:"exit,omitempty"`
+	Reason string    `json:"reason"`
+	Error  string    `json:"error,omitempty"`
+	Answer string    `json:"answer,omitempty"`
+	Steps  int       `json:"steps"`
+	Usage  llm.Usage `json:"usage"`
+	// Cost is the run's cost in US dollars by the model table; left out
+	// when unknown, never written as zero.
+	Cost         models.Cost    `json:"cost_usd,omitzero"`
 	FailedChecks []string       `json:"failed_checks,omitempty"`
 	FailsByCheck map[string]int `json:"fails_by_check,omitempty"`
 	// Patch is the diff of what a rolled-back run attempted.
@@ -45,7 +49,7 @@ func NewRecord(task, model string, started, ended time.Time, res *Result, events
 	rec := &Record{
 		Run: res.RunID, Task: task, Model: model, Started: started, Ended: ended,
 		Outcome: res.Outcome, Reason: res.Reason,
-		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage,
+		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage, Cost: res.Cost,
 		FailedChecks: res.FailedChecks, FailsByCheck: res.FailsByCheck, Events: events,
 	}
 	if res.Err != nil {
