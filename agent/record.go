@@ -3,18 +3,19 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// Record is what a run keeps in the workspace's state folder, at
-// runs/<run-id>.json (lifecycle.Run writes it): the outcome, the usage
-// and the events, and, for a run rolled back, the patch it attempted.
+// Record is what a run keeps in the workspace's state folder (outside the
+// workspace: see package statedir), at runs/<run-id>.json (lifecycle.Run
+// writes it): the outcome, the usage and the events, and, for a run
+// rolled back, the patch it attempted.
 type Record struct {
 	Run     string    `json:"run"`
 	Task    string    `json:"task"`
@@ -59,10 +60,12 @@ func NewRecord(task, model string, started, ended time.Time, res *Result, events
 }
 
 // Write stores the record under stateDir/runs and returns its path. It is
-// written to a temporary file and renamed, so a reader never sees half.
+// written to a temporary file and renamed, so a reader never sees half;
+// it is private (0600: a patch holds file contents), and neither the
+// folder nor the file is ever reached through a symlink.
 func (r *Record) Write(stateDir string) (string, error) {
-	dir := filepath.Join(stateDir, "runs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := filepath.Join(stateDir, statedir.RunsName)
+	if err := statedir.MkdirPrivate(dir); err != nil {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -70,11 +73,7 @@ func (r *Record) Write(stateDir string) (string, error) {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	path := filepath.Join(dir, r.Run+".json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("run record: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := statedir.WriteFile(path, append(data, '\n')); err != nil {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	return path, nil

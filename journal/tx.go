@@ -63,6 +63,11 @@ func Attach(ws Workspace, stateDir, runID string) (*Tx, error) {
 	}
 	ws.SetGuard(j.Before)
 	ws.SetAfter(j.After)
+	// A workspace that keeps the list of what the run changed (for the
+	// judge) hears what commands changed too.
+	if c, ok := ws.(interface{ AddChanged(paths []string) }); ok {
+		j.OnChange(c.AddChanged)
+	}
 	return &Tx{j: j}, nil
 }
 
@@ -140,6 +145,9 @@ func (j *Journal) suspend() {
 		return
 	}
 	j.done = true
-	j.log.Close()
+	if j.afterF != nil {
+		j.afterF.Close()
+	}
+	j.lockF.Close()
 	j.root.Close()
 }

@@ -2,6 +2,8 @@ package lifecycle
 
 import (
 	"errors"
+	"os"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tool"
@@ -26,10 +29,19 @@ type Config struct {
 	Dir string
 	// StateDir is the workspace's state folder, where the run's journal,
 	// the gate's audit log (audit.jsonl) and the run record
-	// (runs/<run>.json) are kept. Default: the folder .nightshift inside
-	// Dir, made through the workspace so that a planted symlink there is
-	// refused.
+	// (runs/<run>.json) are kept. It must lie outside Dir, where nothing
+	// the run does can reach it. Default: the workspace's own folder in
+	// StateBase, StateBase/ws/<key of Dir> (statedir.Workspace).
 	StateDir string
+	// StateBase is the state directory under which StateDir is made when
+	// StateDir is empty (`--state-dir`). Default statedir.Base(""):
+	// $NIGHTSHIFT_STATE_DIR, else $XDG_STATE_HOME/nightshift, else
+	// ~/.local/state/nightshift.
+	StateBase string
+	// KeepState is how old the workspace's run records and checkpoints
+	// may grow before a run's start prunes them (`--keep-state`); default
+	// 30 days, negative keeps them all. Journals are never pruned.
+	KeepState time.Duration
 
 	// Model answers the worker's calls. Required. It must not retry on
 	// its own: every call goes through Retry.
@@ -41,7 +53,10 @@ type Config struct {
 	System string
 
 	// Tools returns the run's tools over its workspace; default
-	// DefaultTools: the file tools and run_command.
+	// DefaultTools: the file tools and run_command. A tool that starts
+	// processes gives them journal.Mark(root.Dir()) in their environment,
+	// as DefaultTools does, so that `nightshift recover` can tell that one
+	// outlived a killed run.
 	Tools func(root *workspace.Root) []tool.Tool
 
 	// Policy is the gate's policy; the zero Policy is gate's default
@@ -133,12 +148,22 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RunID == "" {
 		c.RunID = agent.NewRunID(c.Clock.Now())
 	}
+	if c.KeepState == 0 {
+		c.KeepState = DefaultKeepState
+	}
 	return c, nil
 }
 
+// DefaultKeepState is how long run records and checkpoints are kept
+// unless Config.KeepState says otherwise.
+const DefaultKeepState = 30 * 24 * time.Hour
+
 // DefaultTools are a run's tools unless Config.Tools says otherwise: the
 // file tools (read_file, list_dir, write_file, edit_file) and run_command,
-// which the gate asks about by default.
+// which the gate asks about by default. Every command carries the
+// workspace's journal.Mark in its environment (with command.SafeEnv's
+// variables), by which recover finds a command that outlived its run.
 func DefaultTools(root *workspace.Root) []tool.Tool {
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	env := append(command.SafeEnv(os.Environ()), journal.Mark(root.Dir()))
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))
 }

@@ -28,6 +28,9 @@
 //	fmt.Println(res.Outcome, res.Answer)
 //
 // The state folder (Config.StateDir) holds the run's journal, the gate's
-// audit log and the run record, so that where nightshift keeps its state
-// is decided in one field.
+// audit log and the run record, outside the workspace: by default the
+// workspace's own folder of the state directory (Config.StateBase,
+// package statedir), so that nothing the run does in the workspace can
+// reach them. Where nightshift keeps its state is decided in these two
+// fields.
 package lifecycle

@@ -30,6 +30,9 @@ type Result struct {
 	// folder the run kept its journal, audit log and record in.
 	Dir      string
 	StateDir string
+	// PruneErr says why old records and checkpoints could not all be
+	// pruned at the start (Config.KeepState); the run went on.
+	PruneErr error
 	// Record is the run record, written to RecordPath; RecordErr says why
 	// it could not be written.
 	Record     *agent.Record

@@ -53,9 +53,14 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		return nil, err
 	}
 	defer root.Close()
-	state, err := stateDir(root, cfg.StateDir)
+	state, err := stateDir(root, cfg.StateDir, cfg.StateBase)
 	if err != nil {
 		return nil, err
+	}
+	// Old records and checkpoints go; a failure to prune stops nothing.
+	pruneErr := error(nil)
+	if cfg.KeepState > 0 {
+		_, pruneErr = statedir.Prune(state, cfg.KeepState, cfg.Clock.Now())
 	}
 
 	// 2. The journal: from here on every way out rolls back, unless the
@@ -85,7 +90,7 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 
 	rec := &event.Recorder{}
 	events := event.Multi(cfg.Events, rec)
-	out := &Result{Dir: root.Dir(), StateDir: state}
+	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
 	// 5–7. The retry policy and the limiters, the verifier and the loop:
 	// agent.Run puts every model call of the run through Retry (the
@@ -116,22 +121,31 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	return out, nil
 }
 
-// stateDir returns the run's state folder, made when missing.
-func stateDir(root *workspace.Root, dir string) (string, error) {
+// stateDir returns the run's state folder, made when missing: dir when
+// given, else the workspace's folder in the state directory base (""
+// for the default), outside the workspace, where nothing the run does
+// can reach it. Where nightshift keeps its state is decided here and in
+// defaultStateDir, nowhere else.
+func stateDir(root *workspace.Root, dir, base string) (string, error) {
 	if dir != "" {
 		return dir, statedir.MkdirPrivate(dir)
 	}
-	// The default (defaultStateDir) lives inside the workspace: it is made
-	// through the workspace's os.Root, so a .nightshift symlink pointing
-	// out of it is refused rather than followed.
-	return root.EnsureStateDir()
+	b, err := statedir.Base(base)
+	if err != nil {
+		return "", err
+	}
+	return statedir.Workspace(b, root.Dir())
 }
 
 // defaultStateDir is the state folder of the workspace dir when
-// Config.StateDir is empty: today the workspace's own .nightshift, where
-// earlier versions kept it. Where nightshift keeps its state is decided
-// here and in stateDir, nowhere else.
-func defaultStateDir(dir string) string { return filepath.Join(dir, workspace.StateDirName) }
+// Config.StateDir and Config.StateBase are empty, without making it.
+func defaultStateDir(dir string) (string, error) {
+	b, err := statedir.Base("")
+	if err != nil {
+		return "", err
+	}
+	return statedir.WorkspaceDir(b, dir)
+}
 
 // begin attaches the run's journal, first recovering what dead runs left
 // when recover is set.
@@ -146,15 +160,19 @@ func begin(root *workspace.Root, state, runID string, recover bool) (*journal.Tx
 }
 
 // Recover rolls back every journal that runs which died in the workspace
-// dir left, as `nightshift recover` does; stateDir is the workspace's
-// state folder, "" for the default (as Config.StateDir). A folder that
-// does not exist, or holds no journal, has nothing to recover.
+// dir left, as `nightshift recover` does, earlier versions' journals in
+// its .nightshift/ included; stateDir is the workspace's state folder, ""
+// for the default (as Config.StateDir). A folder that does not exist, or
+// holds no journal, has nothing to recover.
 func Recover(dir, stateDir string) (journal.Report, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return journal.Report{}, nil
 	}
 	if stateDir == "" {
-		stateDir = defaultStateDir(dir)
+		var err error
+		if stateDir, err = defaultStateDir(dir); err != nil {
+			return journal.Report{}, err
+		}
 	}
 	return journal.Recover(dir, stateDir)
 }

@@ -2,6 +2,7 @@ package night
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
@@ -56,6 +58,11 @@ type AgentBuilder struct {
 	// Exit fills the exit field of each run's outcome event and record;
 	// default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// StateBase is the state directory (statedir.Base) under which each
+	// task workspace's journal, audit log and records live, outside the
+	// workspace; default statedir.Base("") (see
+	// lifecycle.Config.StateBase).
+	StateBase string
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -85,7 +92,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Dir: a.Dir, Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
-		Events: b.Events, Clock: b.Clock, Exit: b.Exit,
+		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 	}, taskText(a.Task.Title, a.Task.Body))
 	if err != nil {
 		return fail(err)
@@ -148,9 +155,25 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left is rolled back.
-// A folder that does not exist has nothing to restore.
-func RecoverWorkspace(dir string) error {
-	_, err := lifecycle.Recover(dir, "")
+// `nightshift recover` does: every journal a dead run left (in the default
+// state directory, or in the workspace's .nightshift/ from an earlier
+// version) is rolled back. A folder that does not exist has nothing to
+// restore.
+func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
+
+// recoverWorkspace is RecoverWorkspace with the state directory base (""
+// for the default).
+func recoverWorkspace(base, dir string) error {
+	state := ""
+	if base != "" {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		var err error
+		if state, err = statedir.WorkspaceDir(base, dir); err != nil {
+			return err
+		}
+	}
+	_, err := lifecycle.Recover(dir, state)
 	return err
 }

@@ -46,8 +46,14 @@ type Config struct {
 	// Events receives one event per step, failure and end; default discard.
 	Events event.Sink
 	// Restore restores an interrupted task's workspace before its attempt
-	// is retried; default RecoverWorkspace (the journal's recovery).
+	// is retried; default the journal's recovery, as RecoverWorkspace
+	// does, in StateDir.
 	Restore func(dir string) error
+	// StateBase is the state directory (statedir.Base) where each task
+	// workspace's journal lives, outside the workspace; default
+	// statedir.Base("") ($NIGHTSHIFT_STATE_DIR, else XDG, else
+	// ~/.local/state/nightshift).
+	StateBase string
 	// Idle is how long the night waits, when only a person's answer to a
 	// parked task could give it work, before it looks again; default 10m.
 	Idle time.Duration
@@ -101,7 +107,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		cfg.Events = event.Discard
 	}
 	if cfg.Restore == nil {
-		cfg.Restore = RecoverWorkspace
+		base := cfg.StateBase
+		cfg.Restore = func(dir string) error { return recoverWorkspace(base, dir) }
 	}
 	cfg.Idle = cmp.Or(cfg.Idle, 10*time.Minute)
 	lims := make(map[string]*retry.Limiter, len(cfg.Pipeline.Models))
@@ -114,7 +121,7 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
-			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit}
+			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }

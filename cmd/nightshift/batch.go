@@ -205,9 +205,9 @@ func prepareBatchTask(f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifec
 	return func(res *lifecycle.Result, err error) {
 		defer log.Close()
 		if err != nil {
-			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir))
+			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
 			return
 		}
-		printEnd(res, log)
+		printEnd(res, f.stateDir, log)
 	}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
@@ -38,7 +39,7 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db string
+	var pipeline, db, stateDir string
 	var demo bool
 	cmd := &cobra.Command{
 		Use:   "night --pipeline FILE [--db DB] | night --demo",
@@ -58,22 +59,23 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
-				return runDemoNight(cmd, db)
+				return runDemoNight(cmd, db, stateDir)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			return runNight(cmd, pipeline, db, clock.Real{}, nil)
+			return runNight(cmd, pipeline, db, stateDir, clock.Real{}, nil)
 		},
 	}
 	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
 	dbFlag(cmd, &db)
+	stateDirFlag(cmd, &stateDir)
 	return cmd
 }
 
 // runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(*ledger.Ledger) error) error {
+func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	ctx := cmd.Context()
 	p, err := night.LoadPipeline(path)
 	if err != nil {
@@ -93,9 +95,13 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 			return err
 		}
 	}
+	base, err := statedir.Base(stateDir)
+	if err != nil {
+		return usageError(err)
+	}
 	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
 	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor})
+		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -114,7 +120,7 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock and
 // prints the report.
-func runDemoNight(cmd *cobra.Command, db string) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
@@ -136,7 +142,7 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr

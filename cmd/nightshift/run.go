@@ -40,6 +40,8 @@ type runFlags struct {
 	keep            bool
 	rpm, tpm        int
 	retryBudget     time.Duration
+	stateDir        string
+	keepState       time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -50,6 +52,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Run lets a model work on a folder with file tools until it says it is done and
 the verifier passes the result. stdout carries only the final answer; stderr
 one [kind · detail] line per event.
+
+nightshift keeps its state (journal, audit log, run records) outside the
+workspace, in --state-dir; the last line names the run's record.
 
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
 6 truncated, 7 needs-recovery, 130 interrupted, 1 anything else.`,
@@ -96,6 +101,9 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
+	stateDirFlag(cmd, &f.stateDir)
+	f.keepState = defaultKeepState
+	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
 }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
@@ -128,12 +136,12 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	}
 	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
 	if err != nil {
-		return notStarted(err, cfg.Dir)
+		return notStarted(err, cfg.Dir, f.stateDir)
 	}
 	if res.Answer != "" {
 		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
 	}
-	printEnd(res, stderr)
+	printEnd(res, f.stateDir, stderr)
 	return exitWith(exitFor(res.Outcome))
 }
 

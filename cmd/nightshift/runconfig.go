@@ -8,6 +8,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -66,7 +68,18 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Verifier:     v,
 		Keep:         f.keep,
 		Exit:         exitFor,
+		StateBase:    f.stateDir,
+		KeepState:    keepState(f.keepState),
 	}, nil
+}
+
+// keepState maps --keep-state (0 keeps everything) onto the lifecycle's
+// KeepState (0 is the default, negative keeps everything).
+func keepState(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // verifyRounds maps the user's count (0 = none) onto the lifecycle's (0 =
@@ -138,13 +151,16 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 	return res, nil
 }
 
-// notStarted explains a run that could not begin, with what to do; an
-// earlier run that died in the workspace is exit 7.
-func notStarted(err error, dir string) error {
+// notStarted explains a run that could not begin, with what to do: an
+// earlier run that died in the workspace is exit 7, a state directory
+// that cannot hold the state (one inside the workspace) a usage error.
+func notStarted(err error, dir, stateDir string) error {
 	switch {
 	case errors.Is(err, journal.ErrNeedsRecovery):
 		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
-			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s", err, dir)}
+			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s%s", err, absDir(dir), stateArg(stateDir))}
+	case errors.Is(err, statedir.ErrUnusable):
+		return usageError(err)
 	case errors.Is(err, journal.ErrBusy):
 		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
 	}
@@ -153,13 +169,16 @@ func notStarted(err error, dir string) error {
 
 // printEnd tells the person what the end of the run did to the
 // workspace when it went wrong, then sums the run up.
-func printEnd(res *lifecycle.Result, w io.Writer) {
+func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
 	if res.PatchErr != nil {
 		fmt.Fprintf(w, "nightshift: patch: %v\n", res.PatchErr)
 	}
+	if res.PruneErr != nil {
+		fmt.Fprintf(w, "nightshift: %v\n", res.PruneErr)
+	}
 	switch {
 	case res.JournalErr != nil && !res.Kept:
-		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s\n", res.JournalErr, res.Dir)
+		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s%s\n", res.JournalErr, res.Dir, stateArg(stateDir))
 	case res.JournalErr != nil:
 		fmt.Fprintf(w, "nightshift: %v\n", res.JournalErr)
 	}
@@ -172,4 +191,15 @@ func printEnd(res *lifecycle.Result, w io.Writer) {
 		fmt.Fprintf(w, "nightshift: %v\n", res.RecordErr)
 	}
 	printOutcome(&res.Result, w)
+	if res.RecordErr == nil && res.RecordPath != "" {
+		fmt.Fprintf(w, "nightshift: record of this run: %s\n", res.RecordPath)
+	}
+}
+
+// absDir is dir made absolute, for a command to copy.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
