@@ -40,8 +40,11 @@ type Record struct {
 	Patch string `json:"patch,omitempty"`
 	// RolledBack lists what the rollback restored; Conflicts what it left
 	// because something else changed it during the run.
-	RolledBack []string      `json:"rolled_back,omitempty"`
-	Conflicts  []string      `json:"conflicts,omitempty"`
+	RolledBack []string `json:"rolled_back,omitempty"`
+	Conflicts  []string `json:"conflicts,omitempty"`
+	// Checkpoint is the checkpoint log of a paused run (budget, timeout,
+	// interrupted), which `nightshift run --resume RUN` goes on from.
+	Checkpoint string        `json:"checkpoint,omitempty"`
 	Events     []event.Event `json:"events"`
 }
 
