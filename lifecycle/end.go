@@ -10,7 +10,7 @@ import (
 
 // keptDetail is the rollback event of a run that did not end done but
 // keeps its changes (Config.Keep is the command's --keep).
-const keptDetail = "kept: --keep commits every outcome"
+const keptDetail = "kept: --keep leaves the changes in place"
 
 // end commits the journal of a run that ended done (or that Keep keeps),
 // suspends the journal of a paused run (budget, timeout, interrupted:

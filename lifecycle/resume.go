@@ -190,8 +190,12 @@ func (rs *resumed) open(root *workspace.Root, tx *journal.Tx, chain *guardChain,
 	}
 	c.log = log
 	budget := cfg.Budget
+	settings := rs.ck.Settings
+	if len(cfg.Settings) > 0 {
+		settings = cfg.Settings // the limits this part was given, for the next resume
+	}
 	if err := log.append(record{Op: "begin", Run: cfg.RunID, Task: rs.ck.Task, Model: rs.ck.Model,
-		Started: rs.ck.Started, Settings: rs.ck.Settings, Budget: &budget, Timeout: cfg.Timeout}, true); err != nil {
+		Started: rs.ck.Started, Settings: settings, Budget: &budget, Timeout: cfg.Timeout}, true); err != nil {
 		log.close()
 		return nil, err
 	}
@@ -241,6 +245,12 @@ func (rs *resumed) settleCalls(c *checkpointer) error {
 	}
 	return nil
 }
+
+// ForgetEnded removes, from a workspace's state folder, the checkpoints
+// whose run has no pending journal left: it ended for good (committed,
+// rolled back, recovered or discarded) and cannot be resumed. `nightshift
+// recover` calls it once it has undone the paused and dead runs.
+func ForgetEnded(stateDir string) error { return dropStaleCheckpoints(stateDir) }
 
 // dropStaleCheckpoints removes the checkpoints in state whose run has no
 // pending journal: it ended for good (committed, rolled back, recovered)
