@@ -85,8 +85,8 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
-			Retries: retry.Count(*spec.Retries),
-			Backoff: f.backoff,
+			Retries:     retry.Count(*spec.Retries),
+			Backoff:     f.backoff,
 			Budget:      f.retryBudget,
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
@@ -97,13 +97,13 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Timeout:             time.Duration(spec.Timeout),
 		LoopLimit:           loopLimit,
 		RollbackOnInterrupt: spec.RollbackOnInterrupt,
-		JudgeLimiter: judgeLimiter,
-		OutputSchema: schema,
-		Verifier:     v,
-		Keep:         f.keep,
-		Exit:         exitFor,
-		StateBase:    f.stateDir,
-		KeepState:    keepState(f.keepState),
+		JudgeLimiter:        judgeLimiter,
+		OutputSchema:        schema,
+		Verifier:            v,
+		Keep:                f.keep,
+		Exit:                exitFor,
+		StateBase:           f.stateDir,
+		KeepState:           keepState(f.keepState),
 	}, nil
 }
 
