@@ -50,8 +50,10 @@ type Config struct {
 	// MaxTokensCap (default 32768).
 	MaxTokens    int
 	MaxTokensCap int
-	// Retry is the retry policy for every call, worker and judge alike.
-	// Its OnRetry is chained: the loop emits a retry event as well.
+	// Retry is the retry policy for every call, worker and judge alike;
+	// the zero Policy is the defaults (3 retries, 1s backoff, the retry
+	// budget), retry.NoRetries says none. Its OnRetry is chained: the loop
+	// emits a retry event as well.
 	Retry retry.Policy
 	// JudgeLimiter paces the judge's calls when the judge calls with
 	// another credential than the worker; default Retry.Limiter.
@@ -82,6 +84,11 @@ type Config struct {
 	Clock clock.Clock
 	// RunID names the run in events and records; default a new ID.
 	RunID string
+	// Exit, when set, maps the outcome to the exit status of the process
+	// that ran it, for the outcome event's exit field. Default none: the
+	// field is left out, since a run inside a library has no exit status
+	// (cmd/nightshift hands its table here).
+	Exit func(Outcome) int
 }
 
 // Snapshotter captures the workspace around a danger-class tool call.

@@ -12,4 +12,10 @@
 //
 //	res := agent.Run(ctx, agent.Config{Model: m, Tools: tools, Root: root}, "write docs/install.md")
 //	fmt.Println(res.Outcome, res.Answer)
+//
+// The loop is one step of a run. Package lifecycle wires the whole run
+// around it (the workspace, the journal and its rollback, the gate, the
+// limiter, the run record) and is what `nightshift run`, `nightshift
+// batch` and the night's builder call; a program that embeds nightshift
+// should call it too.
 package agent

@@ -1,9 +1,12 @@
 package agent
 
-// Outcome is how a run ended. Every run ends in exactly one.
+// Outcome is how a run ended. Every run ends in exactly one. The library
+// returns outcomes; turning one into a process exit status is the
+// command's business (cmd/nightshift keeps that table, DESIGN.md lists
+// it), handed to a run as Config.Exit.
 type Outcome string
 
-// The outcomes, with the exit codes of `nightshift run` (docs: DESIGN.md).
+// The outcomes.
 const (
 	Done          Outcome = "done"
 	Usage         Outcome = "usage"
@@ -19,29 +22,3 @@ const (
 	Interrupted Outcome = "interrupted"
 	Failed      Outcome = "error"
 )
-
-// ExitCode is the process exit status for the outcome.
-func (o Outcome) ExitCode() int {
-	switch o {
-	case Done:
-		return 0
-	case Usage:
-		return 2
-	case StepLimit:
-		return 3
-	case Unverified:
-		return 4
-	case APIFailure:
-		return 5
-	case Truncated:
-		return 6
-	case NeedsRecovery:
-		return 7
-	case NotAllDone, Parked:
-		return 8
-	case Interrupted:
-		return 130
-	default:
-		return 1
-	}
-}

@@ -3,25 +3,28 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// Record is what a run keeps in the workspace's state folder, at
-// .nightshift/runs/<run-id>.json: the outcome, the usage and the events,
-// and, for a run rolled back, the patch it attempted.
+// Record is what a run keeps in the workspace's state folder (outside the
+// workspace: see package statedir), at runs/<run-id>.json (lifecycle.Run
+// writes it): the outcome, the usage and the events, and, for a run
+// rolled back, the patch it attempted.
 type Record struct {
-	Run          string         `json:"run"`
-	Task         string         `json:"task"`
-	Model        string         `json:"model,omitempty"`
-	Started      time.Time      `json:"started"`
-	Ended        time.Time      `json:"ended"`
-	Outcome      Outcome        `json:"outcome"`
-	Exit         int            `json:"exit"`
+	Run     string    `json:"run"`
+	Task    string    `json:"task"`
+	Model   string    `json:"model,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Outcome Outcome   `json:"outcome"`
+	// Exit is the exit status of the process that ran the run, when it
+	// has one (the lifecycle fills it with Config.Exit); nil leaves it out.
+	Exit         *int           `json:"exit,omitempty"`
 	Reason       string         `json:"reason"`
 	Error        string         `json:"error,omitempty"`
 	Answer       string         `json:"answer,omitempty"`
@@ -42,7 +45,7 @@ type Record struct {
 func NewRecord(task, model string, started, ended time.Time, res *Result, events []event.Event) *Record {
 	rec := &Record{
 		Run: res.RunID, Task: task, Model: model, Started: started, Ended: ended,
-		Outcome: res.Outcome, Exit: res.Outcome.ExitCode(), Reason: res.Reason,
+		Outcome: res.Outcome, Reason: res.Reason,
 		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage,
 		FailedChecks: res.FailedChecks, FailsByCheck: res.FailsByCheck, Events: events,
 	}
@@ -53,10 +56,12 @@ func NewRecord(task, model string, started, ended time.Time, res *Result, events
 }
 
 // Write stores the record under stateDir/runs and returns its path. It is
-// written to a temporary file and renamed, so a reader never sees half.
+// written to a temporary file and renamed, so a reader never sees half;
+// it is private (0600: a patch holds file contents), and neither the
+// folder nor the file is ever reached through a symlink.
 func (r *Record) Write(stateDir string) (string, error) {
-	dir := filepath.Join(stateDir, "runs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := filepath.Join(stateDir, statedir.RunsName)
+	if err := statedir.MkdirPrivate(dir); err != nil {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -64,11 +69,7 @@ func (r *Record) Write(stateDir string) (string, error) {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	path := filepath.Join(dir, r.Run+".json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("run record: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := statedir.WriteFile(path, append(data, '\n')); err != nil {
 		return "", fmt.Errorf("run record: %w", err)
 	}
 	return path, nil

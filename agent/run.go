@@ -256,16 +256,24 @@ func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 		if prev != nil {
 			prev(a)
 		}
-		data := map[string]any{"attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "class": string(a.Class)}
-		if a.Status != 0 {
-			data["status"] = a.Status
-		}
-		if a.Err != nil {
-			data["error"] = a.Err.Error()
-		}
-		r.emit("retry", a.Line(), data)
+		detail, data := RetryEvent(a)
+		r.emit("retry", detail, data)
 	}
 	return retry.Wrap(m, p)
+}
+
+// RetryEvent is the detail and the fields of the retry event of a model
+// call's retry (docs/events.md): every caller that reports a model call's
+// retries, the loop and the night's roles alike, reports them this way.
+func RetryEvent(a retry.Attempt) (detail string, data map[string]any) {
+	data = map[string]any{"attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "class": string(a.Class)}
+	if a.Status != 0 {
+		data["status"] = a.Status
+	}
+	if a.Err != nil {
+		data["error"] = a.Err.Error()
+	}
+	return a.Line(), data
 }
 
 func (r *run) end(o Outcome, reason string, err error) *Result {
@@ -279,10 +287,14 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 		r.cfg.OnEnd(r.res)
 	}
 	u := r.res.Usage
-	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out", o, r.res.Steps, u.InputTokens, u.OutputTokens), map[string]any{
-		"outcome": string(o), "exit": o.ExitCode(), "steps": r.res.Steps, "reason": reason,
+	data := map[string]any{
+		"outcome": string(o), "steps": r.res.Steps, "reason": reason,
 		"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
-	})
+	}
+	if r.cfg.Exit != nil {
+		data["exit"] = r.cfg.Exit(o)
+	}
+	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out", o, r.res.Steps, u.InputTokens, u.OutputTokens), data)
 	return r.res
 }
 

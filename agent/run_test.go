@@ -193,9 +193,6 @@ turns:
 		if res.Outcome != agent.StepLimit || res.Steps != 5 || len(f.model.requests()) != 5 {
 			t.Fatalf("outcome %s after %d steps and %d calls, want step-limit after 5", res.Outcome, res.Steps, len(f.model.requests()))
 		}
-		if res.Outcome.ExitCode() != 3 {
-			t.Errorf("exit = %d", res.Outcome.ExitCode())
-		}
 	})
 
 	t.Run("cut free text is continued and stitched into one answer, each continuation a step", func(t *testing.T) {
@@ -316,7 +313,7 @@ turns:
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		res := agent.Run(ctx, f.cfg, "x")
-		if res.Outcome != agent.Interrupted || res.Outcome.ExitCode() != 130 {
+		if res.Outcome != agent.Interrupted {
 			t.Fatalf("outcome = %s", res.Outcome)
 		}
 	})

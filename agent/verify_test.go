@@ -70,7 +70,7 @@ scripts:
 		f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: judge}}
 		f.cfg.MaxVerifyRounds = 2
 		res := agent.Run(context.Background(), f.cfg, "write all 5 steps")
-		if res.Outcome != agent.Unverified || res.Outcome.ExitCode() != 4 {
+		if res.Outcome != agent.Unverified {
 			t.Fatalf("outcome = %s", res.Outcome)
 		}
 		if n := len(judge.requests()); n != 3 {

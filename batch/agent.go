@@ -2,59 +2,115 @@ package batch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
-	"github.com/nightshift-dev/nightshift/tool"
-	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/verify"
-	"github.com/nightshift-dev/nightshift/workspace"
 )
 
-// AgentRunner returns a RunFunc that runs each task with the agent loop,
-// starting from base: every task shares base's model, retry policy (and
-// so its Limiter: give every task the same one per credential), events
-// and clock, and gets its own workspace, file tools and verifier.
-//
-// From the task's spec it takes the limits that are set (max_steps,
-// max_tokens, max_verify_rounds, retries), its checks (read relative to
-// the task file) and its rubric. The verifier's judge is base.Verifier's
-// judge, with the task's rubric, unless the task says no_judge or base
-// has none. A task whose checks do not parse ends with outcome usage. The
-// spec's output_schema is not read here; set base.OutputSchema instead.
-func AgentRunner(base agent.Config) RunFunc {
-	return func(ctx context.Context, spec *taskfile.Spec, dir string) *agent.Result {
-		root, err := workspace.Open(dir)
-		if err != nil {
-			return &agent.Result{Outcome: agent.Failed, Reason: err.Error(), Err: err}
-		}
-		defer root.Close()
-		tools, err := tool.NewSet(fs.Tools(root)...)
-		if err != nil {
-			return &agent.Result{Outcome: agent.Failed, Reason: err.Error(), Err: err}
-		}
-		v, err := verifierFor(spec, base.Verifier)
-		if err != nil {
+// Agent runs the tasks of a batch through the run lifecycle
+// (lifecycle.Run), as `nightshift run` runs one: each task in its own
+// workspace, with the journal (a task that does not end done is rolled
+// back in its copy, its attempt kept as a patch in the run record beside
+// it), the gate, the verifier, and Base's model, retry policy and
+// limiter, which every task shares.
+type Agent struct {
+	// Base is every task's config before its spec is applied (see
+	// TaskConfig). Give every task the same Retry.Limiter per credential
+	// (a retry.Limiters registry) so that they share the provider's
+	// rate limit.
+	Base lifecycle.Config
+	// Prepare, when set, finishes one task's config after its spec was
+	// applied, for what only the caller knows: the command gives each
+	// task its log file and the judge that the task's judge_model names.
+	// It returns a function called with the task's end (the result, or
+	// the error that kept it from starting). An error from Prepare ends
+	// the task with outcome usage.
+	Prepare func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (end func(*lifecycle.Result, error), err error)
+}
+
+// AgentRunner returns a RunFunc that runs each task through the run
+// lifecycle starting from base; see Agent.
+func AgentRunner(base lifecycle.Config) RunFunc { return (&Agent{Base: base}).Run }
+
+// Run runs one task; it is a RunFunc.
+func (a *Agent) Run(ctx context.Context, spec *taskfile.Spec, dir string) *agent.Result {
+	cfg, err := TaskConfig(a.Base, spec, dir)
+	if err != nil {
+		return &agent.Result{Outcome: agent.Usage, Reason: err.Error(), Err: err}
+	}
+	end := func(*lifecycle.Result, error) {}
+	if a.Prepare != nil {
+		if end, err = a.Prepare(spec, dir, &cfg); err != nil {
 			return &agent.Result{Outcome: agent.Usage, Reason: err.Error(), Err: err}
 		}
-		cfg := base
-		cfg.Root, cfg.Tools, cfg.Verifier = root, tools, v
-		cfg.RunID = "" // each task is its own run
-		if spec.MaxSteps > 0 {
-			cfg.MaxSteps = spec.MaxSteps
-		}
-		if spec.MaxTokens > 0 {
-			cfg.MaxTokens = spec.MaxTokens
-		}
-		if spec.MaxVerifyRounds > 0 {
-			cfg.MaxVerifyRounds = spec.MaxVerifyRounds
-		}
-		if spec.Retries != nil {
-			cfg.Retry.Retries = *spec.Retries
-		}
-		return agent.Run(ctx, cfg, spec.Task)
 	}
+	res, err := lifecycle.Run(ctx, cfg, spec.Task)
+	end(res, err)
+	if err != nil {
+		return &agent.Result{Outcome: notStartedOutcome(err), Reason: err.Error(), Err: err}
+	}
+	return &res.Result
+}
+
+// notStartedOutcome is the outcome of a task whose run could not begin.
+func notStartedOutcome(err error) agent.Outcome {
+	if errors.Is(err, journal.ErrNeedsRecovery) {
+		return agent.NeedsRecovery
+	}
+	return agent.Failed
+}
+
+// TaskConfig returns the lifecycle config of one task: base with the
+// task's workspace dir, and from its spec the limits that are set
+// (max_steps, max_tokens, max_verify_rounds, and retries, where 0 means
+// none), its gate rules on top of base.Policy, its output schema (read
+// relative to the task file), and a verifier of its checks and base's
+// rules, with base's judge given the task's rubric unless the task says
+// no_judge. Each task is its own run (its own run ID) in its own
+// workspace, its state kept with it: base.StateDir and base.RunID are not
+// used. A check, a gate rule or a schema that cannot be used is an error.
+func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
+	cfg := base
+	cfg.Dir, cfg.StateDir, cfg.RunID = dir, "", ""
+	if spec.MaxSteps > 0 {
+		cfg.MaxSteps = spec.MaxSteps
+	}
+	if spec.MaxTokens > 0 {
+		cfg.MaxTokens = spec.MaxTokens
+	}
+	if spec.MaxVerifyRounds > 0 {
+		cfg.MaxVerifyRounds = spec.MaxVerifyRounds
+	}
+	if spec.Retries != nil {
+		cfg.Retry.Retries = retry.Count(*spec.Retries)
+	}
+	if len(spec.Approve) > 0 {
+		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Policy = p
+	}
+	if spec.OutputSchema != "" {
+		s, err := verify.LoadSchema(spec.BaseDir, spec.OutputSchema)
+		if err != nil {
+			return cfg, fmt.Errorf("output_schema: %w", err)
+		}
+		cfg.OutputSchema = s
+	}
+	v, err := verifierFor(spec, base.Verifier)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Verifier = v
+	return cfg, nil
 }
 
 // verifierFor builds a task's verifier: its rules, and base's judge with

@@ -60,9 +60,9 @@ func TestSummary(t *testing.T) {
 			t.Errorf("FailsByCheck (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("a batch with any task not done exits 8", func(t *testing.T) {
-		if sum.AllDone() || sum.ExitCode() != 8 {
-			t.Errorf("AllDone = %t, ExitCode = %d; want false, 8", sum.AllDone(), sum.ExitCode())
+	t.Run("a batch with any task not done is not-all-done", func(t *testing.T) {
+		if sum.AllDone() || sum.Outcome() != agent.NotAllDone {
+			t.Errorf("AllDone = %t, Outcome = %s; want false, not-all-done", sum.AllDone(), sum.Outcome())
 		}
 	})
 	t.Run("the table gives the reason of every task not done", func(t *testing.T) {
@@ -82,14 +82,14 @@ func TestSummary(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a batch whose tasks all end done exits 0", func(t *testing.T) {
+	t.Run("a batch whose tasks all end done is done", func(t *testing.T) {
 		all, err := batch.Run(context.Background(), batch.Config{Run: byName(results), WorkDir: t.TempDir()},
 			[]*taskfile.Spec{{Name: "ok-1", Task: "t"}, {Name: "ok-2", Task: "t"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !all.AllDone() || all.ExitCode() != 0 {
-			t.Errorf("AllDone = %t, ExitCode = %d; want true, 0", all.AllDone(), all.ExitCode())
+		if !all.AllDone() || all.Outcome() != agent.Done {
+			t.Errorf("AllDone = %t, Outcome = %s; want true, done", all.AllDone(), all.Outcome())
 		}
 	})
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -54,7 +54,7 @@ func BenchmarkPacing(b *testing.B) {
 			for b.Loop() {
 				s := newSim(b, scripted.RateLimitConfig{Limit: limit, Per: per, NoHeaders: bc.noHeaders}, clock.Real{})
 				lims := retry.NewLimiters(retry.LimiterConfig{})
-				base := agent.Config{
+				base := lifecycle.Config{
 					Model: s.provider(b, bc.wire),
 					Retry: retry.Policy{Retries: retry.DefaultRetries, Limiter: lims.For(bc.wire, "sk-test")},
 				}

@@ -28,8 +28,8 @@ type Config struct {
 	// named after its position and name (007-fix-readme). It is created
 	// when missing. Default: a new temporary folder nightshift-batch-*.
 	WorkDir string
-	// Run runs one task; AgentRunner builds one on the agent loop.
-	// Required.
+	// Run runs one task; AgentRunner (or an Agent's Run) runs each
+	// through the run lifecycle. Required.
 	Run RunFunc
 	// Progress receives the progress of the batch. Default: none.
 	Progress io.Writer

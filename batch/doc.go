@@ -3,9 +3,10 @@
 // limiters, and sums up how they ended (`nightshift batch`).
 //
 // Every task gets a fresh folder under Config.WorkDir: a copy of the
-// task's dir when it names one (its .nightshift state folder left out),
-// or an empty folder when it does not. The original is never touched, so
-// a batch can be rerun, and the copies stay behind for inspection.
+// task's dir when it names one (a .nightshift folder of an earlier
+// version left out), or an empty folder when it does not. The original is
+// never touched, so a batch can be rerun, and the copies stay behind for
+// inspection.
 //
 // At most Config.Parallel tasks run at once. The model calls of all of
 // them should go through one retry.Limiter per provider credential (a
@@ -13,12 +14,17 @@
 // instead of colliding on it: a batch of fifty tasks under a limit of ten
 // requests a second is paced, not stampeded (issue 5).
 //
-// Running a batch with the agent loop and a shared limiter:
+// Each task runs through the run lifecycle (batch.Agent, lifecycle.Run),
+// as `nightshift run` runs one: the gate decides before any tool runs,
+// the journal rolls back a task that does not end done in its copy (the
+// copy stays behind, the attempt kept as a patch in its run record, which
+// lives with the journal in the state directory, outside the copy), and
+// the verifier checks each end. Running a batch with a shared limiter:
 //
 //	lims := retry.NewLimiters(retry.LimiterConfig{})
-//	base := agent.Config{
+//	base := lifecycle.Config{
 //		Model: model,
-//		Retry: retry.Policy{Retries: retry.DefaultRetries, Limiter: lims.For("anthropic", key)},
+//		Retry: retry.Policy{Limiter: lims.For("anthropic", key)}, // zero fields: the defaults
 //	}
 //	specs, err := taskfile.LoadList("tasks.yaml")
 //	// ...
@@ -26,6 +32,6 @@
 //	// ...
 //	sum.WriteTable(os.Stdout)
 //	if !sum.AllDone() {
-//		os.Exit(8)
+//		// some task ended unverified or failed: sum.Outcome() is not-all-done
 //	}
 package batch

@@ -75,7 +75,7 @@ func TestRetryBudgetAgainstTheSimulator(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := clock.NewFake(epoch)
 			s := newSim(t, scripted.RateLimitConfig{Limit: 1, Per: time.Hour}, c)
-			m := retry.Wrap(s.provider(t, "anthropic"), retry.Policy{Retries: tt.retries, Budget: tt.budget, Clock: c, Rand: func() float64 { return 0 }})
+			m := retry.Wrap(s.provider(t, "anthropic"), retry.Policy{Retries: retry.Count(tt.retries), Budget: tt.budget, Clock: c, Rand: func() float64 { return 0 }})
 			if _, err := m.Generate(context.Background(), request); err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -32,7 +33,7 @@ func TestBatchFinishesEveryTaskUnderARateLimit(t *testing.T) {
 				c := clock.NewFake(epoch)
 				s := newSim(t, scripted.RateLimitConfig{Limit: limit, Per: 10 * time.Second, NoHeaders: noHeaders}, c)
 				lims := retry.NewLimiters(retry.LimiterConfig{Clock: c})
-				base := agent.Config{
+				base := lifecycle.Config{
 					Model: s.provider(t, wire),
 					Retry: retry.Policy{Retries: retry.DefaultRetries, Clock: c, Limiter: lims.For(wire, "sk-test")},
 					Clock: c,

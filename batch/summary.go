@@ -45,13 +45,13 @@ type Summary struct {
 // AllDone reports whether every task ended done.
 func (s *Summary) AllDone() bool { return s.Done == len(s.Tasks) }
 
-// ExitCode is the exit status of `nightshift batch`: 0 when every task
-// ended done, 8 (not-all-done) otherwise.
-func (s *Summary) ExitCode() int {
+// Outcome is the batch's outcome: done when every task ended done,
+// not-all-done otherwise.
+func (s *Summary) Outcome() agent.Outcome {
 	if s.AllDone() {
-		return 0
+		return agent.Done
 	}
-	return agent.NotAllDone.ExitCode()
+	return agent.NotAllDone
 }
 
 // count fills the counts from the tasks.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -44,13 +45,15 @@ type AuditLog struct {
 var _ Auditor = (*AuditLog)(nil)
 
 // OpenAudit opens (or creates) the audit log at path for appending, as
-// .nightshift/audit.jsonl. Every entry is one write to a file opened with
-// O_APPEND, so runs sharing the log do not mix their lines.
+// the workspace's state folder's audit.jsonl (outside the workspace: see
+// package statedir). Every entry is one write to a file opened with
+// O_APPEND, so runs sharing the log do not mix their lines. Neither the
+// file nor its folder is ever reached through a symlink.
 func OpenAudit(path string) (*AuditLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := statedir.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("gate: audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := statedir.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gate: audit log: %w", err)
 	}

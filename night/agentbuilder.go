@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,19 +13,21 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
-	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
-	"github.com/nightshift-dev/nightshift/tool/command"
-	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
 
-// AgentBuilder is the default Builder: each attempt is a whole agent run
-// (tools, verifier, gate, journal and rollback, step brake) in the task's
-// own workspace folder.
+// AgentBuilder is the default Builder: each attempt is a whole run of the
+// run lifecycle (lifecycle.Run) in the task's own workspace folder: the
+// journal with snapshots before commands, the tools, the gate, the retry
+// policy and the worker's limiter on every model call, the verifier, the
+// step brake, and the rollback of an attempt that did not end done.
 type AgentBuilder struct {
 	// Models are the builder's models by pipeline name.
 	Models map[string]llm.Model
@@ -41,17 +42,34 @@ type AgentBuilder struct {
 	// Policy is the gate's policy; the zero Policy is gate.DefaultSpec
 	// (commands wait for a person, so they park).
 	Policy gate.Policy
-	// Audit receives the gate's decisions too; default none.
+	// Audit receives the gate's decisions as well as each task's audit
+	// log; default only the log.
 	Audit gate.Auditor
+	// Retry is the retry policy of every model call of an attempt; the
+	// zero Policy is the defaults (3 retries, 1s backoff, the retry
+	// budget), so that a 429 is waited out, not charged to the worker.
+	Retry retry.Policy
+	// Limiters paces each model's calls by pipeline name; a model without
+	// one is not paced. Night's scheduler gives every model one.
+	Limiters map[string]*retry.Limiter
 	// Clock and Events are handed to each run.
 	Clock  clock.Clock
 	Events event.Sink
+	// Exit fills the exit field of each run's outcome event and record;
+	// default none (see lifecycle.Config.Exit).
+	Exit func(agent.Outcome) int
+	// StateBase is the state directory (statedir.Base) under which each
+	// task workspace's journal, audit log and records live, outside the
+	// workspace; default statedir.Base("") (see
+	// lifecycle.Config.StateBase).
+	StateBase string
 }
 
 var _ Builder = (*AgentBuilder)(nil)
 
 // Attempt runs one agent on the task in a.Dir. A run that does not end done
-// is rolled back, so a failed attempt leaves the workspace as it found it.
+// is rolled back, so a failed attempt leaves the workspace as it found it;
+// a journal that a dead attempt left there is rolled back first.
 func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	m := b.Models[a.Worker]
 	if m == nil {
@@ -61,36 +79,6 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return fail(err)
 	}
-	root, err := workspace.Open(a.Dir)
-	if err != nil {
-		return fail(err)
-	}
-	defer root.Close() //nolint:errcheck // read-only handle
-	clk := b.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
-	runID := agent.NewRunID(clk.Now())
-	j, err := journal.Begin(root.Dir(), root.StateDir(), runID)
-	if errors.Is(err, journal.ErrNeedsRecovery) {
-		if err = RecoverWorkspace(a.Dir); err == nil {
-			j, err = journal.Begin(root.Dir(), root.StateDir(), runID)
-		}
-	}
-	if err != nil {
-		return fail(err)
-	}
-	root.SetGuard(j.Before)
-	root.SetAfter(j.After)
-	tools := append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
-	if b.Tools != nil {
-		tools = b.Tools(root)
-	}
-	set, err := tool.NewSet(tools...)
-	if err != nil {
-		j.Rollback() //nolint:errcheck // nothing changed yet
-		return fail(err)
-	}
 	// Nobody is at the terminal: a call that needs a person parks the
 	// task, unless a person approved exactly this call already.
 	keys := make([]string, 0, len(a.Approved))
@@ -98,15 +86,16 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		keys = append(keys, p.Action)
 	}
 	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
-	g := gate.New(gate.Config{Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used, Clock: clk})
-	res := agent.Run(ctx, agent.Config{
-		Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: set, Root: root,
-		MaxSteps: a.MaxSteps, Verifier: b.Verifier, Gate: g, Events: b.Events, Clock: clk, RunID: runID,
+	p := b.Retry
+	p.Limiter = b.Limiters[a.Worker]
+	res, err := lifecycle.Run(ctx, lifecycle.Config{
+		Dir: a.Dir, Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: b.Tools,
+		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
+		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
+		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 	}, taskText(a.Task.Title, a.Task.Body))
-	if res.Outcome == agent.Done {
-		err = j.Commit()
-	} else {
-		_, err = j.Rollback()
+	if err != nil {
+		return fail(err)
 	}
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
 		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used}
@@ -119,8 +108,8 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		out.Park = &ParkRequest{Action: gate.Key(res.Parked.Tool, res.Parked.Input),
 			Reason: fmt.Sprintf("the gate asks a person before a %s-class tool runs", res.Parked.Class)}
 	}
-	if err != nil && res.Outcome == agent.Done {
-		f := fail(fmt.Errorf("keep the attempt's changes: %w", err))
+	if res.JournalErr != nil && res.Outcome == agent.Done {
+		f := fail(fmt.Errorf("keep the attempt's changes: %w", res.JournalErr))
 		f.Tokens, f.Calls = out.Tokens, out.Calls
 		return f
 	}
@@ -166,12 +155,25 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left is rolled back.
-// A folder that does not exist has nothing to restore.
-func RecoverWorkspace(dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
+// `nightshift recover` does: every journal a dead run left (in the default
+// state directory, or in the workspace's .nightshift/ from an earlier
+// version) is rolled back. A folder that does not exist has nothing to
+// restore.
+func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
+
+// recoverWorkspace is RecoverWorkspace with the state directory base (""
+// for the default).
+func recoverWorkspace(base, dir string) error {
+	state := ""
+	if base != "" {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		var err error
+		if state, err = statedir.WorkspaceDir(base, dir); err != nil {
+			return err
+		}
 	}
-	_, err := journal.Recover(dir, filepath.Join(dir, workspace.StateDirName))
+	_, err := lifecycle.Recover(dir, state)
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/retry"
 )
 
 // BuildModels builds the pipeline's models. A scripted model whose
@@ -49,4 +50,24 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 		}
 	}
 	return out, nil
+}
+
+// Limiters returns a limiter for each of the pipeline's models from reg,
+// one per credential: models that call one endpoint with one key share
+// a limiter, so that their calls are paced together under the
+// provider's rate limit. A scripted model is its own endpoint. getenv
+// reads the keys (os.Getenv); a key is only ever hashed by reg.
+func Limiters(p *Pipeline, reg *retry.Limiters, getenv func(string) string) map[string]*retry.Limiter {
+	out := make(map[string]*retry.Limiter, len(p.Models))
+	for name, m := range p.Models {
+		endpoint, credential := m.Provider+" "+m.BaseURL, "model "+name
+		switch m.Provider {
+		case "anthropic":
+			credential = getenv(cmp.Or(m.APIKeyEnv, "ANTHROPIC_API_KEY"))
+		case "openai":
+			credential = getenv(cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY"))
+		}
+		out[name] = reg.For(endpoint, credential)
+	}
+	return out
 }

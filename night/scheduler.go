@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -23,9 +25,19 @@ type Config struct {
 	// Ledger records the night. Required.
 	Ledger *ledger.Ledger
 	// Models are the pipeline's models, built, by name. The proposer and
-	// the judge call theirs directly; the default builder runs agents on
-	// the builder's.
+	// the judge call theirs through the run lifecycle's call path
+	// (lifecycle.Calls); the default builder runs whole runs on the
+	// builder's.
 	Models map[string]llm.Model
+	// Retry is the retry policy of every model call of the night, every
+	// role's; the zero Policy is the defaults (3 retries, 1s backoff, the
+	// retry budget). Only retries exhausted on wrong timing reach the
+	// rules table, as api-down.
+	Retry retry.Policy
+	// Limiters paces each model's calls, by pipeline name: models on one
+	// credential should share one (see Limiters). A model without one
+	// gets its own, on the night's clock.
+	Limiters map[string]*retry.Limiter
 	// Builder runs builder steps; default an AgentBuilder over Models.
 	Builder Builder
 	// Clock is the night's time; default clock.Real{}. A clock.Fake runs
@@ -34,14 +46,23 @@ type Config struct {
 	// Events receives one event per step, failure and end; default discard.
 	Events event.Sink
 	// Restore restores an interrupted task's workspace before its attempt
-	// is retried; default RecoverWorkspace (the journal's recovery).
+	// is retried; default the journal's recovery, as RecoverWorkspace
+	// does, in StateDir.
 	Restore func(dir string) error
+	// StateBase is the state directory (statedir.Base) where each task
+	// workspace's journal lives, outside the workspace; default
+	// statedir.Base("") ($NIGHTSHIFT_STATE_DIR, else XDG, else
+	// ~/.local/state/nightshift).
+	StateBase string
 	// Idle is how long the night waits, when only a person's answer to a
 	// parked task could give it work, before it looks again; default 10m.
 	Idle time.Duration
 	// Name names the night; default the window's start date (2006-01-02),
 	// so that a restarted process or a second machine joins it.
 	Name string
+	// Exit fills the exit field of the builder's runs' outcome events and
+	// records; default none (see lifecycle.Config.Exit).
+	Exit func(agent.Outcome) int
 }
 
 // Summary is how a night ended.
@@ -49,12 +70,7 @@ type Summary struct {
 	Night ledger.Night
 	// Finished counts the steps each role finished.
 	Finished map[ledger.Role]int
-	// ExitCode is 0, or 8 when a system-scope failure stopped the night.
-	ExitCode int
 }
-
-// ExitSystem is the exit status of a night a system-scope failure stopped.
-const ExitSystem = 8
 
 // Scheduler runs one night.
 type Scheduler struct {
@@ -91,11 +107,21 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		cfg.Events = event.Discard
 	}
 	if cfg.Restore == nil {
-		cfg.Restore = RecoverWorkspace
+		base := cfg.StateBase
+		cfg.Restore = func(dir string) error { return recoverWorkspace(base, dir) }
 	}
 	cfg.Idle = cmp.Or(cfg.Idle, 10*time.Minute)
+	lims := make(map[string]*retry.Limiter, len(cfg.Pipeline.Models))
+	for name := range cfg.Pipeline.Models {
+		lims[name] = cfg.Limiters[name]
+		if lims[name] == nil {
+			lims[name] = retry.NewLimiter(retry.LimiterConfig{Clock: cfg.Clock})
+		}
+	}
+	cfg.Limiters = lims
 	if cfg.Builder == nil {
-		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Clock: cfg.Clock, Events: cfg.Events}
+		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
+			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }
@@ -133,11 +159,7 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 	if s.night, err = s.l.Night(ctx, n.ID); err != nil {
 		return nil, err
 	}
-	sum := &Summary{Night: s.night, Finished: s.st.finished}
-	if s.night.End == ledger.SystemStopped {
-		sum.ExitCode = ExitSystem
-	}
-	return sum, nil
+	return &Summary{Night: s.night, Finished: s.st.finished}, nil
 }
 
 // recover restores each step this owner left running when its process
@@ -318,14 +340,17 @@ func (s *Scheduler) waitFor(v *view) time.Duration {
 	return max(wait, time.Millisecond)
 }
 
-// callModel makes one proposer or judge call through the retry layer.
+// callModel makes one proposer or judge call through the run
+// lifecycle's call path: the night's retry policy, the model's limiter,
+// and a retry event per retry. A 429 or a 529 is waited out there; only
+// retries exhausted on wrong timing come back, and the rules charge
+// them as api-down.
 func (s *Scheduler) callModel(ctx context.Context, model, system, prompt string) (*llm.Response, error) {
 	m := s.cfg.Models[model]
 	if m == nil {
 		return nil, fmt.Errorf("night: model %q was not built", model)
 	}
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}}
-	return retry.Do(ctx, retry.Policy{Clock: s.clk}, func(ctx context.Context) (*llm.Response, error) {
-		return m.Generate(ctx, req)
-	})
+	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk}
+	return calls.Model(m, s.cfg.Limiters[model], s.night.Name).Generate(ctx, req)
 }

@@ -29,13 +29,13 @@ func TestBudget(t *testing.T) {
 	}{
 		{
 			name:      "429s with a retry-after are waited out without spending retries",
-			p:         retry.Policy{Retries: 0},
+			p:         retry.Policy{Retries: retry.NoRetries},
 			errs:      repeat(limited(m), 4),
 			wantCalls: 5, wantWaits: []time.Duration{m, m, m, m}, ok: true,
 		},
 		{
 			name:      "the budget ends the call when the next wait would overrun it",
-			p:         retry.Policy{Retries: 0},
+			p:         retry.Policy{Retries: retry.NoRetries},
 			errs:      repeat(limited(4*m), 10),
 			wantCalls: 3, wantWaits: []time.Duration{4 * m, 4 * m}, overBudget: true,
 		},

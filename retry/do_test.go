@@ -107,7 +107,7 @@ func TestDoMakesAtMostRetriesPlusOneCalls(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 5} {
 		t.Run("with retries "+strconv.Itoa(n)+" it calls "+strconv.Itoa(n+1)+" times", func(t *testing.T) {
 			fn, calls := script(repeat(overloaded, 20)...)
-			_, err := retry.Do(context.Background(), retry.Policy{Retries: n, Clock: clock.NewFake(epoch)}, fn)
+			_, err := retry.Do(context.Background(), retry.Policy{Retries: retry.Count(n), Clock: clock.NewFake(epoch)}, fn)
 			if *calls != n+1 {
 				t.Errorf("calls = %d, want %d", *calls, n+1)
 			}

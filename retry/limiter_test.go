@@ -375,7 +375,7 @@ func TestWrapWithLimiter(t *testing.T) {
 	run := func(withLimiter bool) (calls429 int, err error) {
 		fake := clock.NewFake(epoch)
 		srv := &windowServer{clk: fake, limit: 10, start: epoch}
-		p := retry.Policy{Retries: 0, Clock: fake, Rand: constRand(0)}
+		p := retry.Policy{Retries: retry.NoRetries, Clock: fake, Rand: constRand(0)}
 		if withLimiter {
 			p.Limiter = retry.NewLimiter(retry.LimiterConfig{Clock: fake})
 		}

@@ -9,8 +9,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
-// Defaults of a Policy's zero fields, and what callers pass for Retries by
-// default (Retries itself is used as is: zero means no retries).
+// Defaults of a Policy's zero fields.
 const (
 	DefaultRetries    = 3
 	DefaultBackoff    = time.Second
@@ -19,12 +18,29 @@ const (
 	DefaultBudget     = 10 * time.Minute
 )
 
-// Policy says when and how long to retry. The zero value makes one call
-// and never retries; every other zero field takes its default.
+// NoRetries is the Retries of a policy that makes one call and never
+// retries it. "None" is said explicitly, because a zero Policy, like every
+// zero config in nightshift, means the defaults.
+const NoRetries = -1
+
+// Count turns a count a person wrote (`--retries N`, `retries: N` in a
+// task file, where 0 means none) into a Policy's Retries (where 0 means
+// the default): 0 becomes NoRetries, any other count stays as it is.
+func Count(n int) int {
+	if n == 0 {
+		return NoRetries
+	}
+	return n
+}
+
+// Policy says when and how long to retry. Every zero field takes its
+// default: the zero Policy retries 3 times, backing off from 1s, within
+// a 10m budget.
 type Policy struct {
-	// Retries is how many retries may follow the first call; it is used as
-	// is, so zero means none and `--retries N` means at most N+1 calls.
-	// 429s that carry a Retry-After do not count against it (see Budget).
+	// Retries is how many retries may follow the first call: N means at
+	// most N+1 calls. Default 3 (DefaultRetries); a negative count
+	// (NoRetries) means none. 429s that carry a Retry-After do not count
+	// against it (see Budget).
 	Retries int
 	// Backoff is the wait before the first retry; it doubles with each
 	// retry after that. Default 1s.
@@ -65,7 +81,12 @@ type Policy struct {
 
 // withDefaults returns p with every zero field set to its default.
 func (p Policy) withDefaults() Policy {
-	p.Retries = max(p.Retries, 0)
+	switch {
+	case p.Retries == 0:
+		p.Retries = DefaultRetries
+	case p.Retries < 0:
+		p.Retries = 0
+	}
 	p.Backoff = cmp.Or(p.Backoff, DefaultBackoff)
 	p.MaxBackoff = max(cmp.Or(p.MaxBackoff, DefaultMaxBackoff), p.Backoff)
 	switch {

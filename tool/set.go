@@ -60,6 +60,9 @@ func NewSet(tools ...Tool) (*Set, error) {
 		if c := t.Class(); !c.Valid() {
 			return nil, fmt.Errorf("tool: %s: invalid class %q", spec.Name, c)
 		}
+		if se, ok := t.(schemaErrorer); ok && se.schemaError() != nil {
+			return nil, fmt.Errorf("tool: %s: %w", spec.Name, se.schemaError())
+		}
 		schema, err := compile(spec.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("tool: %s: input schema: %w", spec.Name, err)

@@ -18,6 +18,12 @@
 //		}
 //		rules = append(rules, r)
 //	}
+//
+// A program can build the same rules directly: verify.Exists("post.md"),
+// verify.MinChars("post.md", 4000), verify.Contains, verify.Matches,
+// verify.MinWords, verify.MaxChars, verify.JSON and verify.Cmd are what
+// ParseRule is built on.
+//
 //	v := &verify.Verifier{Rules: rules, Judge: &verify.Judge{Model: m, ModelName: "claude-sonnet-4-5"}}
 //	verdict, usage, err := v.Verify(ctx, verify.Input{Task: task, Answer: answer, Dir: root, Changed: changed})
 //	if err == nil && !verdict.Pass {

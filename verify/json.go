@@ -10,6 +10,16 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// JSON passes when the file at path parses as JSON and, when schema is
+// not nil, validates against it.
+func JSON(path string, schema *jsonschema.Resolved) Rule {
+	path = cleanPath(path)
+	if schema == nil {
+		return jsonRule("json:"+path, path, nil, "")
+	}
+	return jsonRule("json:"+path+":(schema)", path, schema, "the schema")
+}
+
 // jsonRule builds json:PATH (the file parses as JSON) and, with a schema,
 // json:PATH:SCHEMA (it also validates against the schema).
 func jsonRule(spec, path string, schema *jsonschema.Resolved, schemaName string) Rule {
@@ -53,4 +63,12 @@ func loadSchema(baseDir, name string) (*jsonschema.Resolved, error) {
 		return nil, fmt.Errorf("schema %s: %v", name, err)
 	}
 	return resolved, nil
+}
+
+// LoadSchema reads and resolves the JSON Schema file name, relative to
+// baseDir unless absolute, as the json:PATH:SCHEMA rule does: a missing
+// or broken schema is an error before the run, and remote $refs are
+// refused, since a check must not need the network.
+func LoadSchema(baseDir, name string) (*jsonschema.Resolved, error) {
+	return loadSchema(baseDir, name)
 }

@@ -76,7 +76,7 @@ func ParseRule(spec, baseDir string) (Rule, error) {
 		if err != nil {
 			return nil, bad("%v", err)
 		}
-		return &existsRule{spec: spec, path: path}, nil
+		return Exists(path), nil
 	case "json":
 		path, schemaFile, hasSchema := strings.Cut(rest, ":")
 		path, err := checkPath(path)
@@ -105,19 +105,19 @@ func ParseRule(spec, baseDir string) (Rule, error) {
 			if last == "" {
 				return nil, bad("want contains:PATH:TEXT with a non-empty TEXT")
 			}
-			return containsRule(spec, path, last), nil
+			return Contains(path, last), nil
 		case "matches":
 			re, err := regexp.Compile(last)
 			if err != nil {
 				return nil, bad("bad regex: %v", err)
 			}
-			return matchesRule(spec, path, re), nil
+			return Matches(path, re), nil
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(last))
 		if err != nil || n < 0 {
 			return nil, bad("N must be a whole number of 0 or more, got %q", last)
 		}
-		return countRule(spec, kind, path, n), nil
+		return countRule(kind, path, n), nil
 	case "":
 		return nil, bad("empty rule")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -56,10 +57,23 @@ func (r *fileRule) fail(msg string) *Failure {
 	return &Failure{Check: r.name, Message: fmt.Sprintf("%s %s: %s", r.name, r.path, msg)}
 }
 
-// countRule builds min-chars, max-chars and min-words. The message puts the
-// count the model never made beside the figure required:
-// "min-chars post.md: 3341 < 4000".
-func countRule(spec, kind, path string, n int) Rule {
+// MinChars passes when the file at path, relative to the workspace, holds
+// at least n characters (Unicode code points, as Chars counts them). Its
+// FAIL puts the count the model never made beside the figure required:
+// "min-chars post.md: 3341 < 4000". A path that leaves the workspace
+// fails the check; ParseRule refuses it before the run.
+func MinChars(path string, n int) Rule { return countRule("min-chars", path, n) }
+
+// MaxChars passes when the file at path holds at most n characters.
+func MaxChars(path string, n int) Rule { return countRule("max-chars", path, n) }
+
+// MinWords passes when the file at path holds at least n words, as Words
+// counts them (each CJK character is a word).
+func MinWords(path string, n int) Rule { return countRule("min-words", path, n) }
+
+// countRule builds min-chars, max-chars and min-words.
+func countRule(kind, path string, n int) Rule {
+	path = cleanPath(path)
 	measure, op := Chars, "<"
 	switch kind {
 	case "min-words":
@@ -67,6 +81,7 @@ func countRule(spec, kind, path string, n int) Rule {
 	case "max-chars":
 		op = ">"
 	}
+	spec := fmt.Sprintf("%s:%s:%d", kind, path, n)
 	return &fileRule{spec: spec, name: kind, path: path, test: func(b []byte) string {
 		got := measure(string(b))
 		if (op == "<" && got < n) || (op == ">" && got > n) {
@@ -76,8 +91,10 @@ func countRule(spec, kind, path string, n int) Rule {
 	}}
 }
 
-func containsRule(spec, path, text string) Rule {
-	return &fileRule{spec: spec, name: "contains", path: path, test: func(b []byte) string {
+// Contains passes when the file at path contains text.
+func Contains(path, text string) Rule {
+	path = cleanPath(path)
+	return &fileRule{spec: "contains:" + path + ":" + text, name: "contains", path: path, test: func(b []byte) string {
 		if strings.Contains(string(b), text) {
 			return ""
 		}
@@ -85,8 +102,10 @@ func containsRule(spec, path, text string) Rule {
 	}}
 }
 
-func matchesRule(spec, path string, re *regexp.Regexp) Rule {
-	return &fileRule{spec: spec, name: "matches", path: path, test: func(b []byte) string {
+// Matches passes when the content of the file at path matches re.
+func Matches(path string, re *regexp.Regexp) Rule {
+	path = cleanPath(path)
+	return &fileRule{spec: "matches:" + path + ":" + re.String(), name: "matches", path: path, test: func(b []byte) string {
 		if re.Match(b) {
 			return ""
 		}
@@ -94,7 +113,16 @@ func matchesRule(spec, path string, re *regexp.Regexp) Rule {
 	}}
 }
 
-// existsRule passes when PATH exists in the workspace, file or folder.
+// cleanPath is a rule's path as the workspace names it: cleaned, with
+// forward slashes.
+func cleanPath(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
+
+// Exists passes when path exists in the workspace, file or folder.
+func Exists(path string) Rule {
+	path = cleanPath(path)
+	return &existsRule{spec: "exists:" + path, path: path}
+}
+
 type existsRule struct {
 	spec string
 	path string

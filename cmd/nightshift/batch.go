@@ -1,20 +1,19 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
-	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // batchFlags are the flags of `nightshift batch`: run's flags (the model,
@@ -84,21 +83,27 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1")
 	}
-	if f.retryBudget < 0 {
-		return usagef("--retry-budget must not be negative")
-	}
 	specs, err := taskfile.LoadList(f.tasks)
 	if err != nil {
 		return usageError(err)
 	}
-	// Everything that would stop a task before it runs is found now, so
-	// that a typo in task 180 does not surface an hour in.
-	if _, err := f.modelFlags.resolve(osGetenv); err != nil {
+	limiters := f.limiters()
+	// Every task starts from the flags' config: the model and its
+	// limiter, the retry policy, --keep and the exit table. Its spec, the
+	// flags' limits, checks and gate rules merged in by batchSpec, adds
+	// the rest (batch.TaskConfig).
+	base, err := runConfig(&f.runFlags, &taskfile.Spec{
+		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
+		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
+	}, limiters)
+	if err != nil {
 		return err
 	}
+	// Everything that would stop a task before it runs is found now, so
+	// that a typo in task 180 does not surface an hour in.
 	for i, s := range specs {
-		specs[i] = batchSpec(cmd, f, s)
-		if err := checkSpec(specs[i]); err != nil {
+		specs[i] = batchSpec(f, s)
+		if err := checkSpec(base, specs[i]); err != nil {
 			return usagef("task %s: %v", s.Name, err)
 		}
 	}
@@ -108,13 +113,13 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if fh, ok := stderr.(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
-	limiters := f.limiters()
+	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
+		return prepareBatchTask(f, spec, dir, cfg, limiters)
+	}}
 	sum, err := batch.Run(cmd.Context(), batch.Config{
 		Parallel: f.parallel,
 		WorkDir:  f.work,
-		Run: func(ctx context.Context, s *taskfile.Spec, dir string) *agent.Result {
-			return runBatchTask(ctx, f, s, dir, limiters)
-		},
+		Run:      runner.Run,
 		Progress: stderr,
 		Live:     live,
 	}, specs)
@@ -125,14 +130,14 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		return err
 	}
 	if cmd.Context().Err() != nil {
-		return exitWith(agent.Interrupted.ExitCode())
+		return exitWith(exitFor(agent.Interrupted))
 	}
-	return exitWith(sum.ExitCode())
+	return exitWith(exitFor(sum.Outcome()))
 }
 
 // batchSpec fills what a task leaves unset from the flags: the task's own
 // fields win, and --check and --approve add to its own. It returns a copy.
-func batchSpec(cmd *cobra.Command, f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
+func batchSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
 	s := *in
 	if s.MaxSteps == 0 {
 		s.MaxSteps = f.maxSteps
@@ -147,9 +152,6 @@ func batchSpec(cmd *cobra.Command, f *batchFlags, in *taskfile.Spec) *taskfile.S
 		r := f.retries
 		s.Retries = &r
 	}
-	if s.OutputSchema != "" && !filepath.IsAbs(s.OutputSchema) {
-		s.OutputSchema = filepath.Join(s.BaseDir, s.OutputSchema)
-	}
 	s.Checks = append(append([]string(nil), s.Checks...), f.checks...)
 	s.Approve = append(append([]string(nil), s.Approve...), f.approve...)
 	s.NoJudge = s.NoJudge || f.noJudge
@@ -159,23 +161,15 @@ func batchSpec(cmd *cobra.Command, f *batchFlags, in *taskfile.Spec) *taskfile.S
 	return &s
 }
 
-// checkSpec finds what would stop a task at its start.
-func checkSpec(s *taskfile.Spec) error {
+// checkSpec finds what would stop a task at its start: its limits, its
+// folder, and what batch.TaskConfig would refuse (a check that cannot run,
+// a bad gate rule, an unreadable output schema).
+func checkSpec(base lifecycle.Config, s *taskfile.Spec) error {
 	if s.MaxSteps < 1 || s.MaxTokens < 0 || *s.Retries < 0 {
 		return fmt.Errorf("max_steps must be at least 1 and the limits not negative")
 	}
-	for _, c := range s.Checks {
-		if _, err := verify.ParseRule(c, s.BaseDir); err != nil {
-			return fmt.Errorf("check %q: %w", c, err)
-		}
-	}
-	if _, err := gate.ParsePolicy(s.Approve...); err != nil {
+	if _, err := batch.TaskConfig(base, s, ""); err != nil {
 		return err
-	}
-	if s.OutputSchema != "" {
-		if _, err := loadSchema(s.OutputSchema); err != nil {
-			return err
-		}
 	}
 	if s.Dir != "" {
 		dir := s.Dir
@@ -189,30 +183,31 @@ func checkSpec(s *taskfile.Spec) error {
 	return nil
 }
 
-// runBatchTask runs one task as `nightshift run` would in its workspace,
-// with its event lines in WORK/NNN-name.log and no one to ask at the
-// gate: an action the policy says to ask about is refused, as in a
-// run without a terminal.
-func runBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir string, limiters *retry.Limiters) *agent.Result {
-	failed := func(o agent.Outcome, err error) *agent.Result {
-		return &agent.Result{Outcome: o, Reason: err.Error(), Err: err}
+// prepareBatchTask gives one task what only the command knows: its event
+// lines in its log beside its workspace (WORK/NNN-name.log), ended by the
+// same summary `nightshift run` prints, and the judge its judge_model
+// names. Nobody is asked at the gate: an action the policy says to ask
+// about is refused, as in a run without a terminal.
+func prepareBatchTask(f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
+	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
+		jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Verifier.Judge.Model, cfg.Verifier.Judge.ModelName = jb.model, jb.name
+		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
 	}
 	log, err := os.Create(dir + ".log")
 	if err != nil {
-		return failed(agent.Failed, err)
+		return nil, err
 	}
-	defer log.Close()
-	rf := f.runFlags
-	rf.dir = dir
-	s, err := setupRun(ctx, &rf, spec, strings.NewReader(""), log, limiters)
-	if err != nil {
-		return failed(agent.Usage, err)
-	}
-	defer s.close()
-	if err := s.begin(); err != nil {
-		return failed(agent.Failed, err)
-	}
-	res := s.run(ctx, spec.Task)
-	s.report(res, log)
-	return res
+	cfg.Events = event.NewText(log)
+	return func(res *lifecycle.Result, err error) {
+		defer log.Close()
+		if err != nil {
+			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
+			return
+		}
+		printEnd(res, f.stateDir, log)
+	}, nil
 }

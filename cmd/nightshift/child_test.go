@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // child is a real nightshift process: this test binary, started with
@@ -26,13 +28,21 @@ type child struct {
 // line as it is written.
 func startChild(t *testing.T, dir string, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, dir, nil, args...)
+}
+
+// startChildEnv is startChild with env added to the child's environment.
+func startChildEnv(t *testing.T, dir string, env []string, args ...string) *child {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir()}
+	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir(),
+		statedir.Env + "=" + os.Getenv(statedir.Env)}
+	cmd.Env = append(cmd.Env, env...)
 	c := &child{cmd: cmd}
 	if c.stdout, err = cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -158,6 +160,8 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 		modelFlags: modelFlags{provider: "scripted", scenario: scenario},
 		dir:        work,
 		backoff:    backoff,
+		// The demo's state stays with its throwaway workspace, beside it.
+		stateDir: filepath.Join(dir, "state"),
 	}
 	f.retryBudget = retry.DefaultBudget
 	retries := 3
@@ -166,18 +170,18 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 		MaxSteps: agent.DefaultMaxSteps, MaxTokens: agent.DefaultMaxTokens,
 		MaxVerifyRounds: agent.DefaultMaxVerifyRounds, Retries: &retries,
 	}
-	s, err := setupRun(ctx, f, spec, nil, stderr, f.limiters())
+	cfg, err := runConfig(f, spec, f.limiters())
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
-	if err := s.begin(); err != nil {
-		return nil, err
+	cfg.Dir, cfg.Events = work, event.NewText(stderr)
+	res, err := lifecycle.Run(ctx, cfg, sc.task)
+	if err != nil {
+		return nil, notStarted(err, work, f.stateDir)
 	}
-	res := s.run(ctx, sc.task)
 	if res.Answer != "" {
 		fmt.Fprintln(stdout, res.Answer)
 	}
-	s.report(res, stderr)
-	return res, nil
+	printEnd(res, f.stateDir, stderr)
+	return &res.Result, nil
 }

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/nightshift-dev/nightshift/agent"
+)
 
 // exitError carries an exit status out of a command.
 type exitError struct {
@@ -20,7 +24,7 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks err as a usage error (exit 2): nothing was run.
-func usageError(err error) error { return &exitError{code: 2, err: err} }
+func usageError(err error) error { return &exitError{code: exitFor(agent.Usage), err: err} }
 
 // usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify/eval"
@@ -40,7 +41,11 @@ func newEvalCmd() *cobra.Command {
 				return nil, "", usageError(err)
 			}
 		}
-		return retry.Wrap(m, retry.Policy{Retries: retries, Backoff: backoff}), name, nil
+		// The judge's calls take the path of every model call: the
+		// policy (--retries 0 is none), retries reported nowhere but in
+		// the error, since eval prints its own table.
+		calls := lifecycle.Calls{Retry: retry.Policy{Retries: retry.Count(retries), Backoff: backoff}}
+		return calls.Model(m, nil, ""), name, nil
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")

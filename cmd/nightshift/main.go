@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/nightshift-dev/nightshift/agent"
 )
 
 func main() {
@@ -49,8 +51,8 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "nightshift: interrupted")
-		return 130
+		return exitFor(agent.Interrupted)
 	}
 	fmt.Fprintf(stderr, "nightshift: %v\n", err)
-	return 1
+	return exitFor(agent.Failed)
 }

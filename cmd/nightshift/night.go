@@ -6,15 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
@@ -36,7 +40,7 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db string
+	var pipeline, db, stateDir string
 	var demo bool
 	cmd := &cobra.Command{
 		Use:   "night --pipeline FILE [--db DB] | night --demo",
@@ -56,22 +60,23 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
-				return runDemoNight(cmd, db)
+				return runDemoNight(cmd, db, stateDir)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			return runNight(cmd, pipeline, db, clock.Real{}, nil)
+			return runNight(cmd, pipeline, db, stateDir, clock.Real{}, nil)
 		},
 	}
 	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
 	dbFlag(cmd, &db)
+	stateDirFlag(cmd, &stateDir)
 	return cmd
 }
 
 // runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(*ledger.Ledger) error) error {
+func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	ctx := cmd.Context()
 	p, err := night.LoadPipeline(path)
 	if err != nil {
@@ -91,7 +96,13 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 			return err
 		}
 	}
-	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Clock: clk, Events: event.NewText(cmd.ErrOrStderr())})
+	base, err := statedir.Base(stateDir)
+	if err != nil {
+		return usageError(err)
+	}
+	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
+	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
+		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -100,19 +111,24 @@ func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
 		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
-	return exitWith(sum.ExitCode)
+	if sum.Night.End == ledger.SystemStopped {
+		// A system-scope failure stopped the night: not all was done.
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
 }
 
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock and
 // prints the report.
-func runDemoNight(cmd *cobra.Command, db string) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
 	}
-	// The demo's pipeline, workspaces and (unless --db names one) ledger
-	// are its own: nothing of them is left behind.
+	// The demo's pipeline, workspaces, their state and (unless --db or
+	// --state-dir names one) ledger and state folder are its own: nothing
+	// of them is left behind.
 	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
@@ -121,6 +137,9 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 	if db == "" {
 		db = dir + "/night.db"
 	}
+	if stateDir == "" {
+		stateDir = filepath.Join(dir, "state")
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)
 	score := 9.0
@@ -128,7 +147,7 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr

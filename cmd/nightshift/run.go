@@ -1,15 +1,22 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -33,6 +40,8 @@ type runFlags struct {
 	keep            bool
 	rpm, tpm        int
 	retryBudget     time.Duration
+	stateDir        string
+	keepState       time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -43,6 +52,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Run lets a model work on a folder with file tools until it says it is done and
 the verifier passes the result. stdout carries only the final answer; stderr
 one [kind · detail] line per event.
+
+nightshift keeps its state (journal, audit log, run records) outside the
+workspace, in --state-dir; the last line names the run's record.
 
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
 6 truncated, 7 needs-recovery, 130 interrupted, 1 anything else.`,
@@ -89,28 +101,80 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
+	stateDirFlag(cmd, &f.stateDir)
+	f.keepState = defaultKeepState
+	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
 }
 
-// runTask is `nightshift run`.
+// runTask is `nightshift run`: the flags become the run lifecycle's
+// config, and the outcome is printed and becomes the exit status.
 func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	spec, err := mergeTask(cmd, f, task)
 	if err != nil {
 		return err
 	}
-	s, err := setupRun(cmd.Context(), f, spec, cmd.InOrStdin(), cmd.ErrOrStderr(), f.limiters())
+	cfg, err := runConfig(f, spec, f.limiters())
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	if err := s.begin(); err != nil {
+	if cfg.Dir, err = runDir(f, spec); err != nil {
 		return err
 	}
-	res := s.run(cmd.Context(), spec.Task)
+	stderr := cmd.ErrOrStderr()
+	evFile, err := openEvents(f.events)
+	if err != nil {
+		return err
+	}
+	var jsonSink event.Sink
+	if evFile != nil {
+		defer evFile.Close()
+		jsonSink = event.NewJSON(evFile)
+	}
+	cfg.Events = event.Multi(event.NewText(stderr), jsonSink)
+	if in, ok := cmd.InOrStdin().(*os.File); ok {
+		cfg.Asker = gate.Interactive(in, stderr)
+	}
+	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
+	if err != nil {
+		return notStarted(err, cfg.Dir, f.stateDir)
+	}
 	if res.Answer != "" {
 		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
 	}
-	s.report(res, cmd.ErrOrStderr())
-	return exitWith(res.Outcome.ExitCode())
+	printEnd(res, f.stateDir, stderr)
+	return exitWith(exitFor(res.Outcome))
+}
+
+// printOutcome prints the end of a run for the person at the terminal.
+func printOutcome(res *agent.Result, w io.Writer) {
+	u := res.Usage
+	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in, %d out\n",
+		res.Outcome, res.Steps, plural(res.Steps, "step"), exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
+	switch res.Outcome {
+	case agent.Done:
+	case agent.Unverified:
+		fmt.Fprintf(w, "nightshift: UNVERIFIED — a person must look. Failed checks: %s\n  %s\n",
+			strings.Join(res.FailedChecks, ", "), res.Reason)
+	default:
+		fmt.Fprintf(w, "nightshift: %s\n", res.Reason)
+	}
+	if len(res.FailsByCheck) > 0 {
+		fmt.Fprintf(w, "nightshift: FAILs by check: %s\n", failsByCheck(res.FailsByCheck))
+	}
+}
+
+// failsByCheck renders the FAIL counts, most first, then by name:
+// "min-chars 2, judge 1" (seed 000's homework: which check catches more).
+func failsByCheck(m map[string]int) string {
+	names := slices.Collect(maps.Keys(m))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, m[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // mergeTask combines the task file, the argument and the flags; flags

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/verify"
+)
+
+// runConfig turns the flags and a task's spec into the run lifecycle's
+// config: the model, the retry policy and the limiters, the limits, the
+// gate's rules, the checks and the judge, the output schema, --keep and
+// the exit table. The workspace, the events and the asker are the
+// caller's. Every problem found here is a usage error: nothing has run.
+func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
+	b, err := f.modelFlags.resolve(osGetenv)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	if f.retryBudget < 0 {
+		return lifecycle.Config{}, usagef("--retry-budget must not be negative")
+	}
+	policy, err := gate.ParsePolicy(spec.Approve...)
+	if err != nil {
+		return lifecycle.Config{}, usageError(err)
+	}
+	v, judgeLimiter, err := buildVerifier(f, spec, b.model, b.name, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	var schema *jsonschema.Resolved
+	if spec.OutputSchema != "" {
+		if schema, err = loadSchema(spec.OutputSchema); err != nil {
+			return lifecycle.Config{}, usageError(err)
+		}
+	}
+	return lifecycle.Config{
+		Model:           b.model,
+		ModelName:       b.name,
+		Policy:          policy,
+		MaxSteps:        spec.MaxSteps,
+		MaxTokens:       spec.MaxTokens,
+		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
+		Retry: retry.Policy{
+			Retries: retry.Count(*spec.Retries),
+			Backoff: f.backoff,
+			Budget:  f.retryBudget,
+			Limiter: limiters.For(b.endpoint, b.credential),
+		},
+		JudgeLimiter: judgeLimiter,
+		OutputSchema: schema,
+		Verifier:     v,
+		Keep:         f.keep,
+		Exit:         exitFor,
+		StateBase:    f.stateDir,
+		KeepState:    keepState(f.keepState),
+	}, nil
+}
+
+// keepState maps --keep-state (0 keeps everything) onto the lifecycle's
+// KeepState (0 is the default, negative keeps everything).
+func keepState(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// verifyRounds maps the user's count (0 = none) onto the lifecycle's (0 =
+// default, negative = none).
+func verifyRounds(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// runDir is the workspace a task names: its spec's dir, read relative to
+// the task file, unless --dir says otherwise.
+func runDir(f *runFlags, spec *taskfile.Spec) (string, error) {
+	dir := f.dir
+	if spec.Dir != "" && f.dir == "." {
+		dir = filepath.Join(spec.BaseDir, spec.Dir)
+	}
+	if err := checkDir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkDir checks a --dir. A path that does not exist and one that is not
+// a folder are told apart: they are fixed differently.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return usagef("--dir %s: does not exist (create it, or name another folder)", dir)
+	case err != nil:
+		return usagef("--dir %s: %v", dir, err)
+	case !fi.IsDir():
+		return usagef("--dir %s: not a folder", dir)
+	}
+	return nil
+}
+
+// buildVerifier parses the rules (a rule that cannot run is a usage error
+// before the run starts) and sets up the judge.
+// A judge on another credential gets that credential's limiter; nil
+// means the worker's.
+func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, error) {
+	v := &verify.Verifier{}
+	for _, c := range spec.Checks {
+		r, err := verify.ParseRule(c, spec.BaseDir)
+		if err != nil {
+			return nil, nil, usageError(err) // it names the rule already
+		}
+		v.Rules = append(v.Rules, r)
+	}
+	if spec.NoJudge {
+		return v, nil, nil
+	}
+	jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	if jb == nil {
+		v.Judge = &verify.Judge{Model: worker, ModelName: workerName, Rubric: spec.Rubric}
+		return v, nil, nil
+	}
+	v.Judge = &verify.Judge{Model: jb.model, ModelName: jb.name, Rubric: spec.Rubric}
+	return v, limiters.For(jb.endpoint, jb.credential), nil
+}
+
+// loadSchema reads and resolves a JSON Schema file.
+func loadSchema(path string) (*jsonschema.Resolved, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--output-schema: %w", err)
+	}
+	var sc jsonschema.Schema
+	if err := json.Unmarshal(data, &sc); err != nil {
+		return nil, fmt.Errorf("--output-schema %s: not a JSON Schema: %w", path, err)
+	}
+	res, err := sc.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("--output-schema %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// notStarted explains a run that could not begin, with what to do: an
+// earlier run that died in the workspace is exit 7, a state directory
+// that cannot hold the state (one inside the workspace) a usage error.
+func notStarted(err error, dir, stateDir string) error {
+	switch {
+	case errors.Is(err, journal.ErrNeedsRecovery):
+		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
+			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s%s", err, absDir(dir), stateArg(stateDir))}
+	case errors.Is(err, statedir.ErrUnusable):
+		return usageError(err)
+	case errors.Is(err, journal.ErrBusy):
+		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
+	}
+	return err
+}
+
+// printEnd tells the person what the end of the run did to the
+// workspace when it went wrong, then sums the run up.
+func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
+	if res.PatchErr != nil {
+		fmt.Fprintf(w, "nightshift: patch: %v\n", res.PatchErr)
+	}
+	if res.PruneErr != nil {
+		fmt.Fprintf(w, "nightshift: %v\n", res.PruneErr)
+	}
+	switch {
+	case res.JournalErr != nil && !res.Kept:
+		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s%s\n", res.JournalErr, res.Dir, stateArg(stateDir))
+	case res.JournalErr != nil:
+		fmt.Fprintf(w, "nightshift: %v\n", res.JournalErr)
+	}
+	if res.Rollback != nil {
+		for _, c := range res.Rollback.Conflicts {
+			fmt.Fprintf(w, "nightshift: left as it is (changed by something else during the run): %s\n", c)
+		}
+	}
+	if res.RecordErr != nil {
+		fmt.Fprintf(w, "nightshift: %v\n", res.RecordErr)
+	}
+	printOutcome(&res.Result, w)
+	if res.RecordErr == nil && res.RecordPath != "" {
+		fmt.Fprintf(w, "nightshift: record of this run: %s\n", res.RecordPath)
+	}
+}
+
+// absDir is dir made absolute, for a command to copy.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}

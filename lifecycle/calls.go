@@ -1,0 +1,52 @@
+package lifecycle
+
+import (
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+)
+
+// Calls is the model-call path of the calls a role makes outside a run's
+// loop (the night's proposer and judge): the same retry policy, pacing
+// and retry events as every call inside a run, so that a 429 there is
+// waited out like anywhere else instead of charged as a failure.
+type Calls struct {
+	// Retry is the retry policy; the zero Policy is the defaults (3
+	// retries, 1s backoff, the retry budget). Its Limiter is replaced by
+	// the one Model is given.
+	Retry retry.Policy
+	// Events receives a retry event for each retry; default discard.
+	Events event.Sink
+	// Clock times the waits and stamps the events; default clock.Real{}.
+	Clock clock.Clock
+}
+
+// Model returns m behind the call path: each Generate waits for its turn
+// under lim (nil: no pacing), is retried under the policy, and reports
+// each retry as a retry event of run (docs/events.md).
+func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
+	clk := c.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	events := c.Events
+	if events == nil {
+		events = event.Discard
+	}
+	p := c.Retry
+	p.Limiter = lim
+	if p.Clock == nil {
+		p.Clock = clk
+	}
+	prev := p.OnRetry
+	p.OnRetry = func(a retry.Attempt) {
+		if prev != nil {
+			prev(a)
+		}
+		detail, data := agent.RetryEvent(a)
+		events.Emit(event.Event{TS: clk.Now(), Run: run, Type: "retry", Detail: detail, Data: data})
+	}
+	return retry.Wrap(m, p)
+}

@@ -1,0 +1,169 @@
+package lifecycle
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/command"
+	"github.com/nightshift-dev/nightshift/tool/fs"
+	"github.com/nightshift-dev/nightshift/verify"
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// Config is one run's set-up. Dir and Model are required; every other
+// zero field takes the default its comment names.
+type Config struct {
+	// Dir is the workspace: the folder the run's tools may touch. It must
+	// exist. Required.
+	Dir string
+	// StateDir is the workspace's state folder, where the run's journal,
+	// the gate's audit log (audit.jsonl) and the run record
+	// (runs/<run>.json) are kept. It must lie outside Dir, where nothing
+	// the run does can reach it. Default: the workspace's own folder in
+	// StateBase, StateBase/ws/<key of Dir> (statedir.Workspace).
+	StateDir string
+	// StateBase is the state directory under which StateDir is made when
+	// StateDir is empty (`--state-dir`). Default statedir.Base(""):
+	// $NIGHTSHIFT_STATE_DIR, else $XDG_STATE_HOME/nightshift, else
+	// ~/.local/state/nightshift.
+	StateBase string
+	// KeepState is how old the workspace's run records and checkpoints
+	// may grow before a run's start prunes them (`--keep-state`); default
+	// 30 days, negative keeps them all. Journals are never pruned.
+	KeepState time.Duration
+
+	// Model answers the worker's calls. Required. It must not retry on
+	// its own: every call goes through Retry.
+	Model llm.Model
+	// ModelName is sent with each request and kept in the run record;
+	// empty lets the model choose.
+	ModelName string
+	// System is the worker's system prompt; default agent.DefaultSystem.
+	System string
+
+	// Tools returns the run's tools over its workspace; default
+	// DefaultTools: the file tools and run_command. A tool that starts
+	// processes gives them journal.Mark(root.Dir()) in their environment,
+	// as DefaultTools does, so that `nightshift recover` can tell that one
+	// outlived a killed run.
+	Tools func(root *workspace.Root) []tool.Tool
+
+	// Policy is the gate's policy; the zero Policy is gate's default
+	// (read and write allowed, danger asks).
+	Policy gate.Policy
+	// Asker asks a person when the policy says ask; default nobody, so
+	// ask means deny. gate.Parker parks the run instead (the night).
+	Asker gate.Asker
+	// Approved holds calls a person approved beforehand; default none.
+	Approved *gate.Approvals
+	// Audit receives every gate decision as well as StateDir/audit.jsonl;
+	// default only the file.
+	Audit gate.Auditor
+
+	// Retry is the retry policy of every model call of the run: the
+	// worker's first calls, its continuations and regenerations, and the
+	// judge's. The zero Policy is the defaults (3 retries, 1s backoff, the
+	// retry budget); retry.NoRetries says none. Retry.Limiter paces the
+	// worker's credential; default none. Retry.Clock defaults to Clock.
+	Retry retry.Policy
+	// JudgeLimiter paces the judge's calls when the judge calls with
+	// another credential than the worker; default Retry.Limiter.
+	JudgeLimiter *retry.Limiter
+
+	// Verifier checks each end of turn: its rules, then its judge.
+	// Default the not-empty rule alone, which always runs.
+	Verifier *verify.Verifier
+	// OutputSchema, when set, is the JSON Schema the final answer must
+	// satisfy; default none.
+	OutputSchema *jsonschema.Resolved
+	// MaxSteps, MaxTokens, MaxTokensCap and MaxVerifyRounds are the loop's
+	// limits, with agent.Config's defaults: 20 steps, 4096 and 32768
+	// tokens, 2 verify rounds (negative: none).
+	MaxSteps        int
+	MaxTokens       int
+	MaxTokensCap    int
+	MaxVerifyRounds int
+
+	// Keep leaves the changes of a run that did not end done in the
+	// workspace (`--keep`); default false: every outcome but done is
+	// rolled back, and its patch kept in the run record.
+	Keep bool
+	// RecoverPending rolls back, before the run begins, the journals of
+	// earlier runs that died in the workspace. Default false: the run
+	// refuses to start, with an error matching journal.ErrNeedsRecovery,
+	// and a person decides (`nightshift recover`). The night's builder,
+	// which owns its tasks' folders, sets it.
+	RecoverPending bool
+
+	// Events receives every event of the run; default discard. The run
+	// record keeps them as well.
+	Events event.Sink
+	// Clock stamps events and records and times the retries' waits;
+	// default clock.Real{}.
+	Clock clock.Clock
+	// RunID names the run; default a new agent.NewRunID.
+	RunID string
+	// Exit maps the outcome to the exit status of the process that ran
+	// it, for the outcome event's and the run record's exit field.
+	// Default none: a run inside a library has no exit status, and the
+	// field is left out. cmd/nightshift hands its table here.
+	Exit func(agent.Outcome) int
+}
+
+// Errors of a Config that cannot run.
+var (
+	errNoDir   = errors.New("lifecycle: no workspace (Config.Dir)")
+	errNoModel = errors.New("lifecycle: no model (Config.Model)")
+)
+
+// withDefaults fills the zero fields the lifecycle itself reads; the
+// loop's limits keep their zero values, which the loop defaults.
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.Dir == "":
+		return c, errNoDir
+	case c.Model == nil:
+		return c, errNoModel
+	}
+	if c.Tools == nil {
+		c.Tools = DefaultTools
+	}
+	if c.Events == nil {
+		c.Events = event.Discard
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.RunID == "" {
+		c.RunID = agent.NewRunID(c.Clock.Now())
+	}
+	if c.KeepState == 0 {
+		c.KeepState = DefaultKeepState
+	}
+	return c, nil
+}
+
+// DefaultKeepState is how long run records and checkpoints are kept
+// unless Config.KeepState says otherwise.
+const DefaultKeepState = 30 * 24 * time.Hour
+
+// DefaultTools are a run's tools unless Config.Tools says otherwise: the
+// file tools (read_file, list_dir, write_file, edit_file) and run_command,
+// which the gate asks about by default. Every command carries the
+// workspace's journal.Mark in its environment (with command.SafeEnv's
+// variables), by which recover finds a command that outlived its run.
+func DefaultTools(root *workspace.Root) []tool.Tool {
+	env := append(command.SafeEnv(os.Environ()), journal.Mark(root.Dir()))
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))
+}

@@ -1,0 +1,36 @@
+// Package lifecycle is the one place a run is wired: workspace → journal
+// (with snapshots before danger-class tools) → tools → gate → retry policy
+// and the credential's limiter on every model call → verifier → the loop
+// → commit or rollback → run record → outcome.
+//
+// A run's promises (retries and pacing on every call, the gate, rollback
+// of anything that did not end done, the verifier, one recorded outcome)
+// hold only if every step is taken, in order, every time. A copy of the
+// sequence that keeps fewer of the steps is how they get broken, so
+// `nightshift run`, `nightshift batch` (batch.AgentRunner) and the
+// night's builder (night.AgentBuilder) all call Run, and the night's
+// proposer and judge make their calls through Calls, the same retry,
+// pacing and events as every call inside a run.
+//
+// Every zero field of Config means its default, and the defaults are the
+// safe ones: a run that does not end done is rolled back, commands wait
+// behind the gate, and every model call is retried for wrong timing and
+// never for wrong content:
+//
+//	res, err := lifecycle.Run(ctx, lifecycle.Config{
+//		Dir:      "./project",
+//		Model:    model,
+//		Verifier: &verify.Verifier{Rules: []verify.Rule{verify.Exists("docs/install.md")}},
+//	}, "Write docs/install.md from the README.")
+//	if err != nil {
+//		return err // nothing ran: the workspace is as it was
+//	}
+//	fmt.Println(res.Outcome, res.Answer)
+//
+// The state folder (Config.StateDir) holds the run's journal, the gate's
+// audit log and the run record, outside the workspace: by default the
+// workspace's own folder of the state directory (Config.StateBase,
+// package statedir), so that nothing the run does in the workspace can
+// reach them. Where nightshift keeps its state is decided in these two
+// fields.
+package lifecycle
