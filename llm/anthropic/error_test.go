@@ -128,4 +128,3 @@ func TestMidStreamErrorKeepsTypeAndNoStatus(t *testing.T) {
 		t.Errorf("failure (-want +got):\n%s", diff)
 	}
 }
-

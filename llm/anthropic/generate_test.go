@@ -126,4 +126,3 @@ func TestStreamToolCallWithoutArgumentsHasEmptyObjectInput(t *testing.T) {
 		t.Errorf("content (-want +got):\n%s", diff)
 	}
 }
-

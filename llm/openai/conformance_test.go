@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/llmtest"
+	"github.com/nightshift-dev/nightshift/llm/openai"
 )
 
 // TestConformance runs the provider conformance suite, with JSON replies

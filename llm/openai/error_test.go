@@ -153,4 +153,3 @@ func TestGenerateClassifiesBrokenReplies(t *testing.T) {
 		})
 	}
 }
-
