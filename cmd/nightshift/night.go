@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,8 +126,9 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	if err != nil {
 		return err
 	}
-	// The demo's pipeline, workspaces and (unless --db names one) ledger
-	// are its own: nothing of them is left behind.
+	// The demo's pipeline, workspaces, their state and (unless --db or
+	// --state-dir names one) ledger and state folder are its own: nothing
+	// of them is left behind.
 	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
@@ -134,6 +136,9 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	}
 	if db == "" {
 		db = dir + "/night.db"
+	}
+	if stateDir == "" {
+		stateDir = filepath.Join(dir, "state")
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)

@@ -57,8 +57,8 @@ type LongPrompt struct {
 	Price Price `yaml:"price"`
 }
 
-// Model is one row of the table.
-type Model struct {
+// Row is one model of the table: what is known of it, and from where.
+type Row struct {
 	// Provider is "anthropic", "openai" or "scripted".
 	Provider string `yaml:"provider"`
 	// Name is the model name sent to the provider, or Wildcard.
@@ -87,12 +87,12 @@ type Model struct {
 // Table is a set of model rows, looked up by provider and name. It is
 // immutable once built, so one Table may be shared by every run.
 type Table struct {
-	rows []Model
+	rows []Row
 }
 
 // file is the shape of models.yaml and of an override file.
 type file struct {
-	Models []Model `yaml:"models"`
+	Models []Row `yaml:"models"`
 }
 
 //go:embed models.yaml
@@ -204,7 +204,7 @@ func (p *Price) validate() error {
 
 // Models returns the rows, in the order they were read (a merged table:
 // the overriding rows first).
-func (t *Table) Models() []Model { return slices.Clone(t.rows) }
+func (t *Table) Models() []Row { return slices.Clone(t.rows) }
 
 // Merge returns a table with over's rows laid over t's: a row of over
 // replaces t's row of the same provider and name (or alias), taking that
@@ -251,7 +251,7 @@ func (t *Table) Merge(over *Table) *Table {
 
 // Lookup returns the row of provider's model: by name, then by alias, then
 // the provider's Wildcard row.
-func (t *Table) Lookup(provider, model string) (Model, bool) {
+func (t *Table) Lookup(provider, model string) (Row, bool) {
 	wild := -1
 	for i, m := range t.rows {
 		if m.Provider != provider {
@@ -267,7 +267,7 @@ func (t *Table) Lookup(provider, model string) (Model, bool) {
 	if wild >= 0 {
 		return t.rows[wild], true
 	}
-	return Model{}, false
+	return Row{}, false
 }
 
 // DefaultModel returns the name of provider's default model for role, or
@@ -298,7 +298,7 @@ func (t *Table) Cost(provider, model string, u llm.Usage) Cost {
 //
 // Price each call on its own and add the costs, not the usages: the tier
 // depends on each call's own prompt.
-func (m Model) Cost(u llm.Usage) Cost {
+func (m Row) Cost(u llm.Usage) Cost {
 	p := m.Price
 	if lp := m.LongPrompt; lp != nil && u.InputTokens > lp.Above {
 		p = &lp.Price

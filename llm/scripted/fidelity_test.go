@@ -386,3 +386,72 @@ func TestUnknownRoutesAnswerInTheClientsFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorBodiesHaveTheRealAPIsShape compares the raw bytes of the
+// simulator's error bodies with the real APIs': the same keys, holding
+// values of the same kinds.
+func TestErrorBodiesHaveTheRealAPIsShape(t *testing.T) {
+	tests := []struct {
+		name, path string
+		header     http.Header
+		body       string
+		real       string
+	}{
+		{
+			// A 400 the Messages API sent, as reported in
+			// github.com/Wei-Shaw/claude-relay-service/issues/667.
+			name: "Anthropic", path: "/v1/messages", header: http.Header{"Anthropic-Version": {"2023-06-01"}},
+			body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"thread":"t"}`,
+			real: `{"type":"error","error":{"type":"invalid_request_error","message":"tools.3.custom.input_examples: Extra inputs are not permitted"},"request_id":"req_011CV9Ebv6mAPLM4YvfvaUcx"}`,
+		},
+		{
+			// The four fields openai-go v3.98.0's apierror.Error requires,
+			// null where the API has nothing to say.
+			name: "OpenAI", path: "/v1/chat/completions", header: http.Header{"Authorization": {"Bearer k"}},
+			body: `{"model":"m","messages":[{"role":"user","content":"hi"}],"n":0}`,
+			real: `{"error":{"message":"Invalid 'n': integer below minimum value.","type":"invalid_request_error","param":"n","code":"integer_below_min_value"}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs, _ := startServer(t, `turns: [{text: hi}]`, scripted.ServerConfig{})
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, hs.URL+tt.path, strings.NewReader(tt.body))
+			req.Header = tt.header
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			raw, _ := io.ReadAll(res.Body)
+			var got, want any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			json.Unmarshal([]byte(tt.real), &want)
+			if diff := cmp.Diff(shape(want), shape(got)); diff != "" {
+				t.Errorf("shape (-real +simulator):\n%s\nbody: %s", diff, raw)
+			}
+		})
+	}
+}
+
+// shape replaces every value of a decoded JSON document by its kind.
+func shape(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = shape(x)
+		}
+		return out
+	case []any:
+		if len(v) == 0 {
+			return []any{}
+		}
+		return []any{shape(v[0])}
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
