@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/llm"
@@ -27,6 +28,22 @@ type Loop struct {
 	// Warned is true once the model was warned about this streak.
 	Warned bool `json:"warned,omitempty"`
 }
+
+// ErrLoop matches the Err of a run that the loop detector ended (outcome
+// step-limit): callers that charge failures (the night) tell a loop from
+// a step brake that simply ran out by it, never by the reason's text.
+var ErrLoop = errors.New("agent: the same tool call kept getting the same result")
+
+// LoopError is the Err of a run the loop detector ended.
+type LoopError struct {
+	Tool  string
+	Count int
+}
+
+func (e *LoopError) Error() string { return fmt.Sprintf("loop: %s repeated %d times", e.Tool, e.Count) }
+
+// Is makes errors.Is(err, ErrLoop) true.
+func (e *LoopError) Is(target error) bool { return target == ErrLoop }
 
 // loopMsg is the warning fed back once per streak.
 const loopMsg = "[harness] You called %s with the same input %d times in a row and got the same result each time. Calling it again will not change the result: do something different, or finish the task."

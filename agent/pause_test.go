@@ -105,7 +105,7 @@ turns:
   - tool_calls: [{name: read_file, input: {path: a.txt}}]
 `, map[string]string{"a.txt": "same"})
 	res := agent.Run(context.Background(), f.cfg, "read")
-	if res.Outcome != agent.StepLimit || res.Reason != "loop: read_file repeated 4 times" {
+	if res.Outcome != agent.StepLimit || res.Reason != "loop: read_file repeated 4 times" || !errors.Is(res.Err, agent.ErrLoop) {
 		t.Fatalf("outcome %s (%s), want step-limit 'loop: read_file repeated 4 times'", res.Outcome, res.Reason)
 	}
 	reqs := f.model.requests()

@@ -247,7 +247,7 @@ func (r *run) toolStep(ctx context.Context, uses []llm.Block, done []llm.Block) 
 		r.emit("loop", "stopped: "+strings.TrimPrefix(loopEnd, "loop: "), map[string]any{
 			"tool": r.loop.Tool, "count": r.loop.Count, "action": "stop",
 		})
-		return r.end(StepLimit, loopEnd, nil)
+		return r.end(StepLimit, loopEnd, &LoopError{Tool: r.loop.Tool, Count: r.loop.Count})
 	}
 	r.save(r.state())
 	return nil
