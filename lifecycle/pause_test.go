@@ -265,49 +265,74 @@ func startChild(t *testing.T, dir, yaml, run, crash string) {
 
 func TestAWriteFileWhoseResultWasLostIsNotAppliedTwice(t *testing.T) {
 	// The child writes notes.md and dies before the write's result is
-	// recorded. The resumed run is told the outcome is unknown and finds
-	// notes.md as it was before the call; it writes it again, once.
+	// recorded. The resumed run is told the outcome is unknown, reads
+	// notes.md back as it was before the call (the write was undone), and
+	// writes it again: the one application that stands.
+	const rewrite = `
+turns:
+  - tool_calls: [{name: write_file, input: {path: notes.md, content: "new\n"}}]
+  - cases:
+      - when: {in: last, contains: "outcome of this write_file call is unknown"}
+        tool_calls: [{name: read_file, input: {path: notes.md}}]
+  - cases:
+      - when: {in: last, contains: "old"}
+        tool_calls: [{name: write_file, input: {path: notes.md, content: "new\n"}}]
+  - text: Rewrote notes.md.
+`
+	f := setup(t, rewrite)
+	startChild(t, f.dir, rewrite, "r-lost", "lifecycle: tool returned, result not recorded")
+	if got := f.read(t, "notes.md"); got != "new\n" {
+		t.Fatalf("notes.md = %q after the kill, want the child's write applied", got)
+	}
+	res := f.resume(t, f.model(t, rewrite), "r-lost")
+	if res.Outcome != agent.Done || res.Calls != 3 {
+		t.Fatalf("outcome %s (%s) after %d calls; want done after 3", res.Outcome, res.Reason, res.Calls)
+	}
+	if got := f.read(t, "notes.md"); got != "new\n" {
+		t.Errorf("notes.md = %q", got)
+	}
+	var writes []string
+	for _, e := range res.Record.Events {
+		if e.Type == "tool" && e.Data["tool"] == "write_file" {
+			writes = append(writes, fmt.Sprintf("unknown=%v", e.Data["unknown"]))
+		}
+	}
+	if !cmp.Equal(writes, []string{"unknown=true", "unknown=<nil>"}) {
+		t.Errorf("write_file events of the resumed run %v, want the lost one answered as unknown, then the one rewrite", writes)
+	}
+	f.finished(t, res)
+
+	t.Run("and a rollback after the resume restores the state before the run", func(t *testing.T) {
+		g := setup(t, rewrite)
+		startChild(t, g.dir, rewrite, "r-lost2", "lifecycle: tool returned, result not recorded")
+		g.cfg.MaxSteps = 2 // the resumed run ends step-limit: rolled back
+		res := g.resume(t, g.model(t, rewrite), "r-lost2")
+		if res.Outcome != agent.StepLimit || g.read(t, "notes.md") != "old\n" || len(res.Rollback.Conflicts) != 0 {
+			t.Errorf("outcome %s, notes.md %q; want rolled back to the state before the run, no conflict", res.Outcome, g.read(t, "notes.md"))
+		}
+	})
+}
+
+func TestAnEditWhoseResultWasLostIsAppliedOnce(t *testing.T) {
+	// An edit that was applied twice would add its line twice.
 	const appendOnce = `
 turns:
   - tool_calls: [{name: edit_file, input: {path: notes.md, old: "old", new: "old\nadded"}}]
   - cases:
       - when: {in: last, contains: "outcome of this edit_file call is unknown"}
-        tool_calls: [{name: read_file, input: {path: notes.md}}]
-  - tool_calls: [{name: edit_file, input: {path: notes.md, old: "old", new: "old\nadded"}}]
+        tool_calls: [{name: edit_file, input: {path: notes.md, old: "old", new: "old\nadded"}}]
   - text: Added the line.
 `
 	f := setup(t, appendOnce)
-	startChild(t, f.dir, appendOnce, "r-lost", "lifecycle: tool returned, result not recorded")
+	startChild(t, f.dir, appendOnce, "r-edit", "lifecycle: tool returned, result not recorded")
 	if got := f.read(t, "notes.md"); got != "old\nadded\n" {
 		t.Fatalf("notes.md = %q after the kill, want the child's edit applied", got)
 	}
-	res := f.resume(t, f.model(t, appendOnce), "r-lost")
-	if res.Outcome != agent.Done {
-		t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)
-	}
-	if got := f.read(t, "notes.md"); got != "old\nadded\n" {
-		t.Errorf("notes.md = %q, want the line added once", got)
-	}
-	var saw string
-	for _, e := range res.Record.Events {
-		if e.Type == "tool" && e.Data["tool"] == "read_file" {
-			saw = fmt.Sprint(e.Data["is_error"])
-		}
-	}
-	if saw != "false" {
-		t.Errorf("the resumed model did not read notes.md back")
+	res := f.resume(t, f.model(t, appendOnce), "r-edit")
+	if res.Outcome != agent.Done || f.read(t, "notes.md") != "old\nadded\n" {
+		t.Errorf("outcome %s (%s), notes.md %q; want done with the line added once", res.Outcome, res.Reason, f.read(t, "notes.md"))
 	}
 	f.finished(t, res)
-
-	t.Run("and a rollback after the resume restores the state before the run", func(t *testing.T) {
-		g := setup(t, appendOnce)
-		startChild(t, g.dir, appendOnce, "r-lost2", "lifecycle: tool returned, result not recorded")
-		g.cfg.MaxSteps = 2 // the resumed run ends step-limit: rolled back
-		res := g.resume(t, g.model(t, appendOnce), "r-lost2")
-		if res.Outcome != agent.StepLimit || g.read(t, "notes.md") != "old\n" || len(res.Rollback.Conflicts) != 0 {
-			t.Errorf("outcome %s, notes.md %q, conflicts %v; want rolled back to the state before the run", res.Outcome, g.read(t, "notes.md"), res.Rollback.Conflicts)
-		}
-	})
 }
 
 func TestAResultRecordedBeforeTheDeathStands(t *testing.T) {
