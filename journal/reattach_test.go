@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -82,6 +83,31 @@ func TestReattach(t *testing.T) {
 		rep, err := tx2.Rollback()
 		if err != nil || len(rep.Conflicts) != 0 || read(t, dir, "a.txt") != "a0" {
 			t.Errorf("rollback %+v (%v), a.txt %q; want it restored, no conflict", rep, err, read(t, dir, "a.txt"))
+		}
+	})
+	t.Run("a run that stopped while a command ran: what the command made is the run's", func(t *testing.T) {
+		dir, state := t.TempDir(), t.TempDir()
+		ws := open(t, dir)
+		tx, err := journal.Attach(ws, state, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Snapshot(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// The command writes behind the workspace's hooks; the run stops
+		// before the command returned.
+		os.WriteFile(filepath.Join(dir, "made.txt"), []byte("by the command"), 0o644)
+		tx.Suspend()
+		tx2, err := journal.Reattach(open(t, dir), state, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx2.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, dir, "made.txt"); got != "(missing)" {
+			t.Errorf("made.txt = %q after the rollback, want it removed", got)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
