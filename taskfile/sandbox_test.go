@@ -19,7 +19,7 @@ command_timeout: 5m
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := s.Timeout()
+	d, err := s.CommandDuration()
 	if s.Sandbox != "bwrap" || !s.SandboxNet || strings.Join(s.Env, ",") != "GOFLAGS,GOPROXY" || err != nil || d != 5*time.Minute {
 		t.Errorf("spec %+v, timeout %s, %v", s, d, err)
 	}

@@ -34,12 +34,6 @@ func (m *judgeModel) Generate(_ context.Context, req *llm.Request) (*llm.Respons
 	}, nil
 }
 
-func (m *judgeModel) calls() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
 func (m *judgeModel) userText(t *testing.T) string {
 	t.Helper()
 	if len(m.reqs) == 0 {
@@ -265,8 +259,8 @@ func TestAJudgeWithoutAVerdictIsAskedOnceMoreThenFails(t *testing.T) {
 			if tt.want.Pass {
 				calls = 1
 			}
-			if m.calls() != calls || usage.Total() != int64(129*calls) {
-				t.Errorf("%d calls, usage %+v; want %d calls and their usage", m.calls(), usage, calls)
+			if len(m.reqs) != calls || usage.Total() != int64(129*calls) {
+				t.Errorf("%d calls, usage %+v; want %d calls and their usage", len(m.reqs), usage, calls)
 			}
 			if calls == 2 {
 				again := m.reqs[1].Messages

@@ -61,7 +61,7 @@ func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
 
 // commandTimeout returns the spec's command timeout; 0 is the default.
 func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
-	d, err := spec.Timeout()
+	d, err := spec.CommandDuration()
 	if err != nil {
 		return 0, usageError(err)
 	}
@@ -70,6 +70,14 @@ func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
 
 // judgeInfo names the judge and where its calls go; empty without one.
 type judgeInfo struct{ name, target string }
+
+// judgeOf describes the judge built (nil: none).
+func judgeOf(b *built) judgeInfo {
+	if b == nil {
+		return judgeInfo{}
+	}
+	return judgeInfo{b.name, b.target()}
+}
 
 // fields are what a run's start event says about the judge: where the
 // task, the answer and the changed files are sent.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
@@ -18,6 +21,12 @@ type modelFlags struct {
 	baseURL  string
 	scenario string
 	stream   bool
+	// maxTokensField is --max-tokens-field: which request field carries
+	// the output cap on the OpenAI wire ("" = the endpoint's default).
+	maxTokensField string
+	// stall is --stall: a stream quiet this long is cancelled and retried
+	// (0: the providers' default, 2m; negative: never).
+	stall time.Duration
 }
 
 // providers lists the provider names, for messages.
@@ -55,14 +64,15 @@ func (f modelFlags) build(getenv func(string) string) (llm.Model, string, error)
 type built struct {
 	model llm.Model
 	name  string
-	// provider is the resolved provider: anthropic, openai or scripted.
-	provider string
 	// baseURL is where its calls go; "" means the provider's public API.
 	baseURL string
 	// endpoint and credential key the shared limiter: one per credential
 	// at one endpoint. The credential is hashed by the limiter registry,
 	// never stored or printed.
 	endpoint, credential string
+	// provider names the resolved provider (anthropic, openai or
+	// scripted), for the model table and the judge's endpoint.
+	provider string
 }
 
 // publicAPI is where a provider's calls go without a base URL: the
@@ -91,18 +101,21 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.maxTokensField != "" && p != "openai" {
+		return nil, usagef("--max-tokens-field is for the OpenAI wire (--provider openai), not %s", p)
+	}
 	m, name, err := f.buildProvider(p, getenv)
 	if err != nil {
 		return nil, err
 	}
-	b := &built{model: m, name: name, provider: p, endpoint: p}
+	b := &built{model: m, name: name, endpoint: p, provider: p}
 	switch p {
 	case "anthropic":
-		b.baseURL = cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
 		b.endpoint += " " + b.baseURL
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
-		b.baseURL = cmpOr(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
 		b.endpoint += " " + b.baseURL
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
@@ -126,13 +139,13 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if err != nil {
 			return nil, "", usageError(err)
 		}
-		return scripted.New(sc, scripted.Config{}), cmpOr(name, "scripted"), nil
+		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -142,7 +155,8 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
+			MaxTokensField: f.maxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -171,7 +185,8 @@ func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf mode
 	}
 	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
 		if p != jf.provider {
-			jf.baseURL = ""
+			// A base URL and a cap field belong to the worker's provider.
+			jf.baseURL, jf.maxTokensField = "", ""
 		}
 		jf.provider, jf.model = p, m
 	} else {
@@ -207,11 +222,12 @@ func (f modelFlags) judge(spec string, getenv func(string) string) (*built, erro
 	return jb, nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 var osGetenv = os.Getenv
+
+// defaultModels says, for --help, which model each provider uses when none
+// is named: the model table's default workers (llm/models).
+func defaultModels() string {
+	t := models.Default()
+	return fmt.Sprintf("anthropic %s, openai %s",
+		t.DefaultModel("anthropic", models.Worker), t.DefaultModel("openai", models.Worker))
+}
