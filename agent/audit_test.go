@@ -102,7 +102,7 @@ turns:
 	if want := "the workspace could not be captured for rollback: disk full"; audit.got[0].Reason != want {
 		t.Errorf("reason %q, want %q", audit.got[0].Reason, want)
 	}
-	if diff := cmp.Diff([]string{"[tool · run_command not run: the workspace could not be captured]"}, f.lines("tool")); diff != "" {
+	if diff := cmp.Diff([]string{"[tool · run_command not run: the workspace could not be captured for rollback: disk full]"}, f.lines("tool")); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -19,7 +19,7 @@ func Tools(r *workspace.Root) []tool.Tool {
 // pathProperty is the schema of the path input every tool shares.
 const pathProperty = `"path": {
 	"type": "string",
-	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused; files in a .git folder can be read but not changed."
+	"description": "Path relative to the workspace root, with forward slashes, for example \"docs/notes.md\". Absolute paths, \"..\" that leaves the workspace and the .nightshift folder are refused."
 }`
 
 // pathOnlySchema is the input schema of the tools that take a path alone
