@@ -52,6 +52,8 @@ type runFlags struct {
 	modelsFile          string
 	rollbackOnInterrupt bool
 	resume              string
+
+	commandFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -130,6 +132,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
+	addCommandFlags(cmd, &f.commandFlags)
 }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
@@ -166,6 +169,8 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if in, ok := cmd.InOrStdin().(*os.File); ok {
 		cfg.Asker = gate.Interactive(in, stderr)
 	}
+	cfg.Redact = redactorOf(cmd.Context())
+	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
 	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
 	if err != nil {
 		return notStarted(err, cfg.Dir, f.stateDir)
@@ -278,6 +283,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if changed("rollback-on-interrupt") {
 		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
 	}
+	mergeCommands(changed, &f.commandFlags, spec)
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
 		if n < 0 {
 			return nil, usagef("limits must not be negative")
