@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -95,6 +98,19 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 	if spec.Retries != nil {
 		cfg.Retry.Retries = retry.Count(*spec.Retries)
 	}
+	if spec.BudgetUSD > 0 {
+		cfg.Budget.USD = spec.BudgetUSD
+	}
+	if spec.BudgetTokens > 0 {
+		cfg.Budget.Tokens = spec.BudgetTokens
+	}
+	if spec.Timeout > 0 {
+		cfg.Timeout = time.Duration(spec.Timeout)
+	}
+	if spec.LoopLimit != nil {
+		cfg.LoopLimit = *spec.LoopLimit
+	}
+	cfg.RollbackOnInterrupt = cfg.RollbackOnInterrupt || spec.RollbackOnInterrupt
 	if len(spec.Approve) > 0 {
 		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
 		if err != nil {
@@ -114,6 +130,23 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		return cfg, err
 	}
 	cfg.Verifier = v
+	// How its commands run: the spec's word where it says one.
+	if spec.Sandbox != "" {
+		m, err := sandbox.ParseMode(spec.Sandbox)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Sandbox.Mode = m
+	}
+	cfg.Sandbox.Net = cfg.Sandbox.Net || spec.SandboxNet
+	cfg.Sandbox.Env = append(slices.Clone(cfg.Sandbox.Env), spec.Env...)
+	d, err := spec.CommandDuration()
+	if err != nil {
+		return cfg, err
+	}
+	if d > 0 {
+		cfg.CommandTimeout = d
+	}
 	return cfg, nil
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -88,6 +90,10 @@ type ModelSpec struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	// BudgetTokens is this worker's token budget per night; 0 means none.
 	BudgetTokens int64 `yaml:"budget_tokens"`
+	// MaxTokensField (openai only) names the request field of the output
+	// cap: max_tokens or max_completion_tokens. Default: the latter for
+	// OpenAI's own endpoint, the former for any other server.
+	MaxTokensField string `yaml:"max_tokens_field"`
 }
 
 // RoleSpec is one role.
@@ -108,6 +114,16 @@ type RoleSpec struct {
 	// would ask about parks the task, a denied call is refused and the
 	// model is told so.
 	Approve []string `yaml:"approve"`
+	// Sandbox is how the builder's commands are confined, as --sandbox:
+	// auto (the default), bwrap or none.
+	Sandbox string `yaml:"sandbox"`
+	// SandboxNet lets the builder's sandboxed commands reach the network.
+	SandboxNet bool `yaml:"sandbox_net"`
+	// Env names the variables the builder's commands get on top of the
+	// allow-list, as --env; never a credential.
+	Env []string `yaml:"env"`
+	// CommandTimeout bounds each of the builder's commands; default 2m.
+	CommandTimeout Duration `yaml:"command_timeout"`
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
@@ -190,8 +206,21 @@ func (p *Pipeline) check() error {
 		if r.Ceiling < 0 || r.MaxSteps < 0 {
 			return fmt.Errorf("roles.%s: ceiling and max_steps must not be negative", role)
 		}
-		if len(r.Approve) > 0 && role != ledger.Builder {
-			return fmt.Errorf("roles.%s: approve is for the builder, the only role that runs tools", role)
+		if role != ledger.Builder {
+			for field, set := range map[string]bool{
+				"approve": len(r.Approve) > 0, "sandbox": r.Sandbox != "", "sandbox_net": r.SandboxNet,
+				"env": len(r.Env) > 0, "command_timeout": r.CommandTimeout != 0,
+			} {
+				if set {
+					return fmt.Errorf("roles.%s: %s is for the builder, the only role that runs tools", role, field)
+				}
+			}
+		}
+		if _, err := sandbox.ParseMode(r.Sandbox); err != nil {
+			return fmt.Errorf("roles.%s.%w", role, err)
+		}
+		if r.CommandTimeout < 0 {
+			return fmt.Errorf("roles.%s: command_timeout must not be negative", role)
 		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
@@ -212,6 +241,13 @@ func (p *Pipeline) check() error {
 		}
 		if m.Provider == "scripted" && m.Scenario == "" {
 			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
+		}
+		switch {
+		case m.MaxTokensField == "":
+		case m.Provider != "openai":
+			return fmt.Errorf("models.%s: max_tokens_field is for provider openai", name)
+		case m.MaxTokensField != openai.FieldMaxTokens && m.MaxTokensField != openai.FieldMaxCompletionTokens:
+			return fmt.Errorf("models.%s: max_tokens_field %q (%s or %s)", name, m.MaxTokensField, openai.FieldMaxTokens, openai.FieldMaxCompletionTokens)
 		}
 	}
 	if _, err := RulesWith(p.Rules); err != nil {
@@ -236,6 +272,37 @@ func (p *Pipeline) Policy() gate.Policy {
 	// check parsed these rules already; the error cannot happen.
 	pol, _ := gate.ParsePolicy(p.Roles[ledger.Builder].Approve...)
 	return pol
+}
+
+// ValidatePolicy checks the builder's approve rules against tools, the
+// names of the builder's final tool set: a rule naming no tool of it is an
+// error matching ErrBadPipeline (exit 2) that lists the tools.
+func (p *Pipeline) ValidatePolicy(tools []string) error {
+	if err := p.Policy().Validate(tools); err != nil {
+		return fmt.Errorf("%w: roles.builder.approve: %w", ErrBadPipeline, err)
+	}
+	return nil
+}
+
+// BuilderCommands returns how the builder's commands run: its sandbox
+// (mode, network, variables) and the command timeout (0: the default).
+func (p *Pipeline) BuilderCommands() (sandbox.Config, time.Duration) {
+	b := p.Roles[ledger.Builder]
+	// check parsed the mode already; the error cannot happen.
+	mode, _ := sandbox.ParseMode(b.Sandbox)
+	return sandbox.Config{Mode: mode, Net: b.SandboxNet, Env: b.Env}, time.Duration(b.CommandTimeout)
+}
+
+// KeyEnvs returns the variables the pipeline's models take their keys
+// from (api_key_env), for the redactor.
+func (p *Pipeline) KeyEnvs() []string {
+	var out []string
+	for _, m := range p.Models {
+		if m.APIKeyEnv != "" {
+			out = append(out, m.APIKeyEnv)
+		}
+	}
+	return out
 }
 
 // Role returns the role's spec, or nil when the pipeline has no such role.

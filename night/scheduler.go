@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 )
 
@@ -63,6 +64,12 @@ type Config struct {
 	// Exit fills the exit field of the builder's runs' outcome events and
 	// records; default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Redact keeps credentials out of what the default builder's runs
+	// hand on (lifecycle.Config.Redact); default none.
+	Redact *redact.Redactor
+	// Warn hears, once per builder run, that its commands have no
+	// sandbox; default none (the runs' start events say so).
+	Warn func(line string)
 }
 
 // Summary is how a night ended.
@@ -120,8 +127,15 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
+		// The builder's gate rules name tools it has: checked here, before
+		// the night starts, against the default builder's tools.
+		if err := cfg.Pipeline.ValidatePolicy(lifecycle.DefaultToolNames()); err != nil {
+			return nil, err
+		}
+		sbc, timeout := cfg.Pipeline.BuilderCommands()
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
-			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase}
+			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }

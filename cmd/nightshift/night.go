@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,9 +15,11 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -56,6 +59,9 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
+				if pipeline != "" {
+					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
+				}
 				return runDemoNight(cmd, db, stateDir)
 			}
 			if pipeline == "" {
@@ -77,6 +83,28 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return usageError(err)
+	}
+	// The builder's gate rules name tools it has (a misspelt one would
+	// decide nothing), checked before anything opens.
+	if err := p.ValidatePolicy(lifecycle.DefaultToolNames()); err != nil {
+		return usageError(err)
+	}
+	// The keys the pipeline names are redacted from everything, as the
+	// providers' usual ones are.
+	red := redactorOf(ctx)
+	for _, name := range p.KeyEnvs() {
+		red.Add(os.Getenv(name))
+	}
+	// The builder's sandbox can be had; its warning is said once, here,
+	// not once per builder step.
+	sbc, _ := p.BuilderCommands()
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+	}
+	for _, w := range sb.Warnings() {
+		warnf(cmd.ErrOrStderr(), "%s", w)
 	}
 	models, err := night.BuildModels(p, clk, os.Getenv)
 	if err != nil {
@@ -100,7 +128,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 	defer closeLimiters(reg, cmd.ErrOrStderr())
 	limiters := night.Limiters(p, reg, os.Getenv)
 	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base})
+		Events: red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: red, StateBase: base})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -124,12 +152,19 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	if err != nil {
 		return err
 	}
+	// The demo's pipeline, workspaces, their state and (unless --db or
+	// --state-dir names one) ledger and state folder are its own: nothing
+	// of them is left behind.
+	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
 		return err
 	}
 	if db == "" {
 		db = dir + "/night.db"
+	}
+	if stateDir == "" {
+		stateDir = filepath.Join(dir, "state")
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)

@@ -6,21 +6,26 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/internal/transport"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "anthropic"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one: the SDK's current Sonnet, the balance of speed and capability
-// that agent loops are usually run on.
-const DefaultModel = sdk.ModelClaudeSonnet5_5
+// names one: the model table's default worker for Anthropic (llm/models),
+// a current Sonnet, the balance of speed and capability that agent loops
+// are usually run on.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.
@@ -45,6 +50,13 @@ type Config struct {
 	// replies need streaming: the API refuses non-streaming calls that may
 	// run past ten minutes.
 	Stream bool
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
 	// HTTPClient sends the requests. Default: the one client shared by
 	// every provider client of the process that names none, so that all
 	// runs reuse each endpoint's connections: a clone of
@@ -65,6 +77,8 @@ type Client struct {
 	model     string
 	maxTokens int
 	stream    bool
+	stall     time.Duration
+	clock     clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -111,6 +125,8 @@ func New(cfg Config) (*Client, error) {
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
+		stall:     stallOf(cfg.Stall),
+		clock:     clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -125,4 +141,33 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, params)
 	}
 	return c.generateOnce(ctx, params)
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }
