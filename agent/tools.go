@@ -71,9 +71,10 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 			return res, nil
 		}
 	}
-	if class == tool.Danger && r.cfg.Snapshots != nil {
-		// Capture the workspace first, so that what a command changes is
-		// rolled back too (seed 000, section 4.4).
+	if tool.Captured(t) && r.cfg.Snapshots != nil {
+		// Capture the workspace first, so that what a command (or a tool
+		// nightshift cannot see into) changes is rolled back too (seed
+		// 000, section 4.4).
 		if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
 			data["is_error"] = true
 			r.emit("tool", u.Name+" not run: the workspace could not be captured", data)

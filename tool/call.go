@@ -39,7 +39,12 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Resu
 	if err := e.schema.Validate(v); err != nil {
 		return Error(fmt.Sprintf("%s: the input does not match the tool's schema: %v", name, err))
 	}
-	return s.run(ctx, e.tool, name, input)
+	r := s.run(ctx, e.tool, name, input)
+	if _, ok := e.tool.(Opaque); ok {
+		// What a call that timed out did is not known: it is not repeated.
+		r.Transient = false
+	}
+	return r
 }
 
 // run calls t in its own goroutine so that a tool that ignores its
