@@ -142,4 +142,3 @@ func (tb *Toolbox) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
