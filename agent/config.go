@@ -84,6 +84,10 @@ type Config struct {
 	Clock clock.Clock
 	// RunID names the run in events and records; default a new ID.
 	RunID string
+	// Observer, when set, sees each model and tool call begin and end,
+	// and each event in the context of the call it belongs to: traces
+	// (package tracing). Default none.
+	Observer Observer
 	// Exit, when set, maps the outcome to the exit status of the process
 	// that ran it, for the outcome event's exit field. Default none: the
 	// field is left out, since a run inside a library has no exit status

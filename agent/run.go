@@ -31,6 +31,12 @@ type run struct {
 	maxTok int
 	// text stitches free text continued after max_tokens cuts.
 	text strings.Builder
+	// inner is the context of the innermost call under way, for the
+	// Observer's events (see observe.go).
+	inner context.Context
+	// delegated is the usage tools added for calls made on the run's
+	// behalf (AddUsage).
+	delegated delegatedUsage
 }
 
 // Run runs the task to exactly one outcome. It never panics on a
@@ -42,11 +48,12 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		task:   task,
 		res:    &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
 		maxTok: cfg.MaxTokens,
+		inner:  ctx,
 	}
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.withRetryEvents(cfg.Model, cfg.Retry)
+	r.model = r.observe(r.withRetryEvents(cfg.Model, cfg.Retry), RoleWorker)
 	r.judge = r.verifier()
 	r.msgs = append(r.msgs, llm.UserText(task))
 	r.emit("start", fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps), map[string]any{
@@ -133,7 +140,7 @@ func (r *run) call(ctx context.Context) (*llm.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	r.res.Usage = r.res.Usage.Add(resp.Usage).Add(r.delegated.take())
 	return resp, nil
 }
 
@@ -232,7 +239,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.withRetryEvents(j.Model, p)
+			j.Model = r.observe(r.withRetryEvents(j.Model, p), RoleJudge)
 			v.Judge = &j
 		}
 	}
@@ -283,6 +290,7 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 	if o != Done && o != Unverified {
 		r.res.Answer = ""
 	}
+	r.res.Usage = r.res.Usage.Add(r.delegated.take())
 	if r.cfg.OnEnd != nil {
 		r.cfg.OnEnd(r.res)
 	}

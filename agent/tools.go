@@ -25,6 +25,9 @@ func (e errTransientTool) Error() string { return e.msg }
 // stops there and the action is returned.
 func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *gate.Action) {
 	out := make([]llm.Block, 0, len(uses))
+	// A tool that calls models on the run's behalf counts their usage in
+	// the run's (AddUsage).
+	ctx = context.WithValue(ctx, usageKey{}, r)
 	for _, u := range uses {
 		res, parked := r.runTool(ctx, u)
 		if parked != nil {
@@ -35,12 +38,18 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *gat
 	return out, nil
 }
 
-func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Action) {
+func (r *run) runTool(ctx context.Context, u llm.Block) (res tool.Result, parked *gate.Action) {
 	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
 	var t tool.Tool
 	if r.cfg.Tools != nil {
 		t, _ = r.cfg.Tools.Get(u.Name)
 	}
+	var class tool.Class
+	if t != nil {
+		class = t.Class()
+	}
+	ctx, end := r.observeTool(ctx, u, class)
+	defer func() { end(res) }()
 	if t == nil {
 		// An invented tool: the set answers with the tools that exist.
 		res := r.callSet(ctx, u)
@@ -49,7 +58,6 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
 		return res, nil
 	}
-	class := t.Class()
 	data["class"] = string(class)
 	if r.cfg.Gate != nil {
 		a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
@@ -86,7 +94,6 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 			}
 		}()
 	}
-	var res tool.Result
 	if class == tool.Read {
 		res = r.retryRead(ctx, u)
 	} else {
