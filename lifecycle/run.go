@@ -71,8 +71,16 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed or rolled back
 
-	// 3. The tools.
-	tools, err := tool.NewSet(cfg.Tools(root)...)
+	// 3. The tools: the run's own, then the MCP servers' (started now,
+	// so that one that does not start stops the run before any model
+	// call), memory's and delegate_task (lifecycle/ecosystem.go).
+	ts := cfg.Tools(root)
+	x, err := openExtras(ctx, cfg, root, state, ts)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close() //nolint:errcheck // a server that stops badly changes nothing the run did
+	tools, err := tool.NewSet(append(ts, x.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
@@ -88,8 +96,18 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		Audit: auditors{audit, cfg.Audit}, Files: root.FS(), Clock: cfg.Clock,
 	})
 
+	// The trace: the run's span, its calls' spans beneath it.
+	ctx, span := cfg.Trace.Run(ctx, traceInfo(cfg, task))
+	var observer agent.Observer
+	if span != nil {
+		observer = span
+	}
+
 	rec := &event.Recorder{}
 	events := event.Multi(cfg.Events, rec)
+	if x.delegate != nil {
+		x.delegate.bind(g, events, observer)
+	}
 	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
 	// 5–7. The retry policy and the limiters, the verifier and the loop:
@@ -97,7 +115,7 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	// judge's through JudgeLimiter), checks each end of turn with the
 	// verifier, and ends in one outcome.
 	res := agent.Run(ctx, agent.Config{
-		Model: cfg.Model, ModelName: cfg.ModelName, System: cfg.System,
+		Model: cfg.Model, ModelName: cfg.ModelName, System: x.system(cfg.System), Observer: observer,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
@@ -105,9 +123,11 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
 		// 8. Commit or rollback, once the outcome is known and before
 		// the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, res, cfg, events) },
+		OnEnd: func(res *agent.Result) { out.end(tx, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
+	out.MemoryErr = x.remember(ctx, cfg, res)
+	span.End(res)
 
 	// 9. The run record.
 	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, rec.Events())
