@@ -275,7 +275,6 @@ func ProviderOf(m llm.Model) string {
 	return ""
 }
 
-
 func firstLine(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\n' {
