@@ -92,8 +92,12 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d tasks in %s\n",
-		s.Done, s.Unverified, s.Failed, len(s.Tasks), roundDur(s.Elapsed))
+	noun := "tasks"
+	if len(s.Tasks) == 1 {
+		noun = "task"
+	}
+	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d %s in %s\n",
+		s.Done, s.Unverified, s.Failed, len(s.Tasks), noun, roundDur(s.Elapsed))
 	if len(s.FailsByCheck) > 0 {
 		fmt.Fprintf(w, "FAILs by check: %s\n", s.failsLine())
 	}

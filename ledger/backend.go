@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/riverqueue/river"
@@ -130,6 +129,3 @@ func (w *stepWorker[TDriver, TTx]) Work(ctx context.Context, job *river.Job[Step
 	}
 	return nil
 }
-
-// errNoClient guards against RunStep before Open finished.
-var errNoClient = errors.New("ledger: no river client")

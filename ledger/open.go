@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -69,8 +70,8 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger: empty database name")
 	}
 	cfg.Workers = max(cfg.Workers, 1)
-	cfg.FetchCooldown = cmpOr(cfg.FetchCooldown, time.Millisecond)
-	cfg.FetchPollInterval = max(cmpOr(cfg.FetchPollInterval, 100*time.Millisecond), cfg.FetchCooldown)
+	cfg.FetchCooldown = cmp.Or(cfg.FetchCooldown, time.Millisecond)
+	cfg.FetchPollInterval = max(cmp.Or(cfg.FetchPollInterval, 100*time.Millisecond), cfg.FetchCooldown)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -94,13 +95,6 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	return l, nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 func riverConfig[TDriver riverdriver.Driver[TTx], TTx any](b *riverBackend[TDriver, TTx], cfg Config, pollOnly bool) *river.Config {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/openai"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -88,6 +89,10 @@ type ModelSpec struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	// BudgetTokens is this worker's token budget per night; 0 means none.
 	BudgetTokens int64 `yaml:"budget_tokens"`
+	// MaxTokensField (openai only) names the request field of the output
+	// cap: max_tokens or max_completion_tokens. Default: the latter for
+	// OpenAI's own endpoint, the former for any other server.
+	MaxTokensField string `yaml:"max_tokens_field"`
 }
 
 // RoleSpec is one role.
@@ -212,6 +217,13 @@ func (p *Pipeline) check() error {
 		}
 		if m.Provider == "scripted" && m.Scenario == "" {
 			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
+		}
+		switch {
+		case m.MaxTokensField == "":
+		case m.Provider != "openai":
+			return fmt.Errorf("models.%s: max_tokens_field is for provider openai", name)
+		case m.MaxTokensField != openai.FieldMaxTokens && m.MaxTokensField != openai.FieldMaxCompletionTokens:
+			return fmt.Errorf("models.%s: max_tokens_field %q (%s or %s)", name, m.MaxTokensField, openai.FieldMaxTokens, openai.FieldMaxCompletionTokens)
 		}
 	}
 	if _, err := RulesWith(p.Rules); err != nil {

@@ -33,9 +33,8 @@ type state struct {
 	// seen is the ID of the last failure taken into account.
 	seen int64
 	// stop is set by a night- or system-scope failure.
-	stop      ledger.Scope
-	stopWhy   string
-	lastError error
+	stop    ledger.Scope
+	stopWhy string
 }
 
 func newState() *state {

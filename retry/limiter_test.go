@@ -329,7 +329,7 @@ func TestLimiters(t *testing.T) {
 		}
 	})
 	t.Run("the shared registry is one", func(t *testing.T) {
-		if retry.Shared() != retry.Shared() {
+		if a, b := retry.Shared(), retry.Shared(); a != b {
 			t.Error("Shared returned two registries")
 		}
 	})

@@ -180,20 +180,31 @@ func parseJSONLines(data []byte) ([]*Spec, error) {
 }
 
 func parseYAMLList(data []byte) ([]*Spec, error) {
-	var wrapped struct {
-		Tasks []*Spec `yaml:"tasks"`
+	// The document's shape says which form it is, so a misspelt key is
+	// reported against that form ("field max_step not found"), not as the
+	// other form's mismatch.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
 	}
+	var specs []*Spec
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var specs []*Spec
-	if err := dec.Decode(&wrapped); err == nil {
-		specs = wrapped.Tasks
-	} else {
-		dec = yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err2 := dec.Decode(&specs); err2 != nil {
-			return nil, fmt.Errorf("want a list of tasks or {tasks: [...]}: %w", err)
+	switch {
+	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.SequenceNode:
+		if err := dec.Decode(&specs); err != nil {
+			return nil, err
 		}
+	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
+		var wrapped struct {
+			Tasks []*Spec `yaml:"tasks"`
+		}
+		if err := dec.Decode(&wrapped); err != nil {
+			return nil, err
+		}
+		specs = wrapped.Tasks
+	default:
+		return nil, errors.New("want a list of tasks or {tasks: [...]}")
 	}
 	for i, s := range specs {
 		if s == nil {

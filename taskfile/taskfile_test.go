@@ -119,3 +119,22 @@ func TestLoadList(t *testing.T) {
 		}
 	})
 }
+
+// TestAMisspeltKeyInABatchListNamesTheField is the regression test for a
+// YAML list with a misspelt key, which was reported as the other form's
+// mismatch (cannot unmarshal !!seq into struct { Tasks ... }).
+func TestAMisspeltKeyInABatchListNamesTheField(t *testing.T) {
+	for _, doc := range []string{
+		"- {name: a, task: t}\n- {name: b, task: t, max_step: 5}\n",
+		"tasks:\n  - {name: b, task: t, max_step: 5}\n",
+	} {
+		path := filepath.Join(t.TempDir(), "tasks.yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := taskfile.LoadList(path)
+		if err == nil || !strings.Contains(err.Error(), "max_step") || strings.Contains(err.Error(), "!!seq") {
+			t.Errorf("%q: err = %v; want it to name max_step", doc, err)
+		}
+	}
+}

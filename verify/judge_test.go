@@ -34,12 +34,6 @@ func (m *judgeModel) Generate(_ context.Context, req *llm.Request) (*llm.Respons
 	}, nil
 }
 
-func (m *judgeModel) calls() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
 func (m *judgeModel) userText(t *testing.T) string {
 	t.Helper()
 	if len(m.reqs) == 0 {

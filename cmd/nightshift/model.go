@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
@@ -18,6 +20,9 @@ type modelFlags struct {
 	baseURL  string
 	scenario string
 	stream   bool
+	// maxTokensField is --max-tokens-field: which request field carries
+	// the output cap on the OpenAI wire ("" = the endpoint's default).
+	maxTokensField string
 }
 
 // providers lists the provider names, for messages.
@@ -67,6 +72,9 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.maxTokensField != "" && p != "openai" {
+		return nil, usagef("--max-tokens-field is for the OpenAI wire (--provider openai), not %s", p)
+	}
 	m, name, err := f.buildProvider(p, getenv)
 	if err != nil {
 		return nil, err
@@ -74,10 +82,10 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	b := &built{model: m, name: name, endpoint: p}
 	switch p {
 	case "anthropic":
-		b.endpoint += " " + cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.endpoint += " " + cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
-		b.endpoint += " " + cmpOr(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.endpoint += " " + cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
 		b.credential = f.scenario
@@ -100,13 +108,13 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if err != nil {
 			return nil, "", usageError(err)
 		}
-		return scripted.New(sc, scripted.Config{}), cmpOr(name, "scripted"), nil
+		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -116,7 +124,8 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
+			MaxTokensField: f.maxTokensField})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -134,7 +143,8 @@ func (f modelFlags) judgeFlags(spec string) (jf modelFlags, ok bool) {
 	jf = f
 	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
 		if p != f.provider {
-			jf.baseURL = "" // a base URL belongs to the worker's provider
+			// A base URL and a cap field belong to the worker's provider.
+			jf.baseURL, jf.maxTokensField = "", ""
 		}
 		jf.provider, jf.model = p, m
 	} else {
@@ -170,11 +180,12 @@ func (f modelFlags) judge(spec string, getenv func(string) string) (*built, erro
 	return jb, nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 var osGetenv = os.Getenv
+
+// defaultModels says, for --help, which model each provider uses when none
+// is named: the model table's default workers (llm/models).
+func defaultModels() string {
+	t := models.Default()
+	return fmt.Sprintf("anthropic %s, openai %s",
+		t.DefaultModel("anthropic", models.Worker), t.DefaultModel("openai", models.Worker))
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,6 +57,9 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
+				if pipeline != "" {
+					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
+				}
 				return runDemoNight(cmd, db, stateDir)
 			}
 			if pipeline == "" {
@@ -122,12 +126,19 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 	if err != nil {
 		return err
 	}
+	// The demo's pipeline, workspaces, their state and (unless --db or
+	// --state-dir names one) ledger and state folder are its own: nothing
+	// of them is left behind.
+	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
 		return err
 	}
 	if db == "" {
 		db = dir + "/night.db"
+	}
+	if stateDir == "" {
+		stateDir = filepath.Join(dir, "state")
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,8 +49,8 @@ is damaged and kept; 2 usage; 1 anything else.`,
 }
 
 func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usagef("--dir %s: not a folder", dir)
+	if err := checkDir(dir); err != nil {
+		return err
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -27,7 +27,7 @@ tasks past their deadline come first. --html writes a page with charts.`,
 			if asJSON && html != "" {
 				return usagef("choose one of --json and --html")
 			}
-			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				r, err := report.Build(ctx, l, time.Now())
 				if err != nil {
 					return err

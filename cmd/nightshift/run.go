@@ -80,10 +80,11 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "dir", ".", "workspace root the tools may touch")
 	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set)")
-	fl.StringVar(&f.model, "model", "", "model name (env NIGHTSHIFT_MODEL)")
+	fl.StringVar(&f.model, "model", "", "model name (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server")
 	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted (docs/scenarios.md)")
 	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
+	fl.StringVar(&f.maxTokensField, "max-tokens-field", "", "OpenAI wire: send the cap as max_tokens or max_completion_tokens (default: max_completion_tokens for api.openai.com, max_tokens for other servers)")
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "step brake: the most worker model calls")
 	fl.IntVar(&f.retries, "retries", 3, "retries per model call after the first (N means at most N+1 calls)")
 	fl.DurationVar(&f.backoff, "backoff", time.Second, "first retry wait; doubles with jitter, never shorter than Retry-After")
@@ -95,7 +96,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.BoolVar(&f.noJudge, "no-judge", false, "verify with the rules only, no judge model")
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model: MODEL or PROVIDER:MODEL (default: the worker's)")
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
-	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable: read=allow,write=allow,danger=ask or TOOL=allow|ask|deny")
+	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
 	fl.BoolVar(&f.keep, "keep", false, "keep the workspace changes of a run that does not end done (no rollback)")
 	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
@@ -147,8 +148,8 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 // printOutcome prints the end of a run for the person at the terminal.
 func printOutcome(res *agent.Result, w io.Writer) {
 	u := res.Usage
-	fmt.Fprintf(w, "nightshift: %s after %d steps (exit %d); tokens: %d in, %d out\n",
-		res.Outcome, res.Steps, exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
+	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in, %d out\n",
+		res.Outcome, res.Steps, plural(res.Steps, "step"), exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
 	switch res.Outcome {
 	case agent.Done:
 	case agent.Unverified:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -97,10 +98,25 @@ func runDir(f *runFlags, spec *taskfile.Spec) (string, error) {
 	if spec.Dir != "" && f.dir == "." {
 		dir = filepath.Join(spec.BaseDir, spec.Dir)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", usagef("--dir %s: not a folder", dir)
+	if err := checkDir(dir); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// checkDir checks a --dir. A path that does not exist and one that is not
+// a folder are told apart: they are fixed differently.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return usagef("--dir %s: does not exist (create it, or name another folder)", dir)
+	case err != nil:
+		return usagef("--dir %s: %v", dir, err)
+	case !fi.IsDir():
+		return usagef("--dir %s: not a folder", dir)
+	}
+	return nil
 }
 
 // buildVerifier parses the rules (a rule that cannot run is a usage error

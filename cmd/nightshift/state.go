@@ -19,21 +19,6 @@ func stateDirFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "state-dir", "", "where nightshift keeps its state (journals, audit log, run records), outside every workspace (default $"+statedir.Env+", else $XDG_STATE_HOME/nightshift, else ~/.local/state/nightshift)")
 }
 
-// workspaceState returns the state folder of the workspace dir, creating
-// it; a state directory that cannot be used is a usage error: nothing has
-// run yet.
-func workspaceState(override, dir string) (string, error) {
-	base, err := statedir.Base(override)
-	if err != nil {
-		return "", usageError(err)
-	}
-	ws, err := statedir.Workspace(base, dir)
-	if err != nil {
-		return "", usageError(err)
-	}
-	return ws, nil
-}
-
 // keepFlag is --keep-state: a duration, with "d" for days ("30d"); 0
 // keeps everything.
 type keepFlag struct{ d *time.Duration }

@@ -12,15 +12,17 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "anthropic"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one: the SDK's current Sonnet, the balance of speed and capability
-// that agent loops are usually run on.
-const DefaultModel = sdk.ModelClaudeSonnet5_5
+// names one: the model table's default worker for Anthropic (llm/models),
+// a current Sonnet, the balance of speed and capability that agent loops
+// are usually run on.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.

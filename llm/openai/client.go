@@ -4,27 +4,35 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "openai"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one. It is a current general model that still accepts max_tokens
-// (see Config.MaxCompletionTokens); against a compatible server, set
-// Config.Model to a model that server has.
-const DefaultModel = sdk.ChatModelGPT4_1
+// names one: the model table's default worker for OpenAI (llm/models).
+// Against a compatible server, set Config.Model to a model that server has.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.
 const DefaultMaxTokens = 4096
+
+// The names of the request field that carries the output cap.
+const (
+	FieldMaxTokens           = "max_tokens"
+	FieldMaxCompletionTokens = "max_completion_tokens"
+)
 
 // placeholderKey is sent when a base URL is set but no key is: local
 // OpenAI-compatible servers (Ollama, vLLM, llama.cpp) ignore the key, and
@@ -46,11 +54,13 @@ type Config struct {
 	// MaxTokens caps the output when a request sets no cap. Default:
 	// DefaultMaxTokens (4096).
 	MaxTokens int
-	// MaxCompletionTokens sends the cap as max_completion_tokens instead
-	// of max_tokens. Default false: max_tokens is what every
-	// OpenAI-compatible server understands, while OpenAI's reasoning
-	// models accept only max_completion_tokens; set this for those.
-	MaxCompletionTokens bool
+	// MaxTokensField names the request field that carries the output
+	// cap: FieldMaxCompletionTokens or FieldMaxTokens. Default:
+	// max_completion_tokens for OpenAI's own endpoint (no base URL, or one
+	// on api.openai.com), whose reasoning models accept nothing else;
+	// max_tokens for any other server, since every OpenAI-compatible
+	// server understands it and not all know the newer name.
+	MaxTokensField string
 	// Stream makes each call stream the reply (server-sent events, with
 	// stream_options.include_usage so usage still arrives) and accumulate
 	// it. Default false: one JSON reply per call.
@@ -94,6 +104,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("openai: Config.MaxTokens must not be negative")
 	}
+	field, err := maxTokensField(cfg.MaxTokensField, base)
+	if err != nil {
+		return nil, err
+	}
 	opts := []option.RequestOption{
 		option.WithMaxRetries(0),
 		option.WithAPIKey(key),
@@ -112,9 +126,28 @@ func New(cfg Config) (*Client, error) {
 		key:                 key,
 		model:               cmp.Or(cfg.Model, DefaultModel),
 		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
-		maxCompletionTokens: cfg.MaxCompletionTokens,
+		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
 	}, nil
+}
+
+// maxTokensField applies MaxTokensField's default for the endpoint base
+// ("" is OpenAI's own).
+func maxTokensField(field, base string) (string, error) {
+	switch field {
+	case FieldMaxTokens, FieldMaxCompletionTokens:
+		return field, nil
+	case "":
+	default:
+		return "", fmt.Errorf("openai: Config.MaxTokensField %q: use %s or %s", field, FieldMaxTokens, FieldMaxCompletionTokens)
+	}
+	if base == "" {
+		return FieldMaxCompletionTokens, nil
+	}
+	if u, err := url.Parse(base); err == nil && u.Hostname() == "api.openai.com" {
+		return FieldMaxCompletionTokens, nil
+	}
+	return FieldMaxTokens, nil
 }
 
 // Generate makes one call to the Chat Completions API. Every failure is a

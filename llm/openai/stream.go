@@ -125,7 +125,7 @@ func (a *accumulator) response() *llm.Response {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		r.Content = append(r.Content, llm.ToolUse(c.id, c.name, []byte(args)))
+		r.Content = append(r.Content, llm.ToolUse(callID(c.id), c.name, []byte(args)))
 	}
 	r.StopReason = stopReason(a.reason, len(a.calls) > 0, a.refusal.Len() > 0)
 	return r
