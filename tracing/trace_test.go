@@ -43,6 +43,7 @@ turns:
       - tool_calls: [{name: read_file, input: {path: missing.md}}]
   - tool_calls: [{name: write_file, input: {path: post.md, content: "short"}}]
   - text: Wrote post.md.
+    usage: {input: 100, output: 10, cache_read: 80, cache_write: 5}
   - tool_calls: [{name: write_file, input: {path: post.md, content: "a post that is long enough"}}]
   - text: Wrote it again, longer.
 `
@@ -159,6 +160,14 @@ func TestARunsSpansFollowTheGenAIConventions(t *testing.T) {
 	}
 	if got := events(first); !slices.Equal(got, []string{"retry"}) {
 		t.Errorf("first chat span's events %v, want its retry", got)
+	}
+
+	cached := attrs(spans[4])
+	if cached[tracing.UsageCacheReadTokens].AsInt64() != 80 || cached[tracing.UsageCacheCreateTokens].AsInt64() != 5 || cached[tracing.UsageInputTokens].AsInt64() != 100 {
+		t.Errorf("cache tokens on the chat span: %v", spans[4].Attributes)
+	}
+	if got := cached[tracing.ResponseFinishReasons].AsStringSlice(); !slices.Equal(got, []string{"end_turn"}) {
+		t.Errorf("finish reasons %v", got)
 	}
 
 	toolErr := spans[1]
