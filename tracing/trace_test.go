@@ -117,11 +117,11 @@ func TestARunsSpansFollowTheGenAIConventions(t *testing.T) {
 		tracing.Outcome: "done", tracing.RunID: res.RunID,
 	} {
 		if ra[k].AsString() != v {
-			t.Errorf("run span %s = %q, want %q", k, ra[k].Emit(), v)
+			t.Errorf("run span %s = %q, want %q", k, ra[k].String(), v)
 		}
 	}
 	if ra[tracing.UsageInputTokens].AsInt64() != res.Usage.InputTokens || ra[tracing.Steps].AsInt64() != 5 {
-		t.Errorf("run span usage %v, steps %v; want %d, 5", ra[tracing.UsageInputTokens].Emit(), ra[tracing.Steps].Emit(), res.Usage.InputTokens)
+		t.Errorf("run span usage %v, steps %v; want %d, 5", ra[tracing.UsageInputTokens].String(), ra[tracing.Steps].String(), res.Usage.InputTokens)
 	}
 	if _, ok := ra[tracing.Task]; ok {
 		t.Error("the task is on the run's span without --otel-content")
@@ -146,7 +146,7 @@ func TestARunsSpansFollowTheGenAIConventions(t *testing.T) {
 		tracing.OperationName: "chat", tracing.RequestModel: "m1", tracing.ProviderName: "nightshift.scripted", tracing.Role: "worker",
 	} {
 		if fa[k].AsString() != v {
-			t.Errorf("chat span %s = %q, want %q", k, fa[k].Emit(), v)
+			t.Errorf("chat span %s = %q, want %q", k, fa[k].String(), v)
 		}
 	}
 	if got := fa[tracing.ResponseFinishReasons].AsStringSlice(); !slices.Equal(got, []string{"tool_use"}) {
