@@ -271,8 +271,11 @@ scripts:
 		t.Errorf("notes.md = %q: the child wrote", got)
 	}
 	for _, e := range f.events.Events() {
-		if e.Type == "delegate" && e.Data["event"] == "tool" && e.Data["is_error"] != true {
-			t.Errorf("the child's %v call was not refused: %+v", e.Data["tool"], e.Data)
+		if e.Type != "delegate" || e.Data["event"] != "tool" {
+			continue
+		}
+		if d := e.Data["data"].(map[string]any); d["is_error"] != true {
+			t.Errorf("the child's %v call was not refused: %+v", d["tool"], d)
 		}
 	}
 }

@@ -118,20 +118,19 @@ func (d *delegator) Run(ctx context.Context, input json.RawMessage) tool.Result 
 }
 
 // sink sends the child's events to the run's as delegate events: the
-// child's event type becomes the field event, its run the field
-// delegate_run, so that the run's own start and outcome stay its first
-// and last.
+// child's event type becomes the field event, its run delegate_run, its
+// fields data, so that the run's own start and outcome stay its first
+// and last and each type keeps its documented fields.
 func (d *delegator) sink(n int32) event.Sink {
 	return event.SinkFunc(func(e event.Event) {
 		if d.events == nil {
 			return
 		}
-		data := map[string]any{"delegate": int(n), "event": e.Type, "delegate_run": e.Run}
-		for k, v := range e.Data {
-			if _, taken := data[k]; !taken {
-				data[k] = v
-			}
+		fields := e.Data
+		if fields == nil {
+			fields = map[string]any{}
 		}
+		data := map[string]any{"delegate": int(n), "event": e.Type, "delegate_run": e.Run, "detail": e.Detail, "data": fields}
 		d.events.Emit(event.Event{
 			TS: e.TS, Run: d.cfg.RunID, Step: e.Step, Type: "delegate",
 			Detail: fmt.Sprintf("#%d %s · %s", n, e.Type, e.Detail), Data: data,

@@ -42,6 +42,12 @@ type Spec struct {
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
 	MaxTokens       int  `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
 	Retries         *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// MCP are MCP servers whose tools the run gets, by name: each has a
+	// command (stdio: a list of words, or one line split as a shell
+	// would; a relative program path is read from the task file's
+	// folder) or a url (streamable HTTP), and a class and classes per
+	// tool as for --mcp-class (default danger). See MCPServers.
+	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
 
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
@@ -55,6 +61,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 {
 		return errors.New("limits must not be negative")
+	}
+	if _, err := s.MCPServers(); err != nil {
+		return err
 	}
 	return nil
 }

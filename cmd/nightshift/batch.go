@@ -113,6 +113,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if fh, ok := stderr.(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	base.Trace = tr
 	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
 		return prepareBatchTask(f, spec, dir, cfg, limiters)
 	}}

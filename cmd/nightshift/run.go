@@ -42,6 +42,7 @@ type runFlags struct {
 	retryBudget     time.Duration
 	stateDir        string
 	keepState       time.Duration
+	eco             ecoFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -104,6 +105,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
+	addEcoFlags(cmd, &f.eco)
 }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
@@ -134,6 +136,12 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if in, ok := cmd.InOrStdin().(*os.File); ok {
 		cfg.Asker = gate.Interactive(in, stderr)
 	}
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	cfg.Trace = tr
 	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
 	if err != nil {
 		return notStarted(err, cfg.Dir, f.stateDir)

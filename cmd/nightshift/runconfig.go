@@ -50,7 +50,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			return lifecycle.Config{}, usageError(err)
 		}
 	}
-	return lifecycle.Config{
+	cfg := lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
@@ -70,7 +70,11 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Exit:         exitFor,
 		StateBase:    f.stateDir,
 		KeepState:    keepState(f.keepState),
-	}, nil
+	}
+	if err := f.eco.apply(&cfg, spec); err != nil {
+		return lifecycle.Config{}, err
+	}
+	return cfg, nil
 }
 
 // keepState maps --keep-state (0 keeps everything) onto the lifecycle's
@@ -168,6 +172,9 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 // earlier run that died in the workspace is exit 7, a state directory
 // that cannot hold the state (one inside the workspace) a usage error.
 func notStarted(err error, dir, stateDir string) error {
+	if err, ok := ecoNotStarted(err); ok {
+		return err
+	}
 	switch {
 	case errors.Is(err, journal.ErrNeedsRecovery):
 		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(

@@ -110,7 +110,7 @@ func Parse(spec string) (Server, error) {
 	if isURL(rest) {
 		s.URL = rest
 	} else {
-		words, err := splitWords(rest)
+		words, err := SplitCommand(rest)
 		if err != nil {
 			return Server{}, configError("--mcp %s: %v", name, err)
 		}
@@ -169,9 +169,9 @@ func ToolName(server, name string) string {
 	return s
 }
 
-// splitWords splits a command line into words as a POSIX shell does for
-// quotes and backslashes, without expanding anything.
-func splitWords(s string) ([]string, error) {
+// SplitCommand splits a command line into words as a POSIX shell does
+// for quotes and backslashes, without expanding anything.
+func SplitCommand(s string) ([]string, error) {
 	var words []string
 	var w strings.Builder
 	inWord := false
