@@ -13,6 +13,8 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -50,6 +52,10 @@ type Pipeline struct {
 	// WorkDir is where each task's workspace folder lives, relative to
 	// the pipeline file; default "work".
 	WorkDir string `yaml:"work_dir"`
+	// MCP are MCP servers whose tools the builder's attempts get, as in a
+	// task file's mcp: section (a command or a url, a class, classes per
+	// tool; default danger, which at night parks the task).
+	MCP map[string]taskfile.MCPServer `yaml:"mcp"`
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
@@ -107,6 +113,13 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// Subagents gives the builder delegate_task (a read-only sub-agent);
+	// default off.
+	Subagents bool `yaml:"subagents"`
+	// Memory gives the builder remember and recall over its task's notes
+	// in the ledger, and starts each attempt with the notes and failure
+	// reasons of the task's earlier attempts; default on.
+	Memory *bool `yaml:"memory"`
 	// Approve holds the builder's gate rules, as in a task file or
 	// --approve: "run_command=deny", "danger=ask". On top of the default
 	// (read and write allowed, danger asks); at night a call the gate
@@ -198,6 +211,9 @@ func (p *Pipeline) check() error {
 		if len(r.Approve) > 0 && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: approve is for the builder, the only role that runs tools", role)
 		}
+		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
+		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
 		}
@@ -232,7 +248,23 @@ func (p *Pipeline) check() error {
 	if p.WorkDir == "" {
 		p.WorkDir = "work"
 	}
+	if _, err := p.MCPServers(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// MCPServers returns the builder's MCP servers (mcp:), sorted by name, a
+// relative program path read from the pipeline file's folder.
+func (p *Pipeline) MCPServers() ([]mcp.Server, error) {
+	return taskfile.Servers(p.MCP, p.dir)
+}
+
+// BuilderMemory reports whether the builder has memory (on unless
+// roles.builder.memory says false).
+func (p *Pipeline) BuilderMemory() bool {
+	m := p.Roles[ledger.Builder].Memory
+	return m == nil || *m
 }
 
 // Path resolves a path written in the pipeline file.

@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tracing"
 )
 
 // Config is one night's set-up. Zero fields take the documented defaults.
@@ -63,6 +64,9 @@ type Config struct {
 	// Exit fills the exit field of the builder's runs' outcome events and
 	// records; default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Trace records the night, its steps and the builder's runs as
+	// OpenTelemetry spans (package tracing); default none.
+	Trace *tracing.Tracer
 }
 
 // Summary is how a night ended.
@@ -81,6 +85,7 @@ type Scheduler struct {
 	rules Rules
 	night ledger.Night
 	st    *state
+	trace *tracing.Night
 }
 
 // Run runs the night of cfg's pipeline to its end: the window closed, the
@@ -120,8 +125,13 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
+		servers, err := cfg.Pipeline.MCPServers()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+		}
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
-			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase}
+			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }
@@ -144,6 +154,8 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	s.night = n
+	_, s.trace = s.cfg.Trace.Night(ctx, n.ID, name)
+	defer func() { s.trace.End(string(s.night.End), s.night.Reason, s.night.End.Early()) }()
 	if err := s.st.load(ctx, s.l, n.ID); err != nil {
 		return nil, err
 	}

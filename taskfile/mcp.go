@@ -64,14 +64,18 @@ func (c *Command) UnmarshalJSON(b []byte) error {
 // MCPServers returns the spec's MCP servers sorted by name, each named
 // and checked, a relative program path (one with a slash, such as
 // ./server) read from the task file's folder.
-func (s *Spec) MCPServers() ([]mcp.Server, error) {
+func (s *Spec) MCPServers() ([]mcp.Server, error) { return Servers(s.MCP, s.BaseDir) }
+
+// Servers returns the servers of an mcp: section, sorted by name, each
+// named and checked, a relative program path read from baseDir.
+func Servers(section map[string]MCPServer, baseDir string) ([]mcp.Server, error) {
 	var out []mcp.Server
-	for _, name := range slices.Sorted(maps.Keys(s.MCP)) {
-		in := s.MCP[name]
+	for _, name := range slices.Sorted(maps.Keys(section)) {
+		in := section[name]
 		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes}
 		if len(srv.Command) > 0 {
 			if p := srv.Command[0]; filepath.Base(p) != p && !filepath.IsAbs(p) {
-				abs, err := filepath.Abs(filepath.Join(s.BaseDir, p))
+				abs, err := filepath.Abs(filepath.Join(baseDir, p))
 				if err != nil {
 					return nil, err
 				}

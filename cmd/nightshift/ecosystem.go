@@ -36,6 +36,13 @@ func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
 	fl.BoolVar(&f.subagents, "subagents", false, "give the worker delegate_task {brief}: a sub-agent with the read-class tools only")
 	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, "a sub-agent's step brake")
 	fl.BoolVar(&f.memory, "memory", false, "give the worker remember and recall over notes kept per workspace in the state directory; a run starts with earlier runs' notes and failure reasons")
+	addOtelFlags(cmd, f)
+}
+
+// addOtelFlags adds the trace flags alone (the night has no others of
+// the ecosystem's: its pipeline says them).
+func addOtelFlags(cmd *cobra.Command, f *ecoFlags) {
+	fl := cmd.Flags()
 	fl.BoolVar(&f.otel, "otel", false, "export OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318); the OTEL_* variables alone turn it on too")
 	fl.StringVar(&f.otelFile, "otel-file", "", "append the traces to FILE as OTLP JSON lines, for offline use")
 	fl.BoolVar(&f.otelContent, "otel-content", false, "record prompts, answers, tool inputs and results on the spans (default: left out)")
