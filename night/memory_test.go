@@ -90,8 +90,8 @@ turns:
 	first := b2.reqs[0].System
 	for _, want := range []string{
 		"the text is on the mirror, not the main site", // b1's note
-		"step-limit: the step brake tripped",          // b1's failure reason, as the night charged it
-		"returned nothing on the 17th",                // the failure recorded by hand
+		"step-limit: the step brake tripped",           // b1's failure reason, as the night charged it
+		"returned nothing on the 17th",                 // the failure recorded by hand
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("b2's first request does not hold %q; its system prompt:\n%s", want, first)
