@@ -99,14 +99,15 @@ func (d *delegator) Run(ctx context.Context, input json.RawMessage) tool.Result 
 		// The child's answer goes back to the worker, which is verified
 		// itself: the child needs only the not-empty rule.
 		Retry: d.cfg.Retry, Events: d.sink(n), Clock: d.cfg.Clock, RunID: fmt.Sprintf("%s-d%d", d.cfg.RunID, n),
-		Observer: d.observer,
+		Observer: d.observer, LoopLimit: d.cfg.LoopLimit,
+		// Its calls are the run's: behind the run's meter they count
+		// against its budget, and in its usage and record.
+		Meter: agent.MeterOf(ctx), Price: d.cfg.Price,
 	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultSubagentSteps
 	}
 	res := agent.Run(ctx, cfg, in.Brief)
-	// Its calls are the run's: they count in its usage (and its record).
-	agent.AddUsage(ctx, res.Usage)
 	if res.Outcome == agent.Done {
 		return tool.OK(res.Answer)
 	}

@@ -11,7 +11,9 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -47,6 +49,13 @@ type Config struct {
 	// replies need streaming: the API refuses non-streaming calls that may
 	// run past ten minutes.
 	Stream bool
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
 	// HTTPClient sends the requests. Default: a client on a clone of
 	// http.DefaultTransport that gives up on a server that sends no
 	// response headers within ten minutes.
@@ -64,6 +73,8 @@ type Client struct {
 	model     string
 	maxTokens int
 	stream    bool
+	stall     time.Duration
+	clock     clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -110,6 +121,8 @@ func New(cfg Config) (*Client, error) {
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
+		stall:     stallOf(cfg.Stall),
+		clock:     clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -134,4 +147,33 @@ func defaultHTTPClient() *http.Client {
 	t = t.Clone()
 	t.ResponseHeaderTimeout = 10 * time.Minute
 	return &http.Client{Transport: t}
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

@@ -8,11 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -65,6 +68,13 @@ type Config struct {
 	// stream_options.include_usage so usage still arrives) and accumulate
 	// it. Default false: one JSON reply per call.
 	Stream bool
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
 	// HTTPClient sends the requests. Default: the SDK's client.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call. Default: none.
@@ -80,6 +90,8 @@ type Client struct {
 	maxTokens           int
 	maxCompletionTokens bool
 	stream              bool
+	stall               time.Duration
+	clock               clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -128,6 +140,8 @@ func New(cfg Config) (*Client, error) {
 		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
+		stall:               stallOf(cfg.Stall),
+		clock:               clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -161,4 +175,33 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, params)
 	}
 	return c.generateOnce(ctx, params)
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

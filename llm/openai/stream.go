@@ -15,7 +15,7 @@ import (
 // one reply.
 func (c *Client) generateStream(ctx context.Context, p sdk.ChatCompletionNewParams) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithResponseInto(&res))
+	stream := c.sdk.Chat.Completions.NewStreaming(ctx, p, append(c.watchStall(), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
 	for stream.Next() {
