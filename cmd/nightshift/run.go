@@ -53,7 +53,7 @@ type runFlags struct {
 	rollbackOnInterrupt bool
 	resume              string
 
-	eco             ecoFlags
+	eco ecoFlags
 }
 
 func newRunCmd() *cobra.Command {
