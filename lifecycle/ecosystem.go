@@ -118,3 +118,24 @@ func traced(events event.Sink, span *tracing.Run) event.Sink {
 	}
 	return event.Multi(events, event.SinkFunc(span.RunEvent))
 }
+
+// ExtraToolNames are the names of the tools a run with cfg has beside
+// its own (Config.Tools), as far as they are known before it starts:
+// remember and recall (Memory), delegate_task (Subagents); and the
+// prefixes, SERVER__, of its MCP servers' tools, whose names are known
+// only once the servers list them. A check of gate rules made before the
+// run (the night's, at its start) counts a rule naming one of these, or
+// starting with one of the prefixes, as naming a tool of the run; the run
+// itself checks every rule against its final tool set.
+func ExtraToolNames(cfg Config) (names, prefixes []string) {
+	if cfg.Memory != nil {
+		names = append(names, memory.RememberName, memory.RecallName)
+	}
+	if cfg.Subagents {
+		names = append(names, DelegateName)
+	}
+	for _, s := range cfg.MCP {
+		prefixes = append(prefixes, s.Name+mcp.Sep)
+	}
+	return names, prefixes
+}
