@@ -127,6 +127,18 @@ type Config struct {
 	// starting one: its messages replace the task, and its steps, spend,
 	// verify round and loop count go on from where they were.
 	Resume *State
+	// Start holds more fields for the run's start event, each also shown
+	// as key=value on its human line: where the judge's calls go
+	// ("judge", "judge_endpoint") and how commands are confined
+	// ("sandbox"), so that a person sees both before anything runs.
+	// Keys must not be the event's own (ts, run, step, type, task,
+	// model, max_steps). Nil adds none.
+	Start []StartField
+}
+
+// StartField is one extra field of the start event.
+type StartField struct {
+	Key, Value string
 }
 
 // Snapshotter captures the workspace around a danger-class tool call.

@@ -91,6 +91,13 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	r.judge = r.verifier()
 	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
 	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
+	for _, f := range cfg.Start {
+		if _, taken := data[f.Key]; taken || f.Key == "" {
+			continue
+		}
+		data[f.Key] = f.Value
+		detail += " " + f.Key + "=" + f.Value
+	}
 	if cfg.Resume != nil {
 		data["resumed"], data["from_step"] = true, r.res.Steps
 		detail += fmt.Sprintf(" resumed at step %d", r.res.Steps)
@@ -388,6 +395,8 @@ func checksOf(v verify.Verdict) []string {
 func (r *run) verifier() *verify.Verifier {
 	v := &verify.Verifier{Rules: []verify.Rule{verify.NotEmpty()}}
 	if r.cfg.Verifier != nil {
+		// The sandbox of its cmd: checks and its redactor come along.
+		v.Commands, v.Redact = r.cfg.Verifier.Commands, r.cfg.Verifier.Redact
 		for _, rule := range r.cfg.Verifier.Rules {
 			if rule.Name() != "not-empty" {
 				v.Rules = append(v.Rules, rule)

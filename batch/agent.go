@@ -12,6 +12,7 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -137,6 +138,23 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		return cfg, err
 	}
 	cfg.Verifier = v
+	// How its commands run: the spec's word where it says one.
+	if spec.Sandbox != "" {
+		m, err := sandbox.ParseMode(spec.Sandbox)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Sandbox.Mode = m
+	}
+	cfg.Sandbox.Net = cfg.Sandbox.Net || spec.SandboxNet
+	cfg.Sandbox.Env = append(slices.Clone(cfg.Sandbox.Env), spec.Env...)
+	d, err := spec.CommandDuration()
+	if err != nil {
+		return cfg, err
+	}
+	if d > 0 {
+		cfg.CommandTimeout = d
+	}
 	return cfg, nil
 }
 

@@ -3,7 +3,7 @@ package lifecycle
 import (
 	"encoding/json"
 	"errors"
-	"os"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,7 +16,9 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/memory"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
@@ -57,12 +59,39 @@ type Config struct {
 	// System is the worker's system prompt; default agent.DefaultSystem.
 	System string
 
-	// Tools returns the run's tools over its workspace; default
-	// DefaultTools: the file tools and run_command. A tool that starts
-	// processes gives them journal.Mark(root.Dir()) in their environment,
-	// as DefaultTools does, so that `nightshift recover` can tell that one
-	// outlived a killed run.
+	// Tools returns the run's tools over its workspace; default the file
+	// tools and run_command in the run's sandbox (see Sandbox), whose
+	// commands carry journal.Mark(root.Dir()) in their environment, so
+	// that `nightshift recover` can tell that one outlived a killed run. A
+	// caller's own tool that starts processes should do both: run them as
+	// Sandbox says, and give them the mark.
 	Tools func(root *workspace.Root) []tool.Tool
+
+	// Sandbox says how the run's commands (run_command and the cmd:
+	// checks) are confined: its Mode (default auto), Net and Env. Its Dir
+	// is the workspace, and the run's state folder is added to its Hide;
+	// see package sandbox. A sandbox that cannot be had (Mode bwrap
+	// without a working bubblewrap, Env naming a credential) keeps the
+	// run from starting with an error matching sandbox.ErrConfig.
+	Sandbox sandbox.Config
+	// CommandTimeout bounds each command of run_command; default
+	// command.DefaultTimeout (2 minutes).
+	CommandTimeout time.Duration
+	// Warn is told, once each before the run starts, what the person
+	// running it must know about its sandbox: that there is none (mode
+	// none, or auto without bubblewrap). Default: the warnings are only
+	// in the run's start event (its sandbox field).
+	Warn func(line string)
+
+	// Redact keeps credentials out of everything the run hands on: the
+	// tool results the model reads, what the judge is sent, the events,
+	// the audit log, the run record and the verifier's reasons. Nil
+	// redacts nothing (cmd/nightshift gives one of the environment's
+	// credentials).
+	Redact *redact.Redactor
+	// Start adds fields to the run's start event, such as where the judge
+	// goes; the sandbox field is added by the run itself.
+	Start []agent.StartField
 
 	// Policy is the gate's policy; the zero Policy is gate's default
 	// (read and write allowed, danger asks).
@@ -207,9 +236,6 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Model == nil:
 		return c, errNoModel
 	}
-	if c.Tools == nil {
-		c.Tools = DefaultTools
-	}
 	if c.Events == nil {
 		c.Events = event.Discard
 	}
@@ -229,12 +255,34 @@ func (c Config) withDefaults() (Config, error) {
 // unless Config.KeepState says otherwise.
 const DefaultKeepState = 30 * 24 * time.Hour
 
-// DefaultTools are a run's tools unless Config.Tools says otherwise: the
-// file tools (read_file, list_dir, write_file, edit_file) and run_command,
-// which the gate asks about by default. Every command carries the
-// workspace's journal.Mark in its environment (with command.SafeEnv's
-// variables), by which recover finds a command that outlived its run.
+// DefaultTools are the file tools (read_file, list_dir, write_file,
+// edit_file) and run_command, which the gate asks about by default, in a
+// sandbox of mode auto whose commands carry the workspace's journal.Mark,
+// by which recover finds a command that outlived its run. A run without
+// Config.Tools has these, with run_command in the run's own sandbox
+// (Config.Sandbox).
 func DefaultTools(root *workspace.Root) []tool.Tool {
-	env := append(command.SafeEnv(os.Environ()), journal.Mark(root.Dir()))
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))
+	sb, err := sandbox.New(sandbox.Config{Dir: root.Dir(), Set: []string{journal.Mark(root.Dir())}})
+	if err != nil {
+		// run_command then says why with each call.
+		return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	}
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb}))
+}
+
+// DefaultToolNames are the names of DefaultTools, sorted: what a gate
+// rule of a run with the default tools may name.
+func DefaultToolNames() []string {
+	var names []string
+	for _, t := range fs.Tools(nil) {
+		names = append(names, t.Spec().Name)
+	}
+	names = append(names, command.Name)
+	slices.Sort(names)
+	return names
+}
+
+// defaultTools are DefaultTools with run_command in sb.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
 }

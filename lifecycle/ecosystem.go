@@ -102,7 +102,8 @@ func (x *extras) close() error { return x.mcp.Close() }
 
 // traceInfo describes the run for its span.
 func traceInfo(cfg Config, task string) tracing.RunInfo {
-	info := tracing.RunInfo{ID: cfg.RunID, Task: task, Model: cfg.ModelName, Provider: tracing.ProviderOf(cfg.Model), MaxSteps: cfg.MaxSteps}
+	info := tracing.RunInfo{ID: cfg.RunID, Task: task, Model: cfg.ModelName, Provider: tracing.ProviderOf(cfg.Model),
+		MaxSteps: cfg.MaxSteps, Redact: redactFunc(cfg.Redact)}
 	info.JudgeProvider = info.Provider
 	if cfg.Verifier != nil && cfg.Verifier.Judge != nil && cfg.Verifier.Judge.Model != nil {
 		info.JudgeProvider = tracing.ProviderOf(cfg.Verifier.Judge.Model)

@@ -181,3 +181,34 @@ roles:
 		t.Error("memory on the proposer was accepted")
 	}
 }
+
+func TestTheBuildersRulesMayNameItsMCPMemoryAndSubagentTools(t *testing.T) {
+	p, err := night.ParsePipeline([]byte(`
+window: {start: "22:00", end: "06:00"}
+models:
+  b1: {provider: scripted, scenario: unused.yaml}
+roles:
+  builder: {models: [b1], subagents: true, approve: ["fs__write_file=deny", "remember=deny", "delegate_task=allow"]}
+mcp:
+  fs: {url: "http://127.0.0.1:1/mcp"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ValidatePolicy(p.BuilderToolNames()); err != nil {
+		t.Fatalf("rules naming the builder's MCP, memory and subagent tools: %v", err)
+	}
+	p, err = night.ParsePipeline([]byte(`
+window: {start: "22:00", end: "06:00"}
+models:
+  b1: {provider: scripted, scenario: unused.yaml}
+roles:
+  builder: {models: [b1], memory: false, approve: ["gh__create_issue=deny", "remember=deny"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ValidatePolicy(p.BuilderToolNames()); err == nil {
+		t.Fatal("rules naming a server the pipeline lacks, and remember without memory, were accepted")
+	}
+}

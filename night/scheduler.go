@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tracing"
 )
@@ -64,6 +65,12 @@ type Config struct {
 	// Exit fills the exit field of the builder's runs' outcome events and
 	// records; default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Redact keeps credentials out of what the default builder's runs
+	// hand on (lifecycle.Config.Redact); default none.
+	Redact *redact.Redactor
+	// Warn hears, once per builder run, that its commands have no
+	// sandbox; default none (the runs' start events say so).
+	Warn func(line string)
 	// Trace records the night, its steps and the builder's runs as
 	// OpenTelemetry spans (package tracing); default none.
 	Trace *tracing.Tracer
@@ -125,12 +132,21 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
+		// The builder's gate rules name tools it has: checked here, before
+		// the night starts, against the default builder's tools, memory's,
+		// delegate_task, and its MCP servers' (by their SERVER__ prefix:
+		// each run checks the rest once its servers listed their tools).
+		if err := cfg.Pipeline.ValidatePolicy(cfg.Pipeline.BuilderToolNames()); err != nil {
+			return nil, err
+		}
 		servers, err := cfg.Pipeline.MCPServers()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 		}
+		sbc, timeout := cfg.Pipeline.BuilderCommands()
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil

@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Spec is one task. Zero fields mean "not set here": the command's flags or
@@ -37,6 +40,18 @@ type Spec struct {
 	OutputSchema string `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
 	// Approve holds gate policies, as for --approve.
 	Approve []string `yaml:"approve,omitempty" json:"approve,omitempty"`
+	// Sandbox is how commands are confined, as for --sandbox: auto,
+	// bwrap or none; empty means the flag's (auto).
+	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// SandboxNet lets sandboxed commands reach the network, as
+	// --sandbox-net does.
+	SandboxNet bool `yaml:"sandbox_net,omitempty" json:"sandbox_net,omitempty"`
+	// Env names variables commands get on top of the allow-list, as
+	// --env does.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// CommandTimeout bounds each command, as --command-timeout does:
+	// "5m"; empty means the flag's (2m).
+	CommandTimeout string `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
 	// Limits.
 	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
@@ -80,7 +95,25 @@ func (s *Spec) Validate() error {
 	if _, err := s.MCPServers(); err != nil {
 		return err
 	}
+	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if _, err := s.CommandDuration(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// CommandDuration returns CommandTimeout as a duration; 0 when it is empty.
+func (s *Spec) CommandDuration() (time.Duration, error) {
+	if s.CommandTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s.CommandTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("command_timeout %q: want a positive duration such as 5m", s.CommandTimeout)
+	}
+	return d, nil
 }
 
 // Load reads one task file (YAML; JSON is YAML too).

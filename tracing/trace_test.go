@@ -18,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -50,6 +51,11 @@ turns:
 
 // run runs aRun traced by t.
 func run(tb testing.TB, tr *tracing.Tracer, content bool) *lifecycle.Result {
+	return runWith(tb, tr, nil)
+}
+
+// runWith runs aRun traced by t, with a redactor.
+func runWith(tb testing.TB, tr *tracing.Tracer, red *redact.Redactor) *lifecycle.Result {
 	tb.Helper()
 	sc, err := scripted.Parse([]byte(aRun))
 	if err != nil {
@@ -59,8 +65,8 @@ func run(tb testing.TB, tr *tracing.Tracer, content bool) *lifecycle.Result {
 	res, err := lifecycle.Run(context.Background(), lifecycle.Config{
 		Dir: tb.TempDir(), Model: scripted.New(sc, scripted.Config{Clock: fc}), ModelName: "m1", Clock: fc,
 		Verifier: &verify.Verifier{Rules: []verify.Rule{verify.MinChars("post.md", 10)}},
-		Trace:    tr,
-	}, "write post.md, ten characters at least")
+		Trace:    tr, Redact: red,
+	}, "write post.md, ten characters at least; the key is sk-secret-1234")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -229,5 +235,38 @@ func TestFileExporterWritesOTLPJSONLines(t *testing.T) {
 	// mapping would).
 	if i := strings.Index(line, `"traceId":"`); i < 0 || strings.ContainsAny(line[i+11:i+43], "+/=GHIJKLMNOPQRSTUVWXYZghijklmnopqrstuvwxyz") {
 		t.Errorf("trace ID not in hex: %.60s", line[max(0, i):])
+	}
+}
+
+func TestSpansCarryNoSecretTheRunRedacts(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	runWith(t, tracing.New(tp, tracing.Options{Content: true}), redact.New("sk-secret-1234"))
+	var seen bool
+	for _, s := range exp.GetSpans() {
+		for _, kv := range s.Attributes {
+			if strings.Contains(kv.Value.String(), "sk-secret-1234") {
+				t.Errorf("%s: %s holds the secret", s.Name, kv.Key)
+			}
+			if strings.Contains(kv.Value.String(), "ten characters at least") {
+				seen = true
+			}
+		}
+	}
+	if !seen {
+		t.Fatal("the content is not on the spans at all")
+	}
+	// Without the redactor the same spans do hold it: the check above
+	// looks where the secret would be.
+	exp.Reset()
+	runWith(t, tracing.New(tp, tracing.Options{Content: true}), nil)
+	found := false
+	for _, s := range exp.GetSpans() {
+		for _, kv := range s.Attributes {
+			found = found || strings.Contains(kv.Value.String(), "sk-secret-1234")
+		}
+	}
+	if !found {
+		t.Error("the unredacted spans lack the secret: the test looks in the wrong place")
 	}
 }

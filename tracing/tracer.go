@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -49,6 +50,10 @@ type RunInfo struct {
 	Provider      string
 	JudgeProvider string
 	MaxSteps      int
+	// Redact, when set, rewrites every text the run's spans carry (the
+	// content, event fields, error messages), as the run's redactor
+	// rewrites its events: a key a tool printed must not reach a trace.
+	Redact func(string) string
 }
 
 // Run is the span of one run, and the agent.Observer of its calls.
@@ -79,9 +84,16 @@ func (t *Tracer) Run(ctx context.Context, info RunInfo) (context.Context, *Run) 
 		attrs = append(attrs, RequestModel.String(info.Model))
 	}
 	if t.content {
-		attrs = append(attrs, Task.String(info.Task))
+		task := info.Task
+		if info.Redact != nil {
+			task = info.Redact(task)
+		}
+		attrs = append(attrs, Task.String(task))
 	}
 	ctx, span := t.t.Start(ctx, OpInvokeAgent+" nightshift", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	if info.Redact == nil {
+		info.Redact = func(s string) string { return s }
+	}
 	return ctx, &Run{t: t, info: info, span: span}
 }
 
@@ -94,7 +106,7 @@ func (r *Run) End(res *agent.Result) {
 	attrs := []attribute.KeyValue{Outcome.String(string(res.Outcome)), Steps.Int(res.Steps)}
 	r.span.SetAttributes(append(attrs, usage(res.Usage)...)...)
 	if res.Outcome != agent.Done {
-		r.span.SetStatus(codes.Error, fmt.Sprintf("%s: %s", res.Outcome, res.Reason))
+		r.span.SetStatus(codes.Error, r.info.Redact(fmt.Sprintf("%s: %s", res.Outcome, res.Reason)))
 	}
 	r.span.End()
 }
@@ -119,7 +131,8 @@ func (r *Run) Model(ctx context.Context, role string, req *llm.Request) (context
 		attrs = append(attrs, RequestMaxTokens.Int(req.MaxTokens))
 	}
 	if r.t.content {
-		attrs = append(attrs, SystemInstructions.String(systemJSON(req.System)), InputMessages.String(messagesJSON(req.Messages)))
+		red := r.info.Redact
+		attrs = append(attrs, SystemInstructions.String(red(systemJSON(req.System))), InputMessages.String(red(messagesJSON(req.Messages))))
 	}
 	name := OpChat
 	if req.Model != "" {
@@ -128,9 +141,10 @@ func (r *Run) Model(ctx context.Context, role string, req *llm.Request) (context
 	ctx, span := r.t.t.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, func(resp *llm.Response, err error) {
 		if err != nil {
+			msg := r.info.Redact(err.Error())
 			span.SetAttributes(ErrorType.String(errorType(err)))
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
+			span.RecordError(errors.New(msg))
+			span.SetStatus(codes.Error, msg)
 			span.End()
 			return
 		}
@@ -139,7 +153,7 @@ func (r *Run) Model(ctx context.Context, role string, req *llm.Request) (context
 			attrs = append(attrs, ResponseModel.String(resp.Model))
 		}
 		if r.t.content {
-			attrs = append(attrs, OutputMessages.String(messagesJSON([]llm.Message{resp.Message()})))
+			attrs = append(attrs, OutputMessages.String(r.info.Redact(messagesJSON([]llm.Message{resp.Message()}))))
 		}
 		span.SetAttributes(attrs...)
 		span.End()
@@ -160,16 +174,16 @@ func (r *Run) Tool(ctx context.Context, use llm.Block, class tool.Class) (contex
 		attrs = append(attrs, ToolClass.String(string(class)))
 	}
 	if r.t.content {
-		attrs = append(attrs, ToolCallArguments.String(string(use.Input)))
+		attrs = append(attrs, ToolCallArguments.String(r.info.Redact(string(use.Input))))
 	}
 	ctx, span := r.t.t.Start(ctx, OpExecuteTool+" "+use.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	return ctx, func(res tool.Result) {
 		if r.t.content {
-			span.SetAttributes(ToolCallResult.String(res.Content))
+			span.SetAttributes(ToolCallResult.String(r.info.Redact(res.Content)))
 		}
 		if res.IsError {
 			span.SetAttributes(ErrorType.String("tool_error"))
-			span.SetStatus(codes.Error, firstLine(res.Content))
+			span.SetStatus(codes.Error, r.info.Redact(firstLine(res.Content)))
 		}
 		span.End()
 	}
@@ -201,7 +215,7 @@ func (r *Run) Event(ctx context.Context, e event.Event) {
 			span.SetAttributes(GateDecider.String(d))
 		}
 	case spanEvents[e.Type]:
-		span.AddEvent(e.Type, trace.WithTimestamp(e.TS), trace.WithAttributes(eventAttrs(e, r.t.content)...))
+		span.AddEvent(e.Type, trace.WithTimestamp(e.TS), trace.WithAttributes(eventAttrs(e, r.t.content, r.info.Redact)...))
 	}
 }
 
@@ -217,10 +231,10 @@ func (r *Run) RunEvent(e event.Event) {
 // eventAttrs are an event's fields as attributes, prefixed
 // nightshift.<type>.; lists of strings stay lists, other values become
 // strings unless they are numbers or booleans.
-func eventAttrs(e event.Event, content bool) []attribute.KeyValue {
+func eventAttrs(e event.Event, content bool, red func(string) string) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{attribute.Int("nightshift.step", e.Step)}
 	if e.Detail != "" {
-		attrs = append(attrs, attribute.String("nightshift.detail", e.Detail))
+		attrs = append(attrs, attribute.String("nightshift.detail", red(e.Detail)))
 	}
 	for k, v := range e.Data {
 		if k == "task" && !content {
@@ -229,7 +243,7 @@ func eventAttrs(e event.Event, content bool) []attribute.KeyValue {
 		key := "nightshift." + e.Type + "." + k
 		switch v := v.(type) {
 		case string:
-			attrs = append(attrs, attribute.String(key, v))
+			attrs = append(attrs, attribute.String(key, red(v)))
 		case int:
 			attrs = append(attrs, attribute.Int(key, v))
 		case int64:
@@ -239,10 +253,14 @@ func eventAttrs(e event.Event, content bool) []attribute.KeyValue {
 		case bool:
 			attrs = append(attrs, attribute.Bool(key, v))
 		case []string:
-			attrs = append(attrs, attribute.StringSlice(key, v))
+			out := make([]string, len(v))
+			for i, s := range v {
+				out[i] = red(s)
+			}
+			attrs = append(attrs, attribute.StringSlice(key, out))
 		default:
 			b, _ := json.Marshal(v)
-			attrs = append(attrs, attribute.String(key, string(b)))
+			attrs = append(attrs, attribute.String(key, red(string(b))))
 		}
 	}
 	return attrs

@@ -18,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -84,6 +85,28 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 	if err != nil {
 		return usageError(err)
 	}
+	// The builder's gate rules name tools it has (a misspelt one would
+	// decide nothing), checked before anything opens.
+	if err := p.ValidatePolicy(p.BuilderToolNames()); err != nil {
+		return usageError(err)
+	}
+	// The keys the pipeline names are redacted from everything, as the
+	// providers' usual ones are.
+	red := redactorOf(ctx)
+	for _, name := range p.KeyEnvs() {
+		red.Add(os.Getenv(name))
+	}
+	// The builder's sandbox can be had; its warning is said once, here,
+	// not once per builder step.
+	sbc, _ := p.BuilderCommands()
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+	}
+	for _, w := range sb.Warnings() {
+		warnf(cmd.ErrOrStderr(), "%s", w)
+	}
 	models, err := night.BuildModels(p, clk, os.Getenv)
 	if err != nil {
 		return usageError(err)
@@ -109,7 +132,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 	}
 	defer stopTrace()
 	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base, Trace: tr})
+		Events: red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: red, StateBase: base, Trace: tr})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}

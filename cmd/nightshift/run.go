@@ -53,6 +53,7 @@ type runFlags struct {
 	rollbackOnInterrupt bool
 	resume              string
 
+	commandFlags
 	eco ecoFlags
 }
 
@@ -132,6 +133,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
+	addCommandFlags(cmd, &f.commandFlags)
 	addEcoFlags(cmd, &f.eco)
 }
 
@@ -169,6 +171,8 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if in, ok := cmd.InOrStdin().(*os.File); ok {
 		cfg.Asker = gate.Interactive(in, stderr)
 	}
+	cfg.Redact = redactorOf(cmd.Context())
+	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
 	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
 	if err != nil {
 		return err
@@ -287,6 +291,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if changed("rollback-on-interrupt") {
 		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
 	}
+	mergeCommands(changed, &f.commandFlags, spec)
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
 		if n < 0 {
 			return nil, usagef("limits must not be negative")

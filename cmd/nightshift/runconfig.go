@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -46,6 +47,14 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		return lifecycle.Config{}, usageError(err)
 	}
 	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	sbc, err := sandboxConfig(spec)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	commands, err := commandTimeout(spec)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -104,6 +113,9 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Exit:                exitFor,
 		StateBase:           f.stateDir,
 		KeepState:           keepState(f.keepState),
+		Sandbox:             sbc,
+		CommandTimeout:      commands,
+		Start:               judgeOf(judge).fields(),
 	}
 	if err := f.eco.apply(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
@@ -230,7 +242,11 @@ func notStarted(err error, dir, stateDir string) error {
 	if err, ok := ecoNotStarted(err); ok {
 		return err
 	}
+	var unknown *gate.UnknownToolError
 	switch {
+	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):
+		// Asked for something that cannot be had: nothing ran.
+		return usageError(err)
 	case errors.Is(err, journal.ErrNeedsRecovery):
 		paused, _ := lifecycle.Paused(lifecycle.Config{Dir: absDir(dir), StateBase: stateDir})
 		if len(paused) > 0 {
