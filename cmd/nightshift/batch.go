@@ -130,6 +130,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	base.Trace = tr
 	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
 		return prepareBatchTask(cmd.Context(), f, spec, dir, cfg, limiters)
 	}}
