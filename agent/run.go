@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -46,6 +47,12 @@ type run struct {
 	// changed is the files a resumed run had changed before, for the
 	// judge (the workspace's own list starts empty with each Run).
 	changed []string
+	// inner is the context of the innermost call under way, for the
+	// Observer's events (see observe.go).
+	inner context.Context
+	// base is what a shared meter (Config.Meter) had spent before this
+	// run: the run's own spend is what it spent since.
+	base budget.Spend
 }
 
 // Run runs the task to exactly one outcome. It never panics on a
@@ -59,6 +66,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		task:   task,
 		res:    &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
 		maxTok: cfg.MaxTokens,
+		inner:  ctx,
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -72,11 +80,14 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		spent = st.Spent
 	}
 	r.meter = budget.NewMeter(cfg.Budget, spent)
+	if cfg.Meter != nil {
+		r.meter, r.base = cfg.Meter, cfg.Meter.Spent()
+	}
 	r.spent()
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price)
+	r.model = r.observe(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), RoleWorker)
 	r.judge = r.verifier()
 	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
 	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
@@ -399,7 +410,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice)
+			j.Model = r.observe(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), RoleJudge)
 			v.Judge = &j
 		}
 	}
@@ -410,6 +421,25 @@ func (r *run) verifier() *verify.Verifier {
 func (r *run) spent() {
 	s := r.meter.Spent()
 	r.res.Usage, r.res.Cost = s.Usage, s.Cost
+	if r.cfg.Meter != nil {
+		r.res.Usage, r.res.Cost = since(s, r.base)
+	}
+}
+
+// since is what was spent from base to now on a shared meter; a cost
+// unknown at either end is unknown.
+func since(now, base budget.Spend) (llm.Usage, models.Cost) {
+	u := llm.Usage{
+		InputTokens: now.Usage.InputTokens - base.Usage.InputTokens, OutputTokens: now.Usage.OutputTokens - base.Usage.OutputTokens,
+		CacheWriteTokens: now.Usage.CacheWriteTokens - base.Usage.CacheWriteTokens,
+		CacheReadTokens:  now.Usage.CacheReadTokens - base.Usage.CacheReadTokens,
+	}
+	n, okN := now.Cost.USD()
+	b, okB := base.Cost.USD()
+	if !okN || !okB {
+		return u, models.Unknown
+	}
+	return u, models.USD(n - b)
 }
 
 // apiEnd ends the run on a call's error (classify).

@@ -46,6 +46,9 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 		recorded[b.ToolUseID] = b
 	}
 	out := make([]llm.Block, 0, len(uses))
+	// A tool that calls models on the run's behalf (a subagent) finds the
+	// run's meter here (MeterOf).
+	ctx = context.WithValue(ctx, runKey{}, r)
 	for _, u := range uses {
 		if b, ok := recorded[u.ID]; ok {
 			out = append(out, b)
@@ -106,7 +109,14 @@ func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
 // checkpointer; a stop when a gate parked it or the run's context ended
 // while it ran.
 func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
+	var class tool.Class
+	if t := r.tool(u.Name); t != nil {
+		class = t.Class()
+	}
+	// The call's span holds the gate's decision as well as the call.
+	ctx, end := r.observeTool(ctx, u, class)
 	res, class, parked := r.decideAndRun(ctx, u)
+	end(res)
 	if parked != nil {
 		return llm.Block{}, toolStop{parked: parked}
 	}
@@ -165,7 +175,10 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 	// as refused, with the reason, not as allowed.
 	captured := false
 	prepare := func(ctx context.Context) error {
-		if class == tool.Danger && r.cfg.Snapshots != nil {
+		// A command, or a tool nightshift cannot see into (an MCP
+		// server's that is not read-class), may change any file: the
+		// workspace is captured before it, so a rollback undoes it too.
+		if tool.Captured(t) && r.cfg.Snapshots != nil {
 			if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
 				return fmt.Errorf("the workspace could not be captured for rollback: %w", err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -71,6 +72,11 @@ func notStartedOutcome(err error) agent.Outcome {
 	if errors.Is(err, journal.ErrNeedsRecovery) {
 		return agent.NeedsRecovery
 	}
+	if errors.Is(err, mcp.ErrConfig) {
+		// An MCP server of the task's that did not start: a mistake in
+		// the task, not a failure of the run.
+		return agent.Usage
+	}
 	return agent.Failed
 }
 
@@ -80,7 +86,7 @@ func notStartedOutcome(err error) agent.Outcome {
 // none), its gate rules on top of base.Policy, its output schema (read
 // relative to the task file), and a verifier of its checks and base's
 // rules, with base's judge given the task's rubric unless the task says
-// no_judge. Each task is its own run (its own run ID) in its own
+// no_judge, and its MCP servers after base's. Each task is its own run (its own run ID) in its own
 // workspace, its state kept with it: base.StateDir and base.RunID are not
 // used. A check, a gate rule or a schema that cannot be used is an error.
 func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
@@ -118,6 +124,12 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		}
 		cfg.Policy = p
 	}
+	servers, err := spec.MCPServers()
+	if err != nil {
+		return cfg, err
+	}
+	// The task's MCP servers join base's (the command's --mcp).
+	cfg.MCP = append(slices.Clone(base.MCP), servers...)
 	if spec.OutputSchema != "" {
 		s, err := verify.LoadSchema(spec.BaseDir, spec.OutputSchema)
 		if err != nil {

@@ -15,12 +15,15 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/memory"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -182,6 +185,40 @@ type Config struct {
 	// Default none: a run inside a library has no exit status, and the
 	// field is left out. cmd/nightshift hands its table here.
 	Exit func(agent.Outcome) int
+
+	// The ecosystem (lifecycle/ecosystem.go): tools from MCP servers, a
+	// subagent, memory across attempts, traces. Each is off by default.
+
+	// MCP are MCP servers whose tools join the run's (package tool/mcp),
+	// named SERVER__tool: started in the workspace before the first model
+	// call and stopped when the run ends. A server that does not start,
+	// or a tool name that collides, keeps the run from starting (an error
+	// matching mcp.ErrConfig). Default none.
+	MCP []mcp.Server
+	// Subagents adds delegate_task {brief}: a child loop with the run's
+	// read-class tools only, its own step brake (SubagentSteps, default
+	// 10), and the run's model, retry policy, limiter, gate, events and
+	// trace; its final answer is the tool's result, its usage counts in
+	// the run's. The child has no delegate_task. Default off.
+	Subagents     bool
+	SubagentSteps int
+	// Memory adds remember {note} and recall {query} over its store, tells
+	// the worker (in its system prompt, which the judge never sees) what
+	// earlier attempts noted and why they failed, and adds this run's
+	// failure reason to the store when it does not end done. Nil: no
+	// memory.
+	Memory *Memory
+	// Trace records the run, its model calls and its tool calls as
+	// OpenTelemetry spans (package tracing). Nil: no trace.
+	Trace *tracing.Tracer
+}
+
+// Memory is where a run's notes are kept (Config.Memory).
+type Memory struct {
+	// Store keeps the notes; default the workspace's own, in its state
+	// folder (statedir.MemoryName), outside the workspace. The night
+	// gives the task's, in its ledger.
+	Store memory.Store
 }
 
 // Errors of a Config that cannot run.

@@ -145,15 +145,24 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	defer ck.close()
 
-	// 3. The tools, whose results the model reads only once the
-	// redactor has been through them: a command can print a key it found.
+	// 3. The tools: the run's own (whose results the model reads only
+	// once the redactor has been through them: a command can print a key
+	// it found), then the MCP servers' (started now, so that one that
+	// does not start stops the run before any model call), memory's and
+	// delegate_task (lifecycle/ecosystem.go); every gate rule is checked
+	// against them all.
 	var ts []tool.Tool
 	if cfg.Tools != nil {
 		ts = cfg.Tools(root)
 	} else {
 		ts = defaultTools(root, sb, cfg.CommandTimeout)
 	}
-	tools, err := tool.NewSet(ts...)
+	x, err := openExtras(ctx, cfg, root, state, ts)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close() //nolint:errcheck // a server that stops badly changes nothing the run did
+	tools, err := tool.NewSet(append(ts, x.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
@@ -175,12 +184,22 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Audit: cfg.Redact.Auditor(auditors{audit, cfg.Audit}), Files: root.FS(), Clock: cfg.Clock,
 	})
 
+	// The trace: the run's span, its calls' spans beneath it.
+	ctx, span := cfg.Trace.Run(ctx, traceInfo(cfg, task))
+	var observer agent.Observer
+	if span != nil {
+		observer = span
+	}
+
 	rec := &event.Recorder{}
 	// One redactor in front of every sink: the caller's (stderr,
 	// --events) and the record see the same events.
 	events := cfg.Redact.Sink(event.Multi(cfg.Events, rec))
 	ck.events = events
 	verifier := verifierIn(cfg.Verifier, sb, cfg.Redact)
+	if x.delegate != nil {
+		x.delegate.bind(g, events, observer)
+	}
 	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
 	var st *agent.State
@@ -193,7 +212,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	// turn with the verifier, saves its progress after every step, and
 	// ends in one outcome.
 	res := agent.Run(ctx, agent.Config{
-		Model: cfg.Model, ModelName: cfg.ModelName, System: cfg.System,
+		Model: cfg.Model, ModelName: cfg.ModelName, System: x.system(cfg.System), Observer: observer,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
@@ -205,9 +224,11 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
 		// before the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, events) },
+		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
+	out.MemoryErr = x.remember(ctx, cfg, res)
+	span.End(res)
 
 	// 9. The run record. A resumed run's record holds the events of
 	// every part of the run.

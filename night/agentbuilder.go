@@ -22,6 +22,8 @@ import (
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -74,6 +76,13 @@ type AgentBuilder struct {
 	// workspace; default statedir.Base("") (see
 	// lifecycle.Config.StateBase).
 	StateBase string
+	// MCP are the MCP servers whose tools each attempt gets (the
+	// pipeline's mcp:); default none. Subagents gives each attempt
+	// delegate_task (roles.builder.subagents). Trace records each
+	// attempt's run as a span, a child of its step's. See lifecycle.Config.
+	MCP       []mcp.Server
+	Subagents bool
+	Trace     *tracing.Tracer
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -105,6 +114,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
+		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
 	}, taskText(a.Task.Title, a.Task.Body))
 	if err != nil {
 		return fail(err)
@@ -126,6 +136,14 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return f
 	}
 	return out
+}
+
+// memoryOf is an assignment's memory for its run.
+func memoryOf(a Assignment) *lifecycle.Memory {
+	if a.Memory == nil {
+		return nil
+	}
+	return &lifecycle.Memory{Store: a.Memory}
 }
 
 func taskText(title, body string) string {

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -51,6 +55,10 @@ type Pipeline struct {
 	// WorkDir is where each task's workspace folder lives, relative to
 	// the pipeline file; default "work".
 	WorkDir string `yaml:"work_dir"`
+	// MCP are MCP servers whose tools the builder's attempts get, as in a
+	// task file's mcp: section (a command or a url, a class, classes per
+	// tool; default danger, which at night parks the task).
+	MCP map[string]taskfile.MCPServer `yaml:"mcp"`
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
@@ -108,6 +116,13 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// Subagents gives the builder delegate_task (a read-only sub-agent);
+	// default off.
+	Subagents bool `yaml:"subagents"`
+	// Memory gives the builder remember and recall over its task's notes
+	// in the ledger, and starts each attempt with the notes and failure
+	// reasons of the task's earlier attempts; default on.
+	Memory *bool `yaml:"memory"`
 	// Approve holds the builder's gate rules, as in a task file or
 	// --approve: "run_command=deny", "danger=ask". On top of the default
 	// (read and write allowed, danger asks); at night a call the gate
@@ -222,6 +237,9 @@ func (p *Pipeline) check() error {
 		if r.CommandTimeout < 0 {
 			return fmt.Errorf("roles.%s: command_timeout must not be negative", role)
 		}
+		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
+		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
 		}
@@ -256,7 +274,23 @@ func (p *Pipeline) check() error {
 	if p.WorkDir == "" {
 		p.WorkDir = "work"
 	}
+	if _, err := p.MCPServers(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// MCPServers returns the builder's MCP servers (mcp:), sorted by name, a
+// relative program path read from the pipeline file's folder.
+func (p *Pipeline) MCPServers() ([]mcp.Server, error) {
+	return taskfile.Servers(p.MCP, p.dir)
+}
+
+// BuilderMemory reports whether the builder has memory (on unless
+// roles.builder.memory says false).
+func (p *Pipeline) BuilderMemory() bool {
+	m := p.Roles[ledger.Builder].Memory
+	return m == nil || *m
 }
 
 // Path resolves a path written in the pipeline file.
@@ -272,6 +306,34 @@ func (p *Pipeline) Policy() gate.Policy {
 	// check parsed these rules already; the error cannot happen.
 	pol, _ := gate.ParsePolicy(p.Roles[ledger.Builder].Approve...)
 	return pol
+}
+
+// BuilderToolNames are the names of the default builder's tools as far
+// as they are known before the night starts, for ValidatePolicy: the
+// default tools, remember and recall (memory), delegate_task
+// (subagents), and the names its approve rules give tools of its MCP
+// servers (SERVER__tool), which only a run can check, once the servers
+// listed their tools.
+func (p *Pipeline) BuilderToolNames() []string {
+	b := p.Roles[ledger.Builder]
+	cfg := lifecycle.Config{Subagents: b.Subagents}
+	if p.BuilderMemory() {
+		cfg.Memory = &lifecycle.Memory{}
+	}
+	cfg.MCP, _ = p.MCPServers()
+	names, prefixes := lifecycle.ExtraToolNames(cfg)
+	names = append(lifecycle.DefaultToolNames(), names...)
+	for _, spec := range b.Approve {
+		for rule := range strings.SplitSeq(spec, ",") {
+			key, _, _ := strings.Cut(strings.TrimSpace(rule), "=")
+			for _, pre := range prefixes {
+				if strings.HasPrefix(key, pre) {
+					names = append(names, key)
+				}
+			}
+		}
+	}
+	return names
 }
 
 // ValidatePolicy checks the builder's approve rules against tools, the

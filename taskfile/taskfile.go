@@ -72,6 +72,12 @@ type Spec struct {
 	// RollbackOnInterrupt rolls an interrupted run back instead of
 	// pausing it, as --rollback-on-interrupt does.
 	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
+	// MCP are MCP servers whose tools the run gets, by name: each has a
+	// command (stdio: a list of words, or one line split as a shell
+	// would; a relative program path is read from the task file's
+	// folder) or a url (streamable HTTP), and a class and classes per
+	// tool as for --mcp-class (default danger). See MCPServers.
+	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
 
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
@@ -85,6 +91,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 {
 		return errors.New("limits must not be negative")
+	}
+	if _, err := s.MCPServers(); err != nil {
+		return err
 	}
 	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
 		return fmt.Errorf("sandbox: %w", err)

@@ -39,7 +39,12 @@ func (s *Set) call(ctx context.Context, name string, input json.RawMessage) Resu
 		input = json.RawMessage("{}")
 	}
 	e := s.entries[name]
-	return s.run(ctx, e.tool, name, input)
+	r := s.run(ctx, e.tool, name, input)
+	if _, ok := e.tool.(Opaque); ok {
+		// What a call that timed out did is not known: it is not repeated.
+		r.Transient = false
+	}
+	return r
 }
 
 // InputError is a call that cannot run: an unknown tool, or an input that

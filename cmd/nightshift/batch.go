@@ -131,6 +131,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		live = gate.IsTerminal(fh)
 	}
 	defer closeLimiters(limiters, stderr)
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	base.Trace = tr
 	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
 		return prepareBatchTask(cmd.Context(), f, spec, dir, cfg, limiters)
 	}}

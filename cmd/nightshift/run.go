@@ -54,6 +54,7 @@ type runFlags struct {
 	resume              string
 
 	commandFlags
+	eco ecoFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -133,6 +134,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
 	addCommandFlags(cmd, &f.commandFlags)
+	addEcoFlags(cmd, &f.eco)
 }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
@@ -173,6 +175,12 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	}
 	cfg.Redact = redactorOf(cmd.Context())
 	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	cfg.Trace = tr
 	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
 	if err != nil {
 		return notStarted(err, cfg.Dir, f.stateDir)

@@ -86,7 +86,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.LoopLimit != nil {
 		loopLimit = *spec.LoopLimit
 	}
-	return lifecycle.Config{
+	cfg := lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
@@ -116,7 +116,11 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
 		Start:               judgeOf(judge).fields(),
-	}, nil
+	}
+	if err := f.eco.apply(&cfg, spec); err != nil {
+		return lifecycle.Config{}, err
+	}
+	return cfg, nil
 }
 
 // prices returns the pricers of the worker's and the judge's calls (nil
@@ -235,6 +239,9 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 // earlier run that died in the workspace is exit 7, a state directory
 // that cannot hold the state (one inside the workspace) a usage error.
 func notStarted(err error, dir, stateDir string) error {
+	if err, ok := ecoNotStarted(err); ok {
+		return err
+	}
 	var unknown *gate.UnknownToolError
 	switch {
 	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):

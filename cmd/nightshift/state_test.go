@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
@@ -110,32 +109,6 @@ func fifo(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// killAndWait kills a process that is not our child and waits, on a pidfd
-// (no sleeps), until it has exited.
-func killAndWait(t *testing.T, pid int) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
-		t.Fatal(err)
-	}
-	for {
-		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
-		if !errors.Is(err, unix.EINTR) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
 }
 
 // Issue 10, cases 2 and 3: after `write_file a.txt` (v1 to v2), a command

@@ -48,14 +48,14 @@ func TestTheDefaultTimeoutIsTwoMinutesAsDocumented(t *testing.T) {
 // its own timeout, and dropped its output. The command's own timeout now
 // decides, and the output up to the cut comes back.
 func TestTheToolSetLeavesTheCommandItsOwnTimeout(t *testing.T) {
-	c := New(Config{Dir: t.TempDir(), Timeout: 300 * time.Millisecond})
+	c := New(Config{Dir: t.TempDir(), Timeout: 2 * time.Second}) // time for a loaded machine to start a shell
 	set, err := tool.NewSet(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set.SetConfig(tool.Config{Timeout: 50 * time.Millisecond})
 	res := set.Call(context.Background(), Name, json.RawMessage(`{"command":"echo before the cut; sleep 100"}`))
-	want := "before the cut\n[timed out after 300ms; the command and everything it started were killed]"
+	want := "before the cut\n[timed out after 2s; the command and everything it started were killed]"
 	if res.Content != want || !res.IsError {
 		t.Errorf("result %+v\nwant %q", res, want)
 	}
