@@ -2,7 +2,13 @@
 
 package retry
 
-import "os"
+import (
+	"errors"
+	"os"
+)
+
+// errNoFileLock is the error of lockFile where files cannot be locked.
+var errNoFileLock = errors.New("file locks are not supported on this platform")
 
 // lockFile fails here: without a file lock, OpenLimiter cannot share.
 func lockFile(*os.File) error { return errNoFileLock }

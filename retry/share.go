@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -329,6 +328,3 @@ func fromNano(n int64) time.Time {
 	}
 	return time.Unix(0, n).UTC()
 }
-
-// errNoFileLock is the error of lockFile where files cannot be locked.
-var errNoFileLock = errors.New("file locks are not supported on this platform")
