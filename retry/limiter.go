@@ -116,7 +116,11 @@ func (l *Limiter) SetRate(rpm, tpm int) {
 func (l *Limiter) with(write bool, fn func(st *state, now time.Time)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.file != nil && l.file.lock() {
+	// Without the lock (it failed: Err says why), the state is this
+	// process's alone for this turn, and is not written over the file
+	// another process may be writing.
+	locked := l.file != nil && l.file.lock()
+	if locked {
 		defer l.file.unlock()
 		l.file.load(&l.st)
 	}
@@ -125,7 +129,7 @@ func (l *Limiter) with(write bool, fn func(st *state, now time.Time)) {
 	fn(&l.st, now)
 	if write {
 		l.st.updated = now
-		if l.file != nil {
+		if locked {
 			l.file.save(&l.st)
 		}
 	}
