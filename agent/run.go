@@ -490,6 +490,9 @@ func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 // retries, the loop and the night's roles alike, reports them this way.
 func RetryEvent(a retry.Attempt) (detail string, data map[string]any) {
 	data = map[string]any{"attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "class": string(a.Class)}
+	if a.Cause != "" {
+		data["cause"] = a.Cause
+	}
 	if a.Status != 0 {
 		data["status"] = a.Status
 	}

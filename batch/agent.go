@@ -60,7 +60,11 @@ func (a *Agent) Run(ctx context.Context, spec *taskfile.Spec, dir string) *agent
 	if err != nil {
 		return &agent.Result{Outcome: notStartedOutcome(err), Reason: err.Error(), Err: err}
 	}
-	return &res.Result
+	// A copy, so that the summary does not keep the run's record (its
+	// events, its patch) alive for the rest of the batch: the record is
+	// on disk, and a batch of thousands of tasks holds only their ends.
+	out := res.Result
+	return &out
 }
 
 // notStartedOutcome is the outcome of a task whose run could not begin.

@@ -46,7 +46,7 @@ headers and 429s (or --rpm/--tpm by hand).
 
 The tasks file is a YAML list of tasks (or {tasks: [...]}), JSON lines
 (*.jsonl), or a folder of task files; each task has the fields of a
---task-file (docs/batch.md). Run's limit flags are the defaults for tasks
+--task-file (docs/many-runs.md). Run's limit flags are the defaults for tasks
 that do not set them; --check and --approve add to every task's own.
 
 Progress goes to stderr: a live bar on a terminal, one line per finished task
@@ -78,11 +78,11 @@ interrupted.`,
 func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	for _, n := range perTaskFlags {
 		if cmd.Flags().Changed(n) {
-			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/batch.md)", n)
+			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
 	}
 	if f.tasks == "" {
-		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/batch.md)")
+		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/many-runs.md)")
 	}
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1")
@@ -130,6 +130,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
+	defer closeLimiters(limiters, stderr)
 	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
 	if err != nil {
 		return err

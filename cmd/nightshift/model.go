@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,7 +120,12 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 		b.endpoint += " " + b.baseURL
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
+		// A scenario is its own "server": its file, wherever it is
+		// named from.
 		b.credential = f.scenario
+		if abs, err := filepath.Abs(f.scenario); err == nil {
+			b.credential = abs
+		}
 	}
 	return b, nil
 }

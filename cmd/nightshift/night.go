@@ -125,7 +125,9 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 	if err != nil {
 		return usageError(err)
 	}
-	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
+	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
+	defer closeLimiters(reg, cmd.ErrOrStderr())
+	limiters := night.Limiters(p, reg, os.Getenv)
 	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
 	if err != nil {
 		return err

@@ -118,7 +118,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
 	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
 	fl.BoolVar(&f.keep, "keep", false, "commit the workspace changes of every outcome: no rollback, no pause")
-	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
+	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential, across this machine's nightshift processes (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
 	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none")
@@ -147,7 +147,9 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := runConfig(f, spec, f.limiters())
+	lims := f.limiters()
+	defer closeLimiters(lims, cmd.ErrOrStderr())
+	cfg, err := runConfig(f, spec, lims)
 	if err != nil {
 		return err
 	}
@@ -307,9 +309,10 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 }
 
 // limiters returns the process's limiter registry, paced by hand when
-// --rpm or --tpm is given.
+// --rpm or --tpm is given and shared with the machine's other processes
+// through the state directory (newLimiters).
 func (f *runFlags) limiters() *retry.Limiters {
-	return retry.NewLimiters(retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
+	return newLimiters(f.stateDir, retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
 }
 
 // openEvents opens the --events file for appending.
