@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -32,7 +33,7 @@ turns:
 // changes stayed and a command ran (or was missing) however the task's
 // approve rules said. Each task now runs as `nightshift run` does: the
 // gate decides first, a task that does not end done is rolled back in its
-// copy, which stays behind with the run record for inspection, and the
+// copy, which stays behind (its run record in the state directory) for inspection, and the
 // source folder is never touched.
 func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 	base := t.TempDir()
@@ -76,16 +77,25 @@ func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 			if got, made := read("notes.md"), read("made.txt"); got != "(missing)" || made != "(missing)" {
 				t.Errorf("the copy holds notes.md %q and made.txt %q: the failed task was not rolled back", got, made)
 			}
-			recs, _ := filepath.Glob(filepath.Join(tr.Dir, ".nightshift", "runs", "*.json"))
+			// The copy's state lives in the state directory, outside it.
+			stateBase, err := statedir.Base("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			state, err := statedir.WorkspaceDir(stateBase, tr.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := filepath.Glob(filepath.Join(state, "runs", "*.json"))
 			if len(recs) != 1 {
-				t.Fatalf("run records in the copy: %v, want the task's one", recs)
+				t.Fatalf("run records of the copy: %v, want the task's one", recs)
 			}
 			var rec agent.Record
 			data, _ := os.ReadFile(recs[0])
 			if err := json.Unmarshal(data, &rec); err != nil || !strings.Contains(rec.Patch, "+short") {
 				t.Errorf("the record's patch %q (%v) does not keep what the task attempted", rec.Patch, err)
 			}
-			audit, err := os.Open(filepath.Join(tr.Dir, ".nightshift", "audit.jsonl"))
+			audit, err := os.Open(filepath.Join(state, "audit.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,8 +12,10 @@ import (
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
-// stateDir is the workspace's own state folder (run records, journal,
-// audit log): it belongs to the runs that made it, not to the copy.
+// stateDir is where earlier versions kept a workspace's state (run
+// records, journal, audit log), in the workspace: it belongs to the runs
+// that made it, not to the copy. (State lives outside every workspace
+// now: package statedir.)
 const stateDir = ".nightshift"
 
 // taskFolder names task i's workspace: its position, zero-padded so the

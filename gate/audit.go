@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -22,7 +23,9 @@ type Entry struct {
 	// Input is the call's one-line summary, not its full input: the
 	// content of a write stays out of the log.
 	Input string `json:"input"`
-	// Decision is allow, deny or park.
+	// Decision is allow, deny, park, refuse (allowed, but the run could
+	// not prepare for it) or reject (no such tool, or input that does not
+	// match its schema).
 	Decision string `json:"decision"`
 	By       By     `json:"by"`
 	Reason   string `json:"reason,omitempty"`
@@ -44,13 +47,15 @@ type AuditLog struct {
 var _ Auditor = (*AuditLog)(nil)
 
 // OpenAudit opens (or creates) the audit log at path for appending, as
-// .nightshift/audit.jsonl. Every entry is one write to a file opened with
-// O_APPEND, so runs sharing the log do not mix their lines.
+// the workspace's state folder's audit.jsonl (outside the workspace: see
+// package statedir). Every entry is one write to a file opened with
+// O_APPEND, so runs sharing the log do not mix their lines. Neither the
+// file nor its folder is ever reached through a symlink.
 func OpenAudit(path string) (*AuditLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := statedir.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("gate: audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := statedir.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gate: audit log: %w", err)
 	}

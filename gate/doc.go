@@ -11,7 +11,7 @@
 // decision is appended to an audit log of JSON lines.
 //
 //	policy, err := gate.ParsePolicy("danger=ask", "run_command=deny")
-//	audit, err := gate.OpenAudit(filepath.Join(root, ".nightshift", "audit.jsonl"))
+//	audit, err := gate.OpenAudit(filepath.Join(wsState, statedir.AuditName)) // outside the workspace
 //	g := gate.New(gate.Config{
 //		Policy: policy,
 //		Asker:  gate.Interactive(os.Stdin, os.Stderr), // nil without a terminal

@@ -294,3 +294,23 @@ func mustPolicy(t *testing.T, specs ...string) Policy {
 	}
 	return p
 }
+
+// Issue 10: a symlink planted where the audit log belongs (a repository
+// shipping .nightshift/audit.jsonl -> somewhere) is refused, not followed.
+func TestTheAuditLogIsNeverOpenedThroughASymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(target, []byte("keep me\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "audit.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := OpenAudit(filepath.Join(dir, "audit.jsonl")); err == nil {
+		a.Close()
+		t.Fatal("OpenAudit followed a symlink")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me\n" {
+		t.Fatalf("the link's target changed: %q", b)
+	}
+}

@@ -84,7 +84,7 @@ func TestDescribe(t *testing.T) {
 func TestDescribeBoundsWhatItShows(t *testing.T) {
 	long := strings.Repeat("line\n", 500)
 	in, _ := json.Marshal(map[string]string{"path": "big.txt", "content": long})
-	summary, pre := Describe(nil, "write_file", in)
+	_, pre := Describe(nil, "write_file", in)
 	if n := strings.Count(pre, "\n"); n > maxPreviewLines+2 {
 		t.Errorf("preview has %d lines; want at most about %d", n, maxPreviewLines)
 	}
@@ -92,7 +92,7 @@ func TestDescribeBoundsWhatItShows(t *testing.T) {
 		t.Errorf("preview does not say how much it left out:\n%s", pre[len(pre)-60:])
 	}
 	cmdIn, _ := json.Marshal(map[string]string{"command": strings.Repeat("é", 300)})
-	summary, _ = Describe(nil, "run_command", cmdIn)
+	summary, _ := Describe(nil, "run_command", cmdIn)
 	if len(summary) > maxSummary+40 || !strings.Contains(summary, "bytes more)") {
 		t.Errorf("summary of %d bytes is not clipped: %q", len(summary), summary)
 	}

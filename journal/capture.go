@@ -11,12 +11,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // capture gathers the records of one step (a Before, a Snapshot) so that
-// they reach the disk together, after the blobs they refer to.
+// they reach the disk together, after the contents they refer to.
 type capture struct {
 	j     *Journal
+	v     *view
+	n     int // this step's number
 	recs  []record
 	seen  map[string]bool
 	pack  *os.File         // this step's pack of saved contents, created on the first save
@@ -25,8 +30,10 @@ type capture struct {
 }
 
 func (j *Journal) newCapture() *capture {
-	return &capture{j: j, seen: map[string]bool{}, saved: map[string]state{}}
+	return &capture{j: j, v: newView(j.root), n: j.steps + 1, seen: map[string]bool{}, saved: map[string]state{}}
 }
+
+func (c *capture) stepsDir() string { return filepath.Join(c.j.dir, stepsName) }
 
 // has reports whether p is captured, in the journal or in this step.
 func (c *capture) has(p string) bool {
@@ -72,13 +79,15 @@ func (c *capture) tree(p string) error {
 // yet, appends the content to this step's pack; commit syncs the pack.
 func (c *capture) save(p string) (state, error) {
 	if c.pack == nil {
-		f, err := os.CreateTemp(c.j.blobs, "pack-*.tmp")
+		// O_TRUNC: a pack of this number can only be left by this run's
+		// own step that failed before its records were written.
+		f, err := statedir.OpenFile(filepath.Join(c.stepsDir(), packFile(c.n)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return state{}, err
 		}
 		c.pack = f
 	}
-	st, err := stat(c.j.root, p, c.pack)
+	st, err := c.v.stat(p, c.pack)
 	if err != nil || st.Kind != file {
 		// Nothing worth keeping was written; cut the pack back.
 		return st, c.rewind(err)
@@ -87,7 +96,7 @@ func (c *capture) save(p string) (state, error) {
 		st.Pack, st.Off = loc.Pack, loc.Off
 		return st, c.rewind(nil)
 	}
-	st.Pack, st.Off = strings.TrimSuffix(filepath.Base(c.pack.Name()), ".tmp"), c.size
+	st.Pack, st.Off = packFile(c.n), c.size
 	c.size += st.Size
 	c.saved[st.Hash] = st
 	return st, nil
@@ -106,7 +115,7 @@ func (c *capture) rewind(err error) error {
 }
 
 // blobAt returns where content with this hash is saved: in this step's
-// pack, or in an earlier one (the log knows it).
+// pack, or in an earlier one (the journal knows it).
 func (c *capture) blobAt(hash string) (state, bool) {
 	if st, ok := c.saved[hash]; ok {
 		return st, true
@@ -116,51 +125,47 @@ func (c *capture) blobAt(hash string) (state, bool) {
 }
 
 // commit makes the step durable, in the order that recovery relies on:
-// the pack's content, then its name, then the records. Only then does the
-// journal count the paths as captured. One pack and one sync per step, so
-// that a snapshot of many files costs a few disk flushes, not one each.
+// the pack's content, then the step's records, each synced. Only then
+// does the journal count the paths as captured. One pack and one step
+// file per step, so that a snapshot of many files costs a few disk
+// flushes, not one each.
 func (c *capture) commit(extra ...record) error {
 	recs := append(c.recs, extra...)
-	err := c.finishPack()
-	if err != nil {
+	if err := c.finishPack(); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := appendRecords(c.j.log, recs, true); err != nil {
+	crashpoint.Hit("journal: pack synced, step not written")
+	if err := writeStep(c.stepsDir(), c.n, recs); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
+	c.j.steps = c.n
 	for _, r := range recs {
 		c.j.m.apply(r)
 	}
+	crashpoint.Hit("journal: step durable")
 	return nil
 }
 
-// finishPack syncs the pack and gives it its final name, or removes it
-// when it holds nothing.
+// finishPack syncs the pack, or removes it when it holds nothing.
 func (c *capture) finishPack() error {
 	if c.pack == nil {
 		return nil
 	}
-	tmp := c.pack.Name()
-	defer func() { c.pack = nil }()
+	f := c.pack
+	c.pack = nil
 	if c.size == 0 {
-		c.pack.Close()
-		return os.Remove(tmp)
+		f.Close()
+		return os.Remove(f.Name())
 	}
-	err := c.pack.Sync()
-	if cerr := c.pack.Close(); err == nil {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, strings.TrimSuffix(tmp, ".tmp"))
-	}
-	if err == nil {
-		err = syncDir(c.j.blobs)
-	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(f.Name())
 	}
 	return err
 }
@@ -174,30 +179,42 @@ func (c *capture) abort() {
 	}
 }
 
-// openBlob returns the saved content of a file state, checked against its
-// hash as it is read.
+// openBlob returns the saved content of a file state, from the folder of
+// packs blobs, checked against its hash as it is read.
 func openBlob(blobs string, st state) (io.ReadCloser, error) {
-	f, err := os.Open(filepath.Join(blobs, st.Pack))
+	if st.Pack == "" || !filepath.IsLocal(st.Pack) || strings.ContainsRune(st.Pack, filepath.Separator) {
+		return nil, fmt.Errorf("no saved content is recorded (pack %q)", st.Pack)
+	}
+	if fi, err := os.Lstat(blobs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("the folder of saved contents %s is missing or not a folder", blobs)
+	}
+	f, err := statedir.OpenFile(filepath.Join(blobs, st.Pack), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &checked{f: f, r: io.NewSectionReader(f, st.Off, st.Size), h: sha256.New(), want: st.Hash}, nil
+	return &checked{f: f, r: io.NewSectionReader(f, st.Off, st.Size), h: sha256.New(), want: st.Hash, size: st.Size}, nil
 }
 
+// errDamagedBlob means saved content does not match its hash.
+var errDamagedBlob = errors.New("the saved content is damaged (its hash does not match)")
+
 // checked reads a section of a pack and fails at its end if the content
-// does not match its hash.
+// does not match its hash or is short.
 type checked struct {
 	f    *os.File
 	r    io.Reader
 	h    hash.Hash
 	want string
+	size int64
+	n    int64
 }
 
 func (c *checked) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.h.Write(p[:n])
-	if err == io.EOF && hex.EncodeToString(c.h.Sum(nil)) != c.want {
-		return n, errors.New("the saved content is damaged (its hash does not match)")
+	c.n += int64(n)
+	if err == io.EOF && (c.n != c.size || hex.EncodeToString(c.h.Sum(nil)) != c.want) {
+		return n, errDamagedBlob
 	}
 	return n, err
 }
@@ -231,5 +248,5 @@ func walk(root *os.Root, start string, skip func(string) bool, fn func(rel strin
 
 // isUnder reports whether p is inside the folder d.
 func isUnder(p, d string) bool {
-	return strings.HasPrefix(p, d+string(filepath.Separator))
+	return d == "." || strings.HasPrefix(p, d+string(filepath.Separator))
 }

@@ -1,60 +1,46 @@
 package journal
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
+	"github.com/nightshift-dev/nightshift/statedir"
 )
-
-// ErrNeedsRecovery means an earlier run in this workspace died midway and
-// left its journal: the workspace may hold half of that run's changes. Run
-// `nightshift recover` (Recover) first.
-var ErrNeedsRecovery = errors.New("journal: an earlier run died midway; run `nightshift recover` first")
-
-// ErrBusy means another run is active in this workspace right now.
-var ErrBusy = errors.New("journal: another run is active in this workspace")
-
-// ErrClosed means the journal was already committed or rolled back.
-var ErrClosed = errors.New("journal: already committed or rolled back")
-
-// NeedsRecoveryError names the runs whose journals are pending. It
-// matches ErrNeedsRecovery with errors.Is.
-type NeedsRecoveryError struct {
-	StateDir string
-	Runs     []string
-}
-
-func (e *NeedsRecoveryError) Error() string {
-	return fmt.Sprintf("journal: run %s died midway in this workspace and left a journal in %s; run `nightshift recover` first",
-		strings.Join(e.Runs, ", "), journalsDir(e.StateDir))
-}
-
-// Is makes errors.Is(err, ErrNeedsRecovery) true.
-func (e *NeedsRecoveryError) Is(target error) bool { return target == ErrNeedsRecovery }
 
 // Journal records one run's changes to a workspace. Its methods are safe
 // for concurrent use.
 type Journal struct {
-	mu    sync.Mutex
-	root  *os.Root
-	dir   string // this run's journal folder
-	skip  string // the state folder relative to the root; "" if outside
-	log   *os.File
-	m     *model
-	done  bool
-	blobs string
+	mu      sync.Mutex
+	root    *os.Root
+	rootDir string
+	dir     string   // this run's journal folder
+	skip    string   // the state folder relative to the root; "" if outside
+	lockF   *os.File // the run folder, locked while the run lives
+	afterF  *os.File // after.jsonl, opened on the first After
+	m       *model
+	steps   int // durable steps so far
+	done    bool
+	// snap holds every path's state when the last snapshot was taken,
+	// to tell what the command changed.
+	snap     map[string]state
+	onChange func(paths []string)
 }
 
 // Begin starts the journal of run runID for the workspace root, in
-// stateDir/journal/runID, and syncs its "begun" record to disk. It refuses
-// with a *NeedsRecoveryError when an earlier run left a journal, and with
-// ErrBusy when another run is active in the workspace.
+// stateDir/journal/runID, and syncs its begin record to disk. stateDir is
+// the workspace's state folder, outside the workspace
+// (statedir.Workspace). Begin refuses with a *NeedsRecoveryError when an
+// earlier run left a journal, there or in the workspace's .nightshift/
+// folder where earlier versions kept it, and with a *BusyError (ErrBusy)
+// when another run is active in the workspace.
 func Begin(root, stateDir, runID string) (*Journal, error) {
-	if runID == "" || !filepath.IsLocal(runID) || strings.ContainsRune(runID, filepath.Separator) {
+	if runID == "" || !filepath.IsLocal(runID) || strings.ContainsRune(runID, filepath.Separator) || strings.HasPrefix(runID, ".") {
 		return nil, fmt.Errorf("journal: run ID %q must be a plain name", runID)
 	}
 	absRoot, err := filepath.Abs(root)
@@ -65,7 +51,7 @@ func Begin(root, stateDir, runID string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	if err := checkNoOthers(absState); err != nil {
+	if err := checkNoOthers(absRoot, absState); err != nil {
 		return nil, err
 	}
 	r, err := os.OpenRoot(absRoot)
@@ -82,56 +68,91 @@ func Begin(root, stateDir, runID string) (*Journal, error) {
 
 // checkNoOthers refuses when another journal exists: a dead one needs
 // recovery, a live one means a run is going on.
-func checkNoOthers(stateDir string) error {
-	dead, live, err := scan(stateDir)
+func checkNoOthers(root, stateDir string) error {
+	s, err := scan(root, stateDir)
 	if err != nil {
 		return err
 	}
-	if len(live) > 0 {
-		return fmt.Errorf("%w (run %s)", ErrBusy, strings.Join(live, ", "))
+	if len(s.live) > 0 {
+		return &BusyError{Live: s.live}
 	}
-	if len(dead) > 0 {
-		return &NeedsRecoveryError{StateDir: stateDir, Runs: dead}
+	if len(s.dead) > 0 {
+		e := &NeedsRecoveryError{StateDir: stateDir}
+		for _, d := range s.dead {
+			e.Runs = append(e.Runs, d.run)
+			e.Journals = append(e.Journals, d.dir)
+		}
+		return e
 	}
 	return nil
 }
 
+// create makes the run's journal folder: built under a temporary name,
+// locked, its begin record synced, then renamed into place, so that a
+// journal folder always has its begin record.
 func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 	jdir := journalsDir(stateDir)
-	if err := os.MkdirAll(jdir, 0o700); err != nil {
+	if err := statedir.MkdirPrivate(jdir); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	dir := filepath.Join(jdir, runID)
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if _, err := os.Lstat(dir); err == nil {
+		return nil, fmt.Errorf("journal: %s exists already", dir)
+	}
+	tmp := filepath.Join(jdir, "."+runID+newSuffix)
+	os.RemoveAll(tmp) // a leftover of a Begin that died
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	blobs := filepath.Join(dir, blobsName)
-	if err := os.Mkdir(blobs, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	log, err := os.OpenFile(filepath.Join(dir, logName), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	lockF, err := lockDir(tmp)
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	if err := lock(log); err != nil {
-		log.Close()
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	j := &Journal{root: r, dir: dir, log: log, m: newModel(), blobs: blobs}
+	j := &Journal{root: r, rootDir: root, dir: dir, lockF: lockF, m: newModel()}
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
-	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC()}
-	err = appendRecords(log, []record{begin}, true)
-	// The journal's folders must be durable too, up to the state folder:
-	// a synced log in a folder the disk forgot is no journal at all.
-	for _, d := range []string{dir, jdir, stateDir} {
-		if err == nil {
-			err = syncDir(d)
+	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid())}
+	err = func() error {
+		if err := os.Mkdir(filepath.Join(tmp, stepsName), 0o700); err != nil {
+			return err
 		}
-	}
+		data, err := json.Marshal(begin)
+		if err != nil {
+			return err
+		}
+		f, err := statedir.OpenFile(filepath.Join(tmp, beginName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(append(data, '\n'))
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = syncDir(tmp)
+		}
+		if err == nil {
+			crashpoint.Hit("journal: begun, not renamed")
+			err = os.Rename(tmp, dir)
+		}
+		// The journal's folders must be durable too, up to the state
+		// folder: a synced record in a folder the disk forgot is no
+		// journal at all.
+		for _, d := range []string{jdir, stateDir} {
+			if err == nil {
+				err = syncDir(d)
+			}
+		}
+		return err
+	}()
 	if err != nil {
-		log.Close()
+		lockF.Close()
+		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("journal: begin: %w", err)
 	}
 	j.m.apply(begin)
@@ -141,6 +162,16 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 // Dir returns the folder this run's journal is kept in.
 func (j *Journal) Dir() string { return j.dir }
 
+// OnChange sets fn to be called when a danger-class tool returns
+// (AfterSnapshot) with the slash-separated paths whose state it changed:
+// files and symlinks changed, created or deleted, and folders deleted. A
+// workspace's AddChanged fits, so that the judge sees what commands did.
+func (j *Journal) OnChange(fn func(paths []string)) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.onChange = fn
+}
+
 // skipped reports whether rel is the state folder or inside it: the
 // journal never records its own files.
 func (j *Journal) skipped(rel string) bool {
@@ -149,7 +180,7 @@ func (j *Journal) skipped(rel string) bool {
 
 // clean checks that rel is a path inside the workspace and cleans it.
 func clean(rel string) (string, error) {
-	c := filepath.Clean(rel)
+	c := filepath.Clean(filepath.FromSlash(rel))
 	if !filepath.IsLocal(c) {
 		return "", fmt.Errorf("journal: path %q is not inside the workspace", rel)
 	}
@@ -175,6 +206,17 @@ func (j *Journal) Before(rel string) error {
 		return ErrClosed
 	}
 	if _, ok := j.m.prior[rel]; ok {
+		if _, ok := j.m.after[rel]; !ok {
+			return nil
+		}
+		// What the run left the path in is about to be stale. If the
+		// process dies after the change and before its After, the path
+		// must not look changed by somebody else: say so, durably, first.
+		r := record{Op: opChanging, Path: rel, Step: j.steps}
+		if err := j.appendAfter(r, true); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		j.m.apply(r)
 		return nil
 	}
 	c := j.newCapture()
@@ -187,7 +229,7 @@ func (j *Journal) Before(rel string) error {
 		if _, ok := j.m.prior[parent]; ok || c.has(parent) {
 			continue
 		}
-		st, err := stat(j.root, parent, nil)
+		st, err := c.v.stat(parent, nil)
 		if err != nil {
 			return fmt.Errorf("journal: %s: %w", parent, err)
 		}
@@ -218,18 +260,43 @@ func (j *Journal) After(rel string) {
 	if _, ok := j.m.prior[rel]; !ok {
 		return
 	}
-	st, err := stat(j.root, rel, nil)
+	st, err := newView(j.root).stat(rel, nil)
 	if err != nil {
 		return
 	}
-	r := record{Op: opAfter, Path: rel, State: &st}
-	if appendRecords(j.log, []record{r}, false) == nil {
+	r := record{Op: opAfter, Path: rel, State: &st, Step: j.steps}
+	if j.appendAfter(r, false) == nil {
 		j.m.apply(r)
 	}
 }
 
+// appendAfter appends r to after.jsonl. An after record is not synced: a
+// crash may lose it, or cut it short, and either only makes rollback
+// count the path as the run's change. A changing record is (durable).
+func (j *Journal) appendAfter(r record, durable bool) error {
+	if j.afterF == nil {
+		f, err := statedir.OpenFile(filepath.Join(j.dir, afterName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		if err := syncDir(j.dir); err != nil {
+			f.Close()
+			return err
+		}
+		j.afterF = f
+	}
+	data, err := encode([]record{r})
+	if err != nil {
+		return err
+	}
+	if _, err = j.afterF.Write(data); err != nil || !durable {
+		return err
+	}
+	return j.afterF.Sync()
+}
+
 // Commit ends the run keeping its changes (it ended done, or the person
-// asked to keep them) and drops the journal.
+// asked to keep them) and drops the journal with every saved content.
 func (j *Journal) Commit() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -239,14 +306,15 @@ func (j *Journal) Commit() error {
 	return j.drop()
 }
 
-// drop removes the journal folder, durably, and releases the root.
+// drop removes the journal folder, durably, and releases the root and the
+// lock.
 func (j *Journal) drop() error {
 	j.done = true
-	j.log.Close() // releases the lock; the folder goes next
-	err := os.RemoveAll(j.dir)
-	if err == nil {
-		err = syncDir(filepath.Dir(j.dir))
+	if j.afterF != nil {
+		j.afterF.Close()
 	}
+	err := dropDir(j.dir)
+	j.lockF.Close()
 	j.root.Close()
 	if err != nil {
 		return fmt.Errorf("journal: drop: %w", err)

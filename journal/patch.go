@@ -24,9 +24,10 @@ func (j *Journal) Patch() (string, error) {
 		return "", err
 	}
 	var out strings.Builder
+	v := newView(j.root)
 	for _, p := range j.m.paths() {
 		prior := j.m.prior[p]
-		cur, err := stat(j.root, p, nil)
+		cur, err := v.stat(p, nil)
 		if err != nil {
 			return "", fmt.Errorf("journal: patch %s: %w", p, err)
 		}
@@ -57,7 +58,7 @@ func (j *Journal) content(p string, st state, live bool) ([]byte, error) {
 			b, err = j.root.ReadFile(p)
 		} else {
 			var r io.ReadCloser
-			if r, err = openBlob(j.blobs, st); err == nil {
+			if r, err = openBlob(j.stepsDir(), st); err == nil {
 				b, err = io.ReadAll(r)
 				r.Close()
 			}

@@ -38,7 +38,7 @@ func TestRecoverRestoresADeadRun(t *testing.T) {
 	if diff := cmp.Diff(want, tree(t, root)); diff != "" {
 		t.Errorf("workspace after recover (-before the run +now):\n%s", diff)
 	}
-	wantRep := Report{Restored: []string{"a.txt"}, Removed: []string{"made.txt"}, Recreated: []string{"docs/readme.md"}}
+	wantRep := Report{Runs: []string{"run-1"}, Restored: []string{"a.txt"}, Removed: []string{"made.txt"}, Recreated: []string{"docs/readme.md"}}
 	if diff := cmp.Diff(wantRep, rep, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
@@ -105,7 +105,7 @@ func TestRecoverAfterDyingDuringACommand(t *testing.T) {
 	if diff := cmp.Diff(want, tree(t, root)); diff != "" {
 		t.Errorf("workspace after recover (-before the run +now):\n%s", diff)
 	}
-	wantRep := Report{Restored: []string{"a.txt"}, Removed: []string{"build", "build/out.o"}}
+	wantRep := Report{Runs: []string{"run-1"}, Restored: []string{"a.txt"}, Removed: []string{"build", "build/out.o"}}
 	if diff := cmp.Diff(wantRep, rep, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}

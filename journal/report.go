@@ -7,6 +7,8 @@ import (
 
 // Report says what a rollback or a recovery did, path by path.
 type Report struct {
+	// Runs are the runs whose journals were applied (Recover).
+	Runs []string
 	// Restored are paths the run changed, put back as they were (content
 	// and mode).
 	Restored []string
@@ -18,6 +20,13 @@ type Report struct {
 	// they are neither as they were nor as the run left them, so they
 	// were left as they are for a person to look at.
 	Conflicts []Conflict
+	// Failed are paths that could not be put back (their saved content
+	// is damaged or missing): they are left as they are, and the journal
+	// is kept.
+	Failed []Conflict
+	// Damaged says what is wrong with a journal: a record missing or cut
+	// short. A damaged journal is applied as far as it can be, and kept.
+	Damaged []string
 }
 
 // Conflict is a path left alone by a rollback, and why.
@@ -30,8 +39,12 @@ func (c Conflict) String() string { return c.Path + ": " + c.Reason }
 
 // Empty reports whether there was nothing to do.
 func (r Report) Empty() bool {
-	return len(r.Restored)+len(r.Removed)+len(r.Recreated)+len(r.Conflicts) == 0
+	return len(r.Restored)+len(r.Removed)+len(r.Recreated)+len(r.Conflicts)+len(r.Failed)+len(r.Damaged) == 0
 }
+
+// Complete reports whether every change was undone or deliberately left
+// (a conflict): nothing is damaged and nothing failed.
+func (r Report) Complete() bool { return len(r.Failed)+len(r.Damaged) == 0 }
 
 // String is the report for a person, one line per path.
 func (r Report) String() string {
@@ -39,6 +52,9 @@ func (r Report) String() string {
 		return "nothing to restore\n"
 	}
 	var b strings.Builder
+	for _, d := range r.Damaged {
+		fmt.Fprintf(&b, "DAMAGED    %s\n", d)
+	}
 	for _, p := range r.Restored {
 		fmt.Fprintf(&b, "restored   %s\n", p)
 	}
@@ -51,12 +67,18 @@ func (r Report) String() string {
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(&b, "CONFLICT   %s (left as it is)\n", c)
 	}
+	for _, c := range r.Failed {
+		fmt.Fprintf(&b, "NOT RESTORED %s\n", c)
+	}
 	return b.String()
 }
 
 func (r *Report) merge(o Report) {
+	r.Runs = append(r.Runs, o.Runs...)
 	r.Restored = append(r.Restored, o.Restored...)
 	r.Removed = append(r.Removed, o.Removed...)
 	r.Recreated = append(r.Recreated, o.Recreated...)
 	r.Conflicts = append(r.Conflicts, o.Conflicts...)
+	r.Failed = append(r.Failed, o.Failed...)
+	r.Damaged = append(r.Damaged, o.Damaged...)
 }

@@ -9,11 +9,11 @@ import (
 )
 
 // setup makes a workspace with a little of everything, and returns its
-// root and state folder.
+// root and its state folder, outside it.
 func setup(t *testing.T) (root, stateDir string) {
 	t.Helper()
 	root = t.TempDir()
-	stateDir = filepath.Join(root, ".nightshift")
+	stateDir = t.TempDir()
 	mkdir(t, root, "bin", 0o755)
 	mkdir(t, root, "docs", 0o750)
 	mkdir(t, root, "docs/deep", 0o755)
@@ -49,8 +49,8 @@ func write(t *testing.T, root, rel, content string, mode fs.FileMode) {
 	}
 }
 
-// tree describes every path of the workspace but the state folder: kind,
-// mode and content, exactly.
+// tree describes every path of the workspace: kind, mode and content,
+// exactly.
 func tree(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -61,9 +61,6 @@ func tree(t *testing.T, root string) map[string]string {
 		rel, _ := filepath.Rel(root, p)
 		if rel == "." {
 			return nil
-		}
-		if rel == ".nightshift" {
-			return fs.SkipDir
 		}
 		info, err := os.Lstat(p)
 		if err != nil {
@@ -119,7 +116,10 @@ func change(t *testing.T, j *Journal, rel string, fn func() error) {
 // die simulates the process dying: the lock goes with it, the journal
 // stays on disk.
 func die(j *Journal) {
-	j.log.Close()
+	j.lockF.Close()
+	if j.afterF != nil {
+		j.afterF.Close()
+	}
 	j.root.Close()
 	j.done = true
 }

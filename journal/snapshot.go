@@ -4,15 +4,22 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 )
 
 // Snapshot captures every path of the workspace not captured yet, so that
 // what a danger-class tool (a command, which may touch any file) changes
-// is rolled back too. Call it before the tool runs and AfterSnapshot when
-// it returns. Until AfterSnapshot, any path that appears in the workspace
-// counts as made by the run: if the process dies while the command runs,
-// recovery removes it.
+// is rolled back too, and notes every path's state, so that AfterSnapshot
+// can tell what the tool changed. Call it before the tool runs and
+// AfterSnapshot when it returns.
+//
+// Until AfterSnapshot, the snapshot is the truth: if the process dies
+// while the command runs, recovery puts every path back as it was before
+// the run, whatever earlier steps left, and removes any path that
+// appeared.
 func (j *Journal) Snapshot(ctx context.Context) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -21,11 +28,17 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 	}
 	c := j.newCapture()
 	defer c.abort()
+	snap := map[string]state{}
 	err := walk(j.root, ".", j.skipped, func(rel string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if c.has(rel) {
+			st, err := c.v.stat(rel, nil)
+			if err != nil {
+				return fmt.Errorf("journal: read %s: %w", rel, err)
+			}
+			snap[rel] = st
 			return nil
 		}
 		st, err := c.save(rel)
@@ -33,18 +46,27 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 			return fmt.Errorf("journal: save %s: %w", rel, err)
 		}
 		c.add(rel, st)
+		snap[rel] = st
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("journal: snapshot: %w", err)
 	}
-	return c.commit(record{Op: opSnapshot})
+	if err := c.commit(record{Op: opSnapshot}); err != nil {
+		return err
+	}
+	j.snap = snap
+	crashpoint.Hit("journal: snapshot taken, command not started")
+	return nil
 }
 
 // AfterSnapshot records what the tool left: the paths it created (they did
 // not exist before) and the state of every captured path, so that rollback
-// can tell the run's changes from later ones made by something else.
+// can tell the run's changes from later ones made by something else. It
+// tells OnChange's function which paths the tool changed: the difference
+// between the workspace now and the snapshot.
 func (j *Journal) AfterSnapshot() error {
+	crashpoint.Hit("journal: command returned, snapshot open")
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
@@ -61,21 +83,60 @@ func (j *Journal) AfterSnapshot() error {
 	if err != nil {
 		return fmt.Errorf("journal: after snapshot: %w", err)
 	}
+	now := map[string]state{}
 	var afters []record
 	for _, p := range append(j.m.paths(), slices.Sorted(maps.Keys(c.seen))...) {
-		if r, ok := j.afterRecord(p); ok {
-			afters = append(afters, r)
+		st, err := c.v.stat(p, nil)
+		if err != nil {
+			// A path that cannot be read gets no after record, and so
+			// counts as the run's change.
+			continue
 		}
+		now[p] = st
+		afters = append(afters, record{Op: opAfter, Path: p, State: &st})
 	}
-	return c.commit(append(afters, record{Op: opSnapshotEnd})...)
+	var changed []string
+	if j.snap != nil {
+		changed = j.changedSince(now)
+		j.snap = nil
+	}
+	err = c.commit(append(afters, record{Op: opSnapshotEnd})...)
+	if j.onChange != nil && len(changed) > 0 {
+		j.onChange(changed)
+	}
+	return err
 }
 
-// afterRecord returns the after record of p; a path that cannot be read
-// gets none, and counts as the run's change.
-func (j *Journal) afterRecord(p string) (record, bool) {
-	st, err := stat(j.root, p, nil)
-	if err != nil {
-		return record{}, false
+// changedSince lists the paths whose state differs between the last
+// snapshot and now, slash-separated: what the judge must see. A folder
+// that still exists holds nothing to read and is left out (its files are
+// listed); a folder that is gone is named, as its files are.
+func (j *Journal) changedSince(now map[string]state) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(mergeKeys(j.snap, now))) {
+		before, ok := j.snap[p]
+		if !ok {
+			before = state{Kind: absent}
+		}
+		after, ok := now[p]
+		if !ok {
+			after = state{Kind: absent}
+		}
+		if before.same(after) || after.Kind == dir {
+			continue
+		}
+		out = append(out, filepath.ToSlash(p))
 	}
-	return record{Op: opAfter, Path: p, State: &st}, true
+	return out
+}
+
+func mergeKeys(a, b map[string]state) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"syscall"
 )
 
 // Kinds of path state.
@@ -34,6 +36,10 @@ type state struct {
 	// in the pack file Pack of the journal's blobs folder.
 	Pack string `json:"pack,omitempty"`
 	Off  int64  `json:"off,omitempty"`
+	// links is a file's hard-link count when it was read: a file with
+	// others is replaced, never changed in place, so that a rollback
+	// cannot reach a file outside the workspace through a link.
+	links uint64
 }
 
 // same reports whether s and o are the same state of a path.
@@ -83,7 +89,7 @@ func stat(root *os.Root, rel string, save io.Writer) (state, error) {
 		if err != nil {
 			return state{}, err
 		}
-		return state{Kind: file, Mode: mode, Hash: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+		return state{Kind: file, Mode: mode, Hash: hex.EncodeToString(h.Sum(nil)), Size: n, links: linkCount(info)}, nil
 	case info.IsDir():
 		return state{Kind: dir, Mode: mode}, nil
 	case info.Mode()&fs.ModeSymlink != 0:
@@ -94,4 +100,47 @@ func stat(root *os.Root, rel string, save io.Writer) (state, error) {
 		return state{Kind: symlink, Target: target}, nil
 	}
 	return state{Kind: other, Mode: mode}, nil
+}
+
+// linkCount returns a file's number of hard links; 1 when unknown.
+func linkCount(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// view reads the states of paths in a workspace whose folders may have
+// been replaced (by a command) with symlinks or files: a path below
+// anything but a real folder does not exist as far as the journal is
+// concerned, so it reads as absent instead of being followed out of the
+// workspace (os.Root would refuse with "path escapes from parent").
+type view struct {
+	root *os.Root
+	dirs map[string]bool // real folders seen, by path
+}
+
+func newView(root *os.Root) *view { return &view{root: root, dirs: map[string]bool{".": true}} }
+
+// stat is stat with every parent folder checked first.
+func (t *view) stat(rel string, save io.Writer) (state, error) {
+	if !t.isDir(filepath.Dir(rel)) {
+		return state{Kind: absent}, nil
+	}
+	return stat(t.root, rel, save)
+}
+
+// isDir reports whether d and every folder above it are real folders,
+// not symlinks.
+func (t *view) isDir(d string) bool {
+	if ok, seen := t.dirs[d]; seen {
+		return ok
+	}
+	ok := t.isDir(filepath.Dir(d))
+	if ok {
+		info, err := t.root.Lstat(d)
+		ok = err == nil && info.IsDir()
+	}
+	t.dirs[d] = ok
+	return ok
 }

@@ -36,11 +36,6 @@ type Workspace interface {
 // concurrent use.
 type Tx struct {
 	j *Journal
-	// over holds the suspended runs this one continues (AttachOver), newest
-	// first; their journals end with this one's.
-	over     []string
-	root     string
-	stateDir string
 
 	mu  sync.Mutex
 	end txEnd
@@ -68,6 +63,11 @@ func Attach(ws Workspace, stateDir, runID string) (*Tx, error) {
 	}
 	ws.SetGuard(j.Before)
 	ws.SetAfter(j.After)
+	// A workspace that keeps the list of what the run changed (for the
+	// judge) hears what commands changed too.
+	if c, ok := ws.(interface{ AddChanged(paths []string) }); ok {
+		j.OnChange(c.AddChanged)
+	}
 	return &Tx{j: j}, nil
 }
 
@@ -80,10 +80,7 @@ func (tx *Tx) Commit() error {
 		return ErrClosed
 	}
 	tx.end = committed
-	if err := tx.j.Commit(); err != nil {
-		return err
-	}
-	return tx.keepOver()
+	return tx.j.Commit()
 }
 
 // Rollback restores the workspace to its state before the run and drops
@@ -102,9 +99,8 @@ func (tx *Tx) Rollback() (Report, error) {
 	rep, err := tx.j.Rollback()
 	if err != nil {
 		tx.j.suspend()
-		return rep, err
 	}
-	return tx.rollbackOver(rep)
+	return rep, err
 }
 
 // Suspend ends the Tx leaving the journal pending: the run's changes stay
@@ -149,6 +145,9 @@ func (j *Journal) suspend() {
 		return
 	}
 	j.done = true
-	j.log.Close()
+	if j.afterF != nil {
+		j.afterF.Close()
+	}
+	j.lockF.Close()
 	j.root.Close()
 }

@@ -27,7 +27,7 @@ func txSetup(t *testing.T) (*workspace.Root, *journal.Tx, map[string]string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	tx, err := journal.Attach(ws, ws.StateDir(), "run-tx")
+	tx, err := journal.Attach(ws, stateFor(ws), "run-tx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestTx(t *testing.T) {
 		if err != nil || !rep.Empty() {
 			t.Errorf("Rollback after Commit = %v, %v; want an empty report and no error", rep, err)
 		}
-		if pending, _ := journal.Pending(ws.StateDir()); len(pending) != 0 {
+		if pending, _ := journal.Pending(stateFor(ws)); len(pending) != 0 {
 			t.Errorf("pending journals after commit: %v", pending)
 		}
 	})
@@ -113,14 +113,14 @@ func TestTx(t *testing.T) {
 		if got, _ := os.ReadFile(filepath.Join(ws.Dir(), "notes.md")); string(got) != "new\n" {
 			t.Errorf("notes.md = %q after suspend, want the paused run's change still there", got)
 		}
-		pending, err := journal.Pending(ws.StateDir())
+		pending, err := journal.Pending(stateFor(ws))
 		if err != nil || !cmp.Equal(pending, []string{"run-tx"}) {
 			t.Fatalf("pending = %v, %v; want the suspended run", pending, err)
 		}
-		if _, err := journal.Begin(ws.Dir(), ws.StateDir(), "run-next"); !errors.Is(err, journal.ErrNeedsRecovery) {
+		if _, err := journal.Begin(ws.Dir(), stateFor(ws), "run-next"); !errors.Is(err, journal.ErrNeedsRecovery) {
 			t.Errorf("a new run in the workspace = %v, want ErrNeedsRecovery", err)
 		}
-		if _, err := journal.Recover(ws.Dir(), ws.StateDir()); err != nil {
+		if _, err := journal.Recover(ws.Dir(), stateFor(ws)); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(before, snapshotTree(t, ws.Dir())); diff != "" {
@@ -158,9 +158,10 @@ func ExampleAttach() {
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("old\n"), 0o644)
 	ws, _ := workspace.Open(dir)
 	defer ws.Close()
+	defer os.RemoveAll(stateFor(ws)) // the state lives outside the workspace
 
 	run := func(ok bool) error {
-		tx, err := journal.Attach(ws, ws.StateDir(), "run-1")
+		tx, err := journal.Attach(ws, stateFor(ws), "run-1")
 		if err != nil {
 			return err
 		}
@@ -178,3 +179,7 @@ func ExampleAttach() {
 	// the run failed
 	// notes.md: "old\n"
 }
+
+// stateFor is the state folder of a test's workspace: beside it, outside
+// it, as statedir.Workspace would put it in the state directory.
+func stateFor(ws *workspace.Root) string { return ws.Dir() + ".state" }

@@ -3,9 +3,11 @@ package journal_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -27,7 +29,7 @@ func TestWithTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	j, err := journal.Begin(ws.Dir(), ws.StateDir(), "run-ws")
+	j, err := journal.Begin(ws.Dir(), t.TempDir(), "run-ws")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +62,7 @@ func TestWithTheWorkspace(t *testing.T) {
 	}
 }
 
-// snapshotTree lists every path but the state folder with its mode and
-// content.
+// snapshotTree lists every path with its mode and content.
 func snapshotTree(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -70,9 +71,6 @@ func snapshotTree(t *testing.T, root string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		if rel == workspace.StateDirName {
-			return filepath.SkipDir
-		}
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -85,4 +83,64 @@ func snapshotTree(t *testing.T, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestAKillAtAnyPointOfAWorkspaceWriteIsRecovered kills (in effect) a run
+// at every crash point of the workspace's writes and the journal's steps,
+// the moment between a staged write and its rename included: recovery
+// leaves the workspace exactly as it was, with no staged file behind.
+func TestAKillAtAnyPointOfAWorkspaceWriteIsRecovered(t *testing.T) {
+	points := 0
+	for k := 1; ; k++ {
+		dir := t.TempDir()
+		state := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "keep.md"), []byte("one\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshotTree(t, dir)
+		ws, err := workspace.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := journal.Begin(ws.Dir(), state, "run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws.SetGuard(j.Before)
+		ws.SetAfter(j.After)
+		at := ""
+		n := 0
+		crashpoint.Set(func(name string) {
+			if n++; n == k {
+				at = name
+				runtime.Goexit()
+			}
+		})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ws.WriteFile("a/b/new.md", []byte("new\n"), 0o644)
+			ws.Edit("keep.md", func([]byte) ([]byte, error) { return []byte("two\n"), nil })
+			ws.WriteFile("keep.md", []byte("three\n"), 0o644)
+			ws.Remove("a/b/new.md")
+		}()
+		<-done
+		crashpoint.Set(nil)
+		ws.Close()
+		if at == "" {
+			j.Commit()
+			break
+		}
+		points++
+		// The process is gone: its journal's lock with it. A second
+		// journal handle stands in for the next process.
+		journal.Abandon(j)
+		if _, err := journal.Recover(dir, state); err != nil {
+			t.Fatalf("killed at %s (point %d): %v", at, k, err)
+		}
+		if diff := cmp.Diff(before, snapshotTree(t, dir)); diff != "" {
+			t.Fatalf("killed at %s (point %d): workspace after recover (-before +now):\n%s", at, k, diff)
+		}
+	}
+	t.Logf("killed at each of %d points of four workspace changes; recover restored every one", points)
 }

@@ -1,19 +1,29 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/memory"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -26,10 +36,19 @@ type Config struct {
 	Dir string
 	// StateDir is the workspace's state folder, where the run's journal,
 	// the gate's audit log (audit.jsonl) and the run record
-	// (runs/<run>.json) are kept. Default: the folder .nightshift inside
-	// Dir, made through the workspace so that a planted symlink there is
-	// refused.
+	// (runs/<run>.json) are kept. It must lie outside Dir, where nothing
+	// the run does can reach it. Default: the workspace's own folder in
+	// StateBase, StateBase/ws/<key of Dir> (statedir.Workspace).
 	StateDir string
+	// StateBase is the state directory under which StateDir is made when
+	// StateDir is empty (`--state-dir`). Default statedir.Base(""):
+	// $NIGHTSHIFT_STATE_DIR, else $XDG_STATE_HOME/nightshift, else
+	// ~/.local/state/nightshift.
+	StateBase string
+	// KeepState is how old the workspace's run records and checkpoints
+	// may grow before a run's start prunes them (`--keep-state`); default
+	// 30 days, negative keeps them all. Journals are never pruned.
+	KeepState time.Duration
 
 	// Model answers the worker's calls. Required. It must not retry on
 	// its own: every call goes through Retry.
@@ -40,9 +59,39 @@ type Config struct {
 	// System is the worker's system prompt; default agent.DefaultSystem.
 	System string
 
-	// Tools returns the run's tools over its workspace; default
-	// DefaultTools: the file tools and run_command.
+	// Tools returns the run's tools over its workspace; default the file
+	// tools and run_command in the run's sandbox (see Sandbox), whose
+	// commands carry journal.Mark(root.Dir()) in their environment, so
+	// that `nightshift recover` can tell that one outlived a killed run. A
+	// caller's own tool that starts processes should do both: run them as
+	// Sandbox says, and give them the mark.
 	Tools func(root *workspace.Root) []tool.Tool
+
+	// Sandbox says how the run's commands (run_command and the cmd:
+	// checks) are confined: its Mode (default auto), Net and Env. Its Dir
+	// is the workspace, and the run's state folder is added to its Hide;
+	// see package sandbox. A sandbox that cannot be had (Mode bwrap
+	// without a working bubblewrap, Env naming a credential) keeps the
+	// run from starting with an error matching sandbox.ErrConfig.
+	Sandbox sandbox.Config
+	// CommandTimeout bounds each command of run_command; default
+	// command.DefaultTimeout (2 minutes).
+	CommandTimeout time.Duration
+	// Warn is told, once each before the run starts, what the person
+	// running it must know about its sandbox: that there is none (mode
+	// none, or auto without bubblewrap). Default: the warnings are only
+	// in the run's start event (its sandbox field).
+	Warn func(line string)
+
+	// Redact keeps credentials out of everything the run hands on: the
+	// tool results the model reads, what the judge is sent, the events,
+	// the audit log, the run record and the verifier's reasons. Nil
+	// redacts nothing (cmd/nightshift gives one of the environment's
+	// credentials).
+	Redact *redact.Redactor
+	// Start adds fields to the run's start event, such as where the judge
+	// goes; the sandbox field is added by the run itself.
+	Start []agent.StartField
 
 	// Policy is the gate's policy; the zero Policy is gate's default
 	// (read and write allowed, danger asks).
@@ -80,34 +129,48 @@ type Config struct {
 	MaxTokensCap    int
 	MaxVerifyRounds int
 
-	// Keep leaves the changes of a run that did not end done in the
-	// workspace (`--keep`); default false: every outcome but done is
-	// rolled back, and its patch kept in the run record.
+	// Budget limits the run's spend: every model call counted, the
+	// judge's too; default none. A call that would likely cross it is not
+	// made, and the run ends budget: paused, resumable (Resume) with a
+	// higher budget. A resumed run's spend goes on from its checkpoint.
+	Budget budget.Limits
+	// Price prices the worker's calls (from the model table, package
+	// llm/models), JudgePrice the judge's; default Price. Nil prices
+	// every call unknown: the cost is reported unknown, never zero, and a
+	// dollar budget cannot be kept (the run stops before its first call).
+	Price      budget.Pricer
+	JudgePrice budget.Pricer
+	// Timeout is the run's wall-clock limit, timed on Clock, for each Run
+	// or Resume on its own; default none. When it passes, the call or
+	// tool running is stopped and the run ends timeout: paused, resumable.
+	Timeout time.Duration
+	// LoopLimit is how many identical tool calls in a row (same tool,
+	// input and result) warn the model once; one more ends the run as
+	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
+	LoopLimit int
+
+	// Keep commits the changes of every run, whatever its outcome
+	// (`--keep`): nothing is rolled back, and a paused run is not
+	// resumable. Default false: a run that ends done commits; a paused
+	// one (budget, timeout, interrupted) keeps its changes and its
+	// journal pending for Resume or Recover; any other is rolled back,
+	// and its patch kept in the run record.
 	Keep bool
+	// RollbackOnInterrupt rolls an interrupted run back like a failed
+	// one, instead of pausing it (`--rollback-on-interrupt`); default
+	// false.
+	RollbackOnInterrupt bool
+	// Settings are recorded in the run's checkpoint, untouched, for the
+	// caller to rebuild this Config from when it resumes the run
+	// (ReadCheckpoint): `nightshift run` keeps its flags there. Default
+	// none.
+	Settings json.RawMessage
 	// RecoverPending rolls back, before the run begins, the journals of
 	// earlier runs that died in the workspace. Default false: the run
 	// refuses to start, with an error matching journal.ErrNeedsRecovery,
 	// and a person decides (`nightshift recover`). The night's builder,
 	// which owns its tasks' folders, sets it.
 	RecoverPending bool
-	// SuspendInterrupted keeps the journal of a run that ends interrupted
-	// (its context ended: Ctrl-C, SIGTERM, the process stopping) pending
-	// instead of rolling it back: its changes stay in the workspace,
-	// undoable, until a run continues them (Continue) or `nightshift
-	// recover` undoes them. Default false: an interrupted run is rolled
-	// back like any run that did not end done. The night's builder sets it
-	// (unless roles.builder.rollback_on_interrupt), so that the next night
-	// continues an attempt the user stopped.
-	SuspendInterrupted bool
-	// Continue runs the task over the runs suspended in the workspace, on
-	// the workspace as they left it: its journal begins over theirs
-	// (journal.AttachOver), and its end is theirs too (done keeps every
-	// change; any other outcome undoes this run and theirs; interrupted
-	// with SuspendInterrupted keeps all pending). The run starts the task
-	// from its beginning: the conversation of the suspended runs is not
-	// kept. Default false: pending journals make the run refuse, or are
-	// rolled back first with RecoverPending.
-	Continue bool
 
 	// Events receives every event of the run; default discard. The run
 	// record keeps them as well.
@@ -122,6 +185,40 @@ type Config struct {
 	// Default none: a run inside a library has no exit status, and the
 	// field is left out. cmd/nightshift hands its table here.
 	Exit func(agent.Outcome) int
+
+	// The ecosystem (lifecycle/ecosystem.go): tools from MCP servers, a
+	// subagent, memory across attempts, traces. Each is off by default.
+
+	// MCP are MCP servers whose tools join the run's (package tool/mcp),
+	// named SERVER__tool: started in the workspace before the first model
+	// call and stopped when the run ends. A server that does not start,
+	// or a tool name that collides, keeps the run from starting (an error
+	// matching mcp.ErrConfig). Default none.
+	MCP []mcp.Server
+	// Subagents adds delegate_task {brief}: a child loop with the run's
+	// read-class tools only, its own step brake (SubagentSteps, default
+	// 10), and the run's model, retry policy, limiter, gate, events and
+	// trace; its final answer is the tool's result, its usage counts in
+	// the run's. The child has no delegate_task. Default off.
+	Subagents     bool
+	SubagentSteps int
+	// Memory adds remember {note} and recall {query} over its store, tells
+	// the worker (in its system prompt, which the judge never sees) what
+	// earlier attempts noted and why they failed, and adds this run's
+	// failure reason to the store when it does not end done. Nil: no
+	// memory.
+	Memory *Memory
+	// Trace records the run, its model calls and its tool calls as
+	// OpenTelemetry spans (package tracing). Nil: no trace.
+	Trace *tracing.Tracer
+}
+
+// Memory is where a run's notes are kept (Config.Memory).
+type Memory struct {
+	// Store keeps the notes; default the workspace's own, in its state
+	// folder (statedir.MemoryName), outside the workspace. The night
+	// gives the task's, in its ledger.
+	Store memory.Store
 }
 
 // Errors of a Config that cannot run.
@@ -139,9 +236,6 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Model == nil:
 		return c, errNoModel
 	}
-	if c.Tools == nil {
-		c.Tools = DefaultTools
-	}
 	if c.Events == nil {
 		c.Events = event.Discard
 	}
@@ -151,12 +245,44 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RunID == "" {
 		c.RunID = agent.NewRunID(c.Clock.Now())
 	}
+	if c.KeepState == 0 {
+		c.KeepState = DefaultKeepState
+	}
 	return c, nil
 }
 
-// DefaultTools are a run's tools unless Config.Tools says otherwise: the
-// file tools (read_file, list_dir, write_file, edit_file) and run_command,
-// which the gate asks about by default.
+// DefaultKeepState is how long run records and checkpoints are kept
+// unless Config.KeepState says otherwise.
+const DefaultKeepState = 30 * 24 * time.Hour
+
+// DefaultTools are the file tools (read_file, list_dir, write_file,
+// edit_file) and run_command, which the gate asks about by default, in a
+// sandbox of mode auto whose commands carry the workspace's journal.Mark,
+// by which recover finds a command that outlived its run. A run without
+// Config.Tools has these, with run_command in the run's own sandbox
+// (Config.Sandbox).
 func DefaultTools(root *workspace.Root) []tool.Tool {
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	sb, err := sandbox.New(sandbox.Config{Dir: root.Dir(), Set: []string{journal.Mark(root.Dir())}})
+	if err != nil {
+		// run_command then says why with each call.
+		return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	}
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb}))
+}
+
+// DefaultToolNames are the names of DefaultTools, sorted: what a gate
+// rule of a run with the default tools may name.
+func DefaultToolNames() []string {
+	var names []string
+	for _, t := range fs.Tools(nil) {
+		names = append(names, t.Spec().Name)
+	}
+	names = append(names, command.Name)
+	slices.Sort(names)
+	return names
+}
+
+// defaultTools are DefaultTools with run_command in sb.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
 }

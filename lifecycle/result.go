@@ -11,12 +11,12 @@ type Result struct {
 	agent.Result
 
 	// Kept is true when the run's changes stayed in the workspace: it
-	// ended done, or Config.Keep asked for it.
+	// ended done, Config.Keep asked for it, or it paused.
 	Kept bool
-	// Suspended is true when the run ended interrupted and its journal
-	// stays pending (Config.SuspendInterrupted): its changes are in the
-	// workspace, undoable, for a run that continues them (Config.Continue)
-	// or for Recover.
+	// Suspended is true when the run paused (budget, timeout,
+	// interrupted): its journal is pending and its checkpoint kept, and
+	// the workspace refuses other runs until it is resumed (Resume) or
+	// undone (Recover).
 	Suspended bool
 	// Rollback says what the rollback of a run that did not end done put
 	// back; nil when the changes were kept or the rollback failed.
@@ -35,6 +35,12 @@ type Result struct {
 	// folder the run kept its journal, audit log and record in.
 	Dir      string
 	StateDir string
+	// PruneErr says why old records and checkpoints could not all be
+	// pruned at the start (Config.KeepState); the run went on.
+	PruneErr error
+	// MemoryErr says why the run's failure could not be added to its
+	// memory (Config.Memory); the run's outcome stands.
+	MemoryErr error
 	// Record is the run record, written to RecordPath; RecordErr says why
 	// it could not be written.
 	Record     *agent.Record

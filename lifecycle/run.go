@@ -6,45 +6,67 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // Run runs task through the whole lifecycle of a run, in this order:
 //
-//  1. the workspace: Dir opened, every tool path confined to it;
+//  1. the workspace: Dir opened, every tool path confined to it, and the
+//     sandbox its commands run in (package sandbox);
 //  2. the journal, a journal.Tx attached to the workspace, so that no
 //     change happens before its prior state is on disk, with snapshots
-//     before every danger-class tool (a command can touch any file);
-//  3. the tool set, every call's input checked against its schema;
+//     before every danger-class tool (a command can touch any file); and
+//     the checkpoint, StateDir/checkpoints/<run>/, where the run's
+//     progress is appended after every step, with a journal of its own
+//     for each tool call that may change the workspace;
+//  3. the tool set, every call's input checked against its schema and
+//     every result redacted (Config.Redact);
 //  4. the gate, which decides before any tool runs and audits it;
-//  5. the retry policy and the credential's limiter, on every model call
-//     of the run (worker and judge, continuations and regenerations);
+//  5. the retry policy and the credential's limiter, and the budget, on
+//     every model call of the run (worker and judge, continuations and
+//     regenerations), and the run's time limit;
 //  6. the verifier, which the worker does not control;
 //  7. the loop (agent.Run), to exactly one outcome;
-//  8. commit (done, or Keep) or rollback (every other outcome, its patch
-//     kept; an interrupted run's journal stays pending instead with
-//     SuspendInterrupted), reported in a rollback event just before the
-//     outcome event;
+//  8. commit (done, or Keep), suspend (a paused outcome: budget, timeout,
+//     interrupted; the changes and the checkpoint stay for Resume or
+//     Recover) or rollback (every other outcome, its patch kept),
+//     reported in a rollback or checkpoint event just before the outcome
+//     event;
 //  9. the run record, StateDir/runs/<run>.json;
 //
 // and returns the outcome. `nightshift run`, `nightshift batch` and the
-// night's builder all run this way, and no caller repeats a step of it.
+// night's builder all run this way, and no caller repeats a step of it;
+// Resume is the same sequence, going on from a checkpoint.
 //
 // The error is not nil only when the run could not begin, and then
 // nothing ran and the workspace is as it was: a Config without Dir or
-// Model, a workspace that cannot be opened, tools that do not validate,
-// an audit log that cannot be opened, or a journal that refuses
+// Model, a workspace that cannot be opened, a sandbox that cannot be had
+// (sandbox.ErrConfig), tools that do not validate, a gate rule naming no
+// tool of the run (*gate.UnknownToolError), an audit log that cannot be
+// opened, or a journal that refuses
 // (journal.ErrNeedsRecovery: an earlier run died there; journal.ErrBusy:
 // another run is active there). Everything that goes wrong once the run
 // has begun is in the Result.
 func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
+	return run(ctx, cfg, task, "")
+}
+
+// run is Run, and Resume when resume names the run to go on with.
+func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) {
+	if resume != "" {
+		cfg.RunID = resume
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -55,23 +77,100 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		return nil, err
 	}
 	defer root.Close()
-	state, err := stateDir(root, cfg.StateDir)
+	state, err := stateDir(root, cfg.StateDir, cfg.StateBase)
 	if err != nil {
 		return nil, err
+	}
+	// Old records and checkpoints go; a failure to prune stops nothing.
+	pruneErr := error(nil)
+	if cfg.KeepState > 0 {
+		_, pruneErr = statedir.Prune(state, cfg.KeepState, cfg.Clock.Now())
+	}
+	// The sandbox of the run's commands: made once the state folder
+	// exists, so that it is hidden from them, with the whole state
+	// directory (statedir.Base, and StateBase when the caller moved it).
+	// Its commands carry the journal's mark, by which recover finds one
+	// that outlived a killed run.
+	sbc := cfg.Sandbox
+	sbc.Dir = root.Dir()
+	sbc.Hide = append(slices.Clone(sbc.Hide), state)
+	if cfg.StateBase != "" {
+		sbc.Hide = append(sbc.Hide, cfg.StateBase)
+	}
+	sbc.Set = append(slices.Clone(sbc.Set), journal.Mark(root.Dir()))
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Warn != nil {
+		for _, w := range sb.Warnings() {
+			cfg.Warn(w)
+		}
 	}
 
 	// 2. The journal: from here on every way out rolls back, unless the
-	// run's end committed.
-	tx, err := begin(root, state, cfg.RunID, cfg.RecoverPending, cfg.Continue)
+	// run's end committed or suspended it. The run's journal and the
+	// journal of each tool call are chained on the workspace's hooks (see
+	// checkpointer).
+	chain := &guardChain{root: root}
+	var (
+		tx *journal.Tx
+		ck *checkpointer
+		rs *resumed
+	)
+	if resume != "" {
+		rs, err = readResumed(state, resume)
+		if err != nil {
+			return nil, err
+		}
+		if task == "" {
+			task = rs.ck.Task
+		}
+		if tx, err = journal.Reattach(chain, state, resume); err != nil {
+			return nil, err
+		}
+	} else if tx, err = begin(chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed, rolled back or suspended
+
+	// The checkpoint, for a run that pauses or dies to go on from.
+	if rs != nil {
+		ck, err = rs.open(root, tx, chain, cfg)
+	} else {
+		ck, err = newCheckpoint(state, root, tx, chain, cfg, task)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	defer ck.close()
+
+	// 3. The tools: the run's own (whose results the model reads only
+	// once the redactor has been through them: a command can print a key
+	// it found), then the MCP servers' (started now, so that one that
+	// does not start stops the run before any model call), memory's and
+	// delegate_task (lifecycle/ecosystem.go); every gate rule is checked
+	// against them all.
+	var ts []tool.Tool
+	if cfg.Tools != nil {
+		ts = cfg.Tools(root)
+	} else {
+		ts = defaultTools(root, sb, cfg.CommandTimeout)
+	}
+	x, err := openExtras(ctx, cfg, root, state, ts)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed or rolled back
-
-	// 3. The tools.
-	tools, err := tool.NewSet(cfg.Tools(root)...)
+	defer x.close() //nolint:errcheck // a server that stops badly changes nothing the run did
+	tools, err := tool.NewSet(append(ts, x.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	tools.SetConfig(tool.Config{Redact: redactFunc(cfg.Redact)})
+	// A gate rule must name a tool the run has: a misspelt one would
+	// decide nothing, and its class's rule would let the tool run.
+	if err := cfg.Policy.Validate(tools.Names()); err != nil {
+		return nil, err
 	}
 
 	// 4. The gate.
@@ -82,86 +181,184 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	defer audit.Close()
 	g := gate.New(gate.Config{
 		Policy: cfg.Policy, Asker: cfg.Asker, Approved: cfg.Approved,
-		Audit: auditors{audit, cfg.Audit}, Files: root.FS(), Clock: cfg.Clock,
+		Audit: cfg.Redact.Auditor(auditors{audit, cfg.Audit}), Files: root.FS(), Clock: cfg.Clock,
 	})
 
+	// The trace: the run's span, its calls' spans beneath it.
+	ctx, span := cfg.Trace.Run(ctx, traceInfo(cfg, task))
+	var observer agent.Observer
+	if span != nil {
+		observer = span
+	}
+
 	rec := &event.Recorder{}
-	events := event.Multi(cfg.Events, rec)
-	out := &Result{Dir: root.Dir(), StateDir: state}
+	// One redactor in front of every sink: the caller's (stderr,
+	// --events) and the record see the same events.
+	events := cfg.Redact.Sink(event.Multi(cfg.Events, rec))
+	ck.events = events
+	verifier := verifierIn(cfg.Verifier, sb, cfg.Redact)
+	if x.delegate != nil {
+		x.delegate.bind(g, events, observer)
+	}
+	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
+	var st *agent.State
+	if rs != nil {
+		st, started = rs.ck.State, rs.ck.Started
+	}
 	// 5–7. The retry policy and the limiters, the verifier and the loop:
 	// agent.Run puts every model call of the run through Retry (the
-	// judge's through JudgeLimiter), checks each end of turn with the
-	// verifier, and ends in one outcome.
+	// judge's through JudgeLimiter) and the budget, checks each end of
+	// turn with the verifier, saves its progress after every step, and
+	// ends in one outcome.
 	res := agent.Run(ctx, agent.Config{
-		Model: cfg.Model, ModelName: cfg.ModelName, System: cfg.System,
+		Model: cfg.Model, ModelName: cfg.ModelName, System: x.system(cfg.System), Observer: observer,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
-		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: cfg.Verifier,
+		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: verifier,
+		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
+		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
+		Checkpoint: ck, Resume: st,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
-		// 8. Commit or rollback, once the outcome is known and before
-		// the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, res, cfg, events) },
+		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
+		// 8. Commit, suspend or rollback, once the outcome is known and
+		// before the outcome event, which stays the run's last.
+		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
+	out.MemoryErr = x.remember(ctx, cfg, res)
+	span.End(res)
 
-	// 9. The run record.
-	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, rec.Events())
+	// 9. The run record. A resumed run's record holds the events of
+	// every part of the run.
+	all := rec.Events()
+	if rs != nil {
+		all = append(rs.events, all...)
+	}
+	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, all)
 	r.Patch, r.RolledBack, r.Conflicts = out.Patch, out.rolledBack(), out.conflicts()
+	if out.Suspended {
+		r.Checkpoint = ck.logPath()
+	}
 	if cfg.Exit != nil {
 		code := cfg.Exit(res.Outcome)
 		r.Exit = &code
 	}
+	redactRecord(cfg.Redact, r)
 	out.Record = r
 	out.RecordPath, out.RecordErr = r.Write(state)
+	out.Answer = cfg.Redact.String(out.Answer)
+	out.Reason = cfg.Redact.String(out.Reason)
 	return out, nil
 }
 
-// stateDir returns the run's state folder, made when missing.
-func stateDir(root *workspace.Root, dir string) (string, error) {
+// verifierIn returns v (or the default verifier) with its cmd: checks run
+// in sb and its reasons, and what its judge is sent, redacted. v itself
+// is not changed: callers share one across runs.
+func verifierIn(v *verify.Verifier, sb *sandbox.Sandbox, r *redact.Redactor) *verify.Verifier {
+	out := &verify.Verifier{}
+	if v != nil {
+		c := *v
+		out = &c
+	}
+	if out.Commands == nil {
+		out.Commands = sb
+	}
+	if out.Redact == nil && r != nil {
+		out.Redact = r.String
+	}
+	return out
+}
+
+// redactFunc is r's String, or nil for no redactor.
+func redactFunc(r *redact.Redactor) func(string) string {
+	if r == nil {
+		return nil
+	}
+	return r.String
+}
+
+// redactRecord replaces the secrets in what a run record holds besides
+// its events, which passed through the redactor as they were emitted.
+func redactRecord(r *redact.Redactor, rec *agent.Record) {
+	if r == nil {
+		return
+	}
+	rec.Task, rec.Reason, rec.Error, rec.Answer, rec.Patch =
+		r.String(rec.Task), r.String(rec.Reason), r.String(rec.Error), r.String(rec.Answer), r.String(rec.Patch)
+	for _, list := range [][]string{rec.FailedChecks, rec.RolledBack, rec.Conflicts} {
+		for i := range list {
+			list[i] = r.String(list[i])
+		}
+	}
+}
+
+// stateDir returns the run's state folder, made when missing: dir when
+// given, else the workspace's folder in the state directory base (""
+// for the default), outside the workspace, where nothing the run does
+// can reach it. Where nightshift keeps its state is decided here and in
+// defaultStateDir, nowhere else.
+func stateDir(root *workspace.Root, dir, base string) (string, error) {
 	if dir != "" {
 		return dir, statedir.MkdirPrivate(dir)
 	}
-	// The default (defaultStateDir) lives inside the workspace: it is made
-	// through the workspace's os.Root, so a .nightshift symlink pointing
-	// out of it is refused rather than followed.
-	return root.EnsureStateDir()
+	b, err := statedir.Base(base)
+	if err != nil {
+		return "", err
+	}
+	return statedir.Workspace(b, root.Dir())
 }
 
 // defaultStateDir is the state folder of the workspace dir when
-// Config.StateDir is empty: today the workspace's own .nightshift, where
-// earlier versions kept it. Where nightshift keeps its state is decided
-// here and in stateDir, nowhere else.
-func defaultStateDir(dir string) string { return filepath.Join(dir, workspace.StateDirName) }
-
-// begin attaches the run's journal: over the suspended runs it continues,
-// or alone, first recovering what dead runs left when recover is set.
-func begin(root *workspace.Root, state, runID string, recover, cont bool) (*journal.Tx, error) {
-	if cont {
-		return journal.AttachOver(root, state, runID)
+// Config.StateDir and Config.StateBase are empty, without making it.
+func defaultStateDir(dir string) (string, error) {
+	b, err := statedir.Base("")
+	if err != nil {
+		return "", err
 	}
-	tx, err := journal.Attach(root, state, runID)
+	return statedir.WorkspaceDir(b, dir)
+}
+
+// begin attaches the run's journal to ws, first recovering what dead
+// runs left when recover is set.
+func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
+	tx, err := journal.Attach(ws, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
-		if _, err = journal.Recover(root.Dir(), state); err == nil {
-			tx, err = journal.Attach(root, state, runID)
+		if _, err = recoverState(ws.Dir(), state); err == nil {
+			tx, err = journal.Attach(ws, state, runID)
 		}
 	}
 	return tx, err
 }
 
 // Recover rolls back every journal that runs which died in the workspace
-// dir left, as `nightshift recover` does; stateDir is the workspace's
-// state folder, "" for the default (as Config.StateDir). A folder that
-// does not exist, or holds no journal, has nothing to recover.
+// dir left, as `nightshift recover` does, earlier versions' journals in
+// its .nightshift/ included; stateDir is the workspace's state folder, ""
+// for the default (as Config.StateDir). A folder that does not exist, or
+// holds no journal, has nothing to recover.
 func Recover(dir, stateDir string) (journal.Report, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return journal.Report{}, nil
 	}
 	if stateDir == "" {
-		stateDir = defaultStateDir(dir)
+		var err error
+		if stateDir, err = defaultStateDir(dir); err != nil {
+			return journal.Report{}, err
+		}
 	}
-	return journal.Recover(dir, stateDir)
+	return recoverState(dir, stateDir)
+}
+
+// recoverState rolls back the dead runs' journals in state and drops
+// their checkpoints: a run undone cannot be resumed. A checkpoint whose
+// run has no journal left (it ended, or died before it began) goes too.
+func recoverState(dir, state string) (journal.Report, error) {
+	rep, err := journal.Recover(dir, state)
+	if err != nil {
+		return rep, err
+	}
+	return rep, dropStaleCheckpoints(state)
 }
 
 // auditors sends each gate decision to the audit log and to the caller's

@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -91,8 +92,11 @@ func TestRunCommitsOrRollsBack(t *testing.T) {
 		if got := f.read(t, "notes.md"); got != "new\n" {
 			t.Errorf("notes.md = %q, want the run's change", got)
 		}
-		if res.RecordErr != nil || res.RecordPath != filepath.Join(f.dir, ".nightshift", "runs", res.RunID+".json") {
+		if res.RecordErr != nil || res.RecordPath != filepath.Join(res.StateDir, "runs", res.RunID+".json") {
 			t.Errorf("record at %q (%v)", res.RecordPath, res.RecordErr)
+		}
+		if rel, err := filepath.Rel(f.dir, res.StateDir); err == nil && filepath.IsLocal(rel) {
+			t.Errorf("the state folder %s is inside the workspace %s", res.StateDir, f.dir)
 		}
 		if pending, _ := journal.Pending(res.StateDir); len(pending) != 0 {
 			t.Errorf("journals left pending: %v", pending)
@@ -238,10 +242,8 @@ func TestStateDirHoldsTheRunsState(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.cfg.StateDir, "audit.jsonl")); err != nil {
 		t.Errorf("audit log: %v", err)
 	}
-	// (The workspace still stages its writes in its own .nightshift/tmp;
-	// moving that out is the state directory's issue, not this one.)
-	if _, err := os.Stat(filepath.Join(f.dir, ".nightshift", "runs")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the workspace got a runs folder (%v) though the state lives elsewhere", err)
+	if _, err := os.Stat(filepath.Join(f.dir, ".nightshift")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the workspace got a .nightshift folder (%v) though the state lives elsewhere", err)
 	}
 	var rec map[string]any
 	data, _ := os.ReadFile(res.RecordPath)
@@ -272,7 +274,15 @@ func deadRun(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	tx, err := journal.Attach(ws, ws.StateDir(), "dead-run")
+	base, err := statedir.Base("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := statedir.Workspace(base, f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := journal.Attach(ws, state, "dead-run")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,19 +27,40 @@ const (
 	Unknown StopReason = "unknown"
 )
 
-// Usage counts tokens.
+// Usage counts tokens. InputTokens counts every prompt token, those read
+// from or written to the provider's prompt cache included: all of them are
+// billed and all count against rate limits. CacheWriteTokens and
+// CacheReadTokens say how many of the InputTokens were cache writes and
+// cache reads, which are priced differently (llm/models).
 type Usage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CacheWriteTokens are prompt tokens written to the cache (Anthropic
+	// cache_creation_input_tokens; OpenAI's Chat Completions reports none).
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// CacheReadTokens are prompt tokens read from the cache (Anthropic
+	// cache_read_input_tokens, OpenAI prompt_tokens_details.cached_tokens).
+	CacheReadTokens int64 `json:"cache_read_tokens,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+	}
 }
 
 // Total is input plus output tokens.
 func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+
+// Uncached is the prompt tokens that were neither written to nor read from
+// the cache: those billed at the plain input price.
+func (u Usage) Uncached() int64 {
+	return max(0, u.InputTokens-u.CacheWriteTokens-u.CacheReadTokens)
+}
 
 // Request is one model call.
 type Request struct {

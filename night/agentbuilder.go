@@ -2,11 +2,13 @@ package night
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
@@ -15,8 +17,13 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -56,6 +63,26 @@ type AgentBuilder struct {
 	// Exit fills the exit field of each run's outcome event and record;
 	// default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Sandbox, CommandTimeout, Warn and Redact are handed to each run:
+	// how its commands are confined and for how long, who hears that
+	// there is no sandbox, and the credentials kept out of everything
+	// the run hands on (see lifecycle.Config).
+	Sandbox        sandbox.Config
+	CommandTimeout time.Duration
+	Warn           func(line string)
+	Redact         *redact.Redactor
+	// StateBase is the state directory (statedir.Base) under which each
+	// task workspace's journal, audit log and records live, outside the
+	// workspace; default statedir.Base("") (see
+	// lifecycle.Config.StateBase).
+	StateBase string
+	// MCP are the MCP servers whose tools each attempt gets (the
+	// pipeline's mcp:); default none. Subagents gives each attempt
+	// delegate_task (roles.builder.subagents). Trace records each
+	// attempt's run as a span, a child of its step's. See lifecycle.Config.
+	MCP       []mcp.Server
+	Subagents bool
+	Trace     *tracing.Tracer
 	// RollbackOnInterrupt rolls an interrupted attempt back; default
 	// false: its changes stay, its journal pending, and the next attempt
 	// at the task continues it (roles.builder.rollback_on_interrupt).
@@ -92,8 +119,10 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Dir: a.Dir, Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
-		SuspendInterrupted: !b.RollbackOnInterrupt,
-		Events:             b.Events, Clock: b.Clock, Exit: b.Exit,
+		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
+		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
+		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
+		RollbackOnInterrupt: b.RollbackOnInterrupt,
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result
@@ -125,20 +154,26 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	return out
 }
 
-// continueAttempt continues an interrupted attempt: its changes are in
-// the workspace, its journal pending. It runs the attempt again from its
-// start on the workspace as the interrupted one left it, its journal
-// begun over the pending one (lifecycle.Config.Continue), so that the
-// attempt's end is theirs together: done keeps every change, a failure
-// undoes both, back to before the first. The model starts over; what it
-// said before the interrupt is not kept.
-//
-// This is the one place the night continues an attempt: once the run
-// lifecycle can resume a suspended run from its checkpoint (its
-// conversation, its step count), this function resumes it instead.
+// continueAttempt continues an interrupted attempt: the run the lifecycle
+// paused in the task's workspace (the newest), resumed from its checkpoint
+// (lifecycle.Resume): its conversation, steps and spend so far, on the
+// workspace as it left it, its journal the same. A workspace with no
+// paused run (the process died before the attempt's first checkpoint) is
+// rolled back and the attempt starts over.
 func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*lifecycle.Result, error) {
-	cfg.Continue, cfg.RecoverPending = true, false
-	return lifecycle.Run(ctx, cfg, task)
+	paused, err := lifecycle.Paused(cfg)
+	if err != nil || len(paused) == 0 {
+		return lifecycle.Run(ctx, cfg, task)
+	}
+	return lifecycle.Resume(ctx, cfg, paused[0])
+}
+
+// memoryOf is an assignment's memory for its run.
+func memoryOf(a Assignment) *lifecycle.Memory {
+	if a.Memory == nil {
+		return nil
+	}
+	return &lifecycle.Memory{Store: a.Memory}
 }
 
 func taskText(title, body string) string {
@@ -180,9 +215,25 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left is rolled back.
-// A folder that does not exist has nothing to restore.
-func RecoverWorkspace(dir string) error {
-	_, err := lifecycle.Recover(dir, "")
+// `nightshift recover` does: every journal a dead run left (in the default
+// state directory, or in the workspace's .nightshift/ from an earlier
+// version) is rolled back. A folder that does not exist has nothing to
+// restore.
+func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
+
+// recoverWorkspace is RecoverWorkspace with the state directory base (""
+// for the default).
+func recoverWorkspace(base, dir string) error {
+	state := ""
+	if base != "" {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		var err error
+		if state, err = statedir.WorkspaceDir(base, dir); err != nil {
+			return err
+		}
+	}
+	_, err := lifecycle.Recover(dir, state)
 	return err
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/memory"
 )
 
 // Builder runs one builder step: one attempt at one task, in the task's own
@@ -43,6 +44,11 @@ type Assignment struct {
 	// workspace as it left it (its journal pending); nil for a new
 	// attempt.
 	Continues *ledger.Step
+	// Memory is the task's memory: the notes and failure reasons of the
+	// attempts before this one, which it starts with, and where its
+	// remember tool keeps notes (in the ledger, with the task). Nil when
+	// the pipeline turns the builder's memory off.
+	Memory memory.Store
 }
 
 // Attempt is what one builder attempt did.

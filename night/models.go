@@ -42,7 +42,7 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 			if key == "" && m.BaseURL == "" {
 				continue
 			}
-			c, err := openai.New(openai.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model})
+			c, err := openai.New(openai.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model, MaxTokensField: m.MaxTokensField})
 			if err != nil {
 				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
 			}

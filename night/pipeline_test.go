@@ -45,6 +45,8 @@ models: {b: {provider: scripted, scenario: b.yaml}}
 		{"only the builder has gate rules", ok + "roles: {builder: {models: [b]}, judge: {models: [b], approve: [run_command=deny]}}\n", "approve is for the builder"},
 		{"gate rules must parse", ok + "roles: {builder: {models: [b], approve: [run_command=maybe]}}\n", "roles.builder.approve"},
 		{"a scripted model needs a scenario", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted}}\nroles: {builder: {models: [b]}}\n", "needs a scenario"},
+		{"max_tokens_field names one of the two fields", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: openai, max_tokens_field: max_output_tokens}}\nroles: {builder: {models: [b]}}\n", "max_tokens_field"},
+		{"max_tokens_field is for openai", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: anthropic, max_tokens_field: max_tokens}}\nroles: {builder: {models: [b]}}\n", "for provider openai"},
 		{"past_deadline is fail or requeue", ok + "park: {past_deadline: wait}\nroles: {builder: {models: [b]}}\n", "fail or requeue"},
 		{"a rule names a known failure", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: oops, scope: task, reason: r}]\n", `unknown failure "oops"`},
 		{"a rule says why", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: failed-step, scope: worker}]\n", "every rule says why"},

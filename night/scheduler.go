@@ -14,7 +14,9 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tracing"
 )
 
 // Config is one night's set-up. Zero fields take the documented defaults.
@@ -48,9 +50,14 @@ type Config struct {
 	Events event.Sink
 	// Restore restores an interrupted task's workspace when its attempt
 	// is retried from its start instead of continued
-	// (roles.builder.rollback_on_interrupt); default RecoverWorkspace (the
-	// journal's recovery).
+	// (roles.builder.rollback_on_interrupt); default the journal's
+	// recovery, as RecoverWorkspace does, in StateBase.
 	Restore func(dir string) error
+	// StateBase is the state directory (statedir.Base) where each task
+	// workspace's journal lives, outside the workspace; default
+	// statedir.Base("") ($NIGHTSHIFT_STATE_DIR, else XDG, else
+	// ~/.local/state/nightshift).
+	StateBase string
 	// Idle is how long the night waits, when only a person's answer to a
 	// parked task could give it work, before it looks again; default 10m.
 	Idle time.Duration
@@ -60,6 +67,15 @@ type Config struct {
 	// Exit fills the exit field of the builder's runs' outcome events and
 	// records; default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Redact keeps credentials out of what the default builder's runs
+	// hand on (lifecycle.Config.Redact); default none.
+	Redact *redact.Redactor
+	// Warn hears, once per builder run, that its commands have no
+	// sandbox; default none (the runs' start events say so).
+	Warn func(line string)
+	// Trace records the night, its steps and the builder's runs as
+	// OpenTelemetry spans (package tracing); default none.
+	Trace *tracing.Tracer
 }
 
 // Summary is how a night ended.
@@ -85,6 +101,7 @@ type Scheduler struct {
 	// at once on it, not by River's snooze.
 	simulated bool
 	name      string
+	trace     *tracing.Night
 }
 
 var _ ledger.Handler = (*Scheduler)(nil)
@@ -123,7 +140,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		cfg.Events = event.Discard
 	}
 	if cfg.Restore == nil {
-		cfg.Restore = RecoverWorkspace
+		base := cfg.StateBase
+		cfg.Restore = func(dir string) error { return recoverWorkspace(base, dir) }
 	}
 	cfg.Idle = cmp.Or(cfg.Idle, 10*time.Minute)
 	lims := make(map[string]*retry.Limiter, len(cfg.Pipeline.Models))
@@ -135,8 +153,22 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
+		// The builder's gate rules name tools it has: checked here, before
+		// the night starts, against the default builder's tools, memory's,
+		// delegate_task, and its MCP servers' (by their SERVER__ prefix:
+		// each run checks the rest once its servers listed their tools).
+		if err := cfg.Pipeline.ValidatePolicy(cfg.Pipeline.BuilderToolNames()); err != nil {
+			return nil, err
+		}
+		servers, err := cfg.Pipeline.MCPServers()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+		}
+		sbc, timeout := cfg.Pipeline.BuilderCommands()
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
-			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit,
+			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
+			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
 			RollbackOnInterrupt: cfg.Pipeline.Roles[ledger.Builder].RollbackOnInterrupt}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real}, nil
@@ -168,6 +200,14 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 		}
 		s.emit("night", "resumed after a system stop ("+why+")", map[string]any{"resumed": true})
 	}
+	// This process's part of the night is one trace; the night's end, as
+	// it stands when this process leaves it, closes it.
+	_, s.trace = s.cfg.Trace.Night(ctx, n.ID, s.name)
+	defer func() {
+		if end, err := s.l.Night(context.WithoutCancel(ctx), n.ID); err == nil {
+			s.trace.End(string(end.End), end.Reason, end.Early())
+		}
+	}()
 	if !n.Ended() {
 		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", s.name, start.Format("15:04"), end.Format("15:04")), nil)
 		if err := s.work(ctx, n); err != nil {

@@ -26,7 +26,7 @@ type tonight struct {
 	// skip is tonight's skip list of tasks.
 	skip map[int64]string
 	// failedOn holds the tasks each worker failed a step on tonight
-	// (failed-step and empty-answer, never a call without a task).
+	// (Kind.failedStep, never a call without a task).
 	failedOn map[worker]map[int64]bool
 	// tokens spent tonight per worker, and in all.
 	tokens map[worker]int64
@@ -79,7 +79,7 @@ func (st *tonight) apply(f ledger.Failure, current bool) {
 			st.stop, st.stopWhy = f.Scope, f.Reason
 		}
 	}
-	if (f.Rule == string(FailedStep) || f.Rule == string(EmptyAnswer)) && f.Task != 0 && f.Worker != "" && !f.Manual {
+	if Kind(f.Rule).failedStep() && f.Task != 0 && f.Worker != "" && !f.Manual {
 		w := worker{f.Role, f.Worker}
 		if st.failedOn[w] == nil {
 			st.failedOn[w] = map[int64]bool{}

@@ -79,7 +79,7 @@ func (s *Scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight
 // plan claims c now, by the night's clock, under the role's ceiling.
 func (s *Scheduler) plan(c ledger.Claim, fn ledger.StepFunc) ledger.Plan {
 	c.At, c.Ceiling = s.clk.Now(), s.p.Roles[c.Role].Ceiling
-	return ledger.Plan{Claim: &c, Work: fn}
+	return ledger.Plan{Claim: &c, Work: s.traced(fn)}
 }
 
 // note writes a note for the morning reader once per night.
@@ -162,7 +162,7 @@ func (s *Scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w work
 func (s *Scheduler) charge(tx *ledger.Tx, st *tonight, w worker, task int64, k Kind, detail string) []ledger.Failure {
 	rule := s.rules.Charge(k, w.role)
 	fs := []ledger.Failure{{Scope: rule.Scope, Rule: string(k), Reason: withDetail(rule.Reason, detail)}}
-	if (k == FailedStep || k == EmptyAnswer) && task != 0 {
+	if k.failedStep() && task != 0 {
 		if other := st.otherTask(w, task); other != 0 {
 			second := s.rules.Charge(SecondFailure, w.role)
 			fs = append(fs, ledger.Failure{Scope: second.Scope, Rule: string(SecondFailure),
@@ -217,7 +217,7 @@ func (s *Scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 		} else {
 			a = s.cfg.Builder.Attempt(ctx, Assignment{Night: step.Night, Step: step, Task: t, Worker: step.Worker, Level: step.Level,
 				Dir: s.taskDir(t.ID), System: s.p.Roles[ledger.Builder].Prompt, MaxSteps: s.p.Roles[ledger.Builder].MaxSteps,
-				Approved: approved, Continues: cont})
+				Approved: approved, Continues: cont, Memory: s.memoryFor(step)})
 		}
 		now := s.clk.Now()
 		return func(ctx context.Context, tx *ledger.Tx) (ledger.Result, error) {
@@ -252,7 +252,7 @@ func (s *Scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 // same model across nights (at most one counted per night; failures by
 // hand count too), so the task goes to the role's next model.
 func (s *Scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, st ledger.Step, k Kind) (bool, error) {
-	if k != FailedStep && k != EmptyAnswer {
+	if !k.failedStep() {
 		return false, nil
 	}
 	if st.Level+1 >= len(s.p.Roles[ledger.Builder].Models) {
@@ -265,7 +265,7 @@ func (s *Scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, 
 	nights := map[int64]bool{st.Night: true}
 	byHand := 0
 	for _, f := range fs {
-		if f.Level != t.Level || (f.Rule != string(FailedStep) && f.Rule != string(EmptyAnswer) && !f.Manual) {
+		if f.Level != t.Level || (!Kind(f.Rule).failedStep() && !f.Manual) {
 			continue
 		}
 		if f.Night == 0 {

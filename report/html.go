@@ -113,7 +113,7 @@ var page = template.Must(template.New("report").Parse(`<!doctype html>
 <style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f6f6f6;padding:1em;white-space:pre-wrap}.charts{display:flex;gap:2em;flex-wrap:wrap}</style>
 </head><body>
 <h1>nightshift: the morning report</h1>
-<p>Across {{.R.Across.Nights}} nights, {{.R.Across.CutShort}} were cut short by failure handling and {{.R.Across.OutOfWork}} ran out of work ({{.R.Across.EndedEarly}} ended early).</p>
+<p>Across {{.R.Across.Nights}} {{if eq .R.Across.Nights 1}}night{{else}}nights{{end}}, {{.R.Across.CutShort}} {{if eq .R.Across.CutShort 1}}was{{else}}were{{end}} cut short by failure handling and {{.R.Across.OutOfWork}} ran out of work ({{.R.Across.EndedEarly}} ended early).</p>
 <div class="charts"><figure>{{.Steps}}</figure><figure>{{.Early}}</figure></div>
 <h2>Details</h2>
 <pre>{{.Text}}</pre>

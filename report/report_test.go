@@ -184,7 +184,7 @@ func TestReport(t *testing.T) {
 		if got := strings.Count(page, "<svg"); got != 2 {
 			t.Errorf("the page holds %d SVG charts, want 2", got)
 		}
-		for _, want := range []string{"1 were cut short by failure handling and 1 ran out of work (2 ended early)", ">cut short<", ">out of work<",
+		for _, want := range []string{"1 was cut short by failure handling and 1 ran out of work (2 ended early)", ">cut short<", ">out of work<",
 			"Nights cut short: 1 (2025-10-22)"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the page lacks %q", want)

@@ -17,6 +17,12 @@
 //	│   └── audit.jsonl     every gate decision
 //	└── limits/             rate-limit state shared by the processes of one machine
 //
+// Every state folder is made private (0700) by MkdirPrivate, which refuses
+// a symlink in its place; every state file is opened with OpenFile,
+// ReadFile or WriteFile, which never follow a symlink (WriteFile replaces
+// a file atomically). Prune deletes run records and checkpoints past
+// their age (--keep-state); journals are never pruned.
+//
 // Example:
 //
 //	base, err := statedir.Base("")          // or the --state-dir flag's value

@@ -26,6 +26,11 @@ const (
 	pathName = "workspace"
 )
 
+// ErrUnusable means the state directory cannot hold state: there is no
+// home folder to put it in, or it lies inside the workspace, where a run
+// could delete it. Choose another (--state-dir, $NIGHTSHIFT_STATE_DIR).
+var ErrUnusable = errors.New("statedir: no usable state directory")
+
 // keyLen is how many hex digits of the hash name a workspace's folder:
 // 64 bits, far from any collision among one user's workspaces.
 const keyLen = 16
@@ -53,7 +58,7 @@ func base(override string, getenv func(string) string, home func() (string, erro
 	if p == "" {
 		h, err := home()
 		if err != nil || h == "" {
-			return "", fmt.Errorf("statedir: no home folder to keep state in (set %s or --state-dir): %v", Env, err)
+			return "", fmt.Errorf("%w: no home folder to keep state in (set %s or --state-dir): %v", ErrUnusable, Env, err)
 		}
 		p = filepath.Join(h, ".local", "state", "nightshift")
 	}
@@ -95,7 +100,7 @@ func Workspace(base, workspaceDir string) (string, error) {
 		return "", err
 	}
 	if inside(base, real) {
-		return "", fmt.Errorf("statedir: the state directory %s is inside the workspace %s, where a run could delete it; choose another with --state-dir or %s", base, real, Env)
+		return "", fmt.Errorf("%w: the state directory %s is inside the workspace %s, where a run could delete it; choose another with --state-dir or %s", ErrUnusable, base, real, Env)
 	}
 	dir, err := WorkspaceDir(base, real)
 	if err != nil {
@@ -105,8 +110,8 @@ func Workspace(base, workspaceDir string) (string, error) {
 		return "", err
 	}
 	note := filepath.Join(dir, pathName)
-	if b, err := os.ReadFile(note); err != nil || string(b) != real+"\n" {
-		if err := os.WriteFile(note, []byte(real+"\n"), 0o600); err != nil {
+	if b, err := ReadFile(note); err != nil || string(b) != real+"\n" {
+		if err := WriteFile(note, []byte(real+"\n")); err != nil {
 			return "", fmt.Errorf("statedir: %w", err)
 		}
 	}
@@ -116,7 +121,7 @@ func Workspace(base, workspaceDir string) (string, error) {
 // WorkspaceOf reads which workspace a state folder belongs to; "" when
 // the note is missing.
 func WorkspaceOf(stateDir string) string {
-	b, err := os.ReadFile(filepath.Join(stateDir, pathName))
+	b, err := ReadFile(filepath.Join(stateDir, pathName))
 	if err != nil || len(b) == 0 {
 		return ""
 	}

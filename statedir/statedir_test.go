@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBaseFollowsTheDocumentedOrder(t *testing.T) {
@@ -74,8 +76,8 @@ func TestTwoSpellingsOfOneWorkspaceShareOneStateFolder(t *testing.T) {
 func TestAStateDirectoryInsideTheWorkspaceIsRefused(t *testing.T) {
 	ws := t.TempDir()
 	_, err := Workspace(filepath.Join(ws, ".state"), ws)
-	if err == nil || !strings.Contains(err.Error(), "--state-dir") {
-		t.Fatalf("want a refusal naming --state-dir, got %v", err)
+	if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), "--state-dir") {
+		t.Fatalf("want ErrUnusable naming --state-dir, got %v", err)
 	}
 }
 
@@ -93,5 +95,85 @@ func TestASymlinkWhereAStateFolderBelongsIsRefused(t *testing.T) {
 	}
 	if _, err := Limits(d); err == nil {
 		t.Fatal("a symlinked limits folder was accepted")
+	}
+}
+
+func TestStateFilesAreNeverOpenedThroughASymlink(t *testing.T) {
+	d := t.TempDir()
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte("not yours\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(d, AuditName)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenFile(link, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+		t.Fatal("OpenFile followed a symlink")
+	}
+	if _, err := ReadFile(link); err == nil {
+		t.Fatal("ReadFile followed a symlink")
+	}
+	// WriteFile replaces the link itself; the file it pointed to is
+	// untouched.
+	if err := WriteFile(link, []byte("mine\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "not yours\n" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("after WriteFile: %v %v, want a private regular file", fi, err)
+	}
+}
+
+func TestPruneRemovesOnlyOldRecordsAndCheckpoints(t *testing.T) {
+	ws := t.TempDir()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	old, recent := now.Add(-31*24*time.Hour), now.Add(-29*24*time.Hour)
+	files := map[string]time.Time{
+		"runs/old.json":             old,
+		"runs/recent.json":          recent,
+		"checkpoints/old":           old,
+		"journal/other/begin.json":  old, // a pending journal is never pruned
+		"checkpoints/paused/x":      old, // nor the checkpoint of a paused run,
+		"journal/paused/begin.json": old, // whose journal is pending
+		"audit.jsonl":               old,
+	}
+	for name, mt := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(filepath.Join(ws, "checkpoints/paused"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := Prune(ws, 30*24*time.Hour, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(ws, "runs/old.json"), filepath.Join(ws, "checkpoints/old")}
+	slices.Sort(removed)
+	slices.Sort(want)
+	if !slices.Equal(removed, want) {
+		t.Fatalf("removed %v, want %v", removed, want)
+	}
+	for name := range files {
+		_, err := os.Stat(filepath.Join(ws, name))
+		gone := slices.Contains(want, filepath.Join(ws, name))
+		if gone != errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: gone=%v, stat err %v", name, gone, err)
+		}
+	}
+	if removed, err := Prune(ws, 0, now); err != nil || len(removed) != 0 {
+		t.Fatalf("keep 0 must keep everything: %v %v", removed, err)
 	}
 }

@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Spec is one task. Zero fields mean "not set here": the command's flags or
@@ -37,11 +40,44 @@ type Spec struct {
 	OutputSchema string `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
 	// Approve holds gate policies, as for --approve.
 	Approve []string `yaml:"approve,omitempty" json:"approve,omitempty"`
+	// Sandbox is how commands are confined, as for --sandbox: auto,
+	// bwrap or none; empty means the flag's (auto).
+	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// SandboxNet lets sandboxed commands reach the network, as
+	// --sandbox-net does.
+	SandboxNet bool `yaml:"sandbox_net,omitempty" json:"sandbox_net,omitempty"`
+	// Env names variables commands get on top of the allow-list, as
+	// --env does.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// CommandTimeout bounds each command, as --command-timeout does:
+	// "5m"; empty means the flag's (2m).
+	CommandTimeout string `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
 	// Limits.
 	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
 	MaxTokens       int  `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
 	Retries         *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// LoopLimit is how many identical tool calls in a row warn the
+	// model; one more ends the run (-1: no loop detection).
+	LoopLimit *int `yaml:"loop_limit,omitempty" json:"loop_limit,omitempty"`
+
+	// Budgets and time, as for --budget-usd, --budget-tokens and
+	// --timeout: a run that reaches one pauses, resumable.
+	BudgetUSD    float64  `yaml:"budget_usd,omitempty" json:"budget_usd,omitempty"`
+	BudgetTokens int64    `yaml:"budget_tokens,omitempty" json:"budget_tokens,omitempty"`
+	Timeout      Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// ModelsFile overrides and extends the model table (prices, context
+	// windows), relative to the task file, as --models does.
+	ModelsFile string `yaml:"models_file,omitempty" json:"models_file,omitempty"`
+	// RollbackOnInterrupt rolls an interrupted run back instead of
+	// pausing it, as --rollback-on-interrupt does.
+	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
+	// MCP are MCP servers whose tools the run gets, by name: each has a
+	// command (stdio: a list of words, or one line split as a shell
+	// would; a relative program path is read from the task file's
+	// folder) or a url (streamable HTTP), and a class and classes per
+	// tool as for --mcp-class (default danger). See MCPServers.
+	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
 
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
@@ -53,10 +89,31 @@ func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Task) == "" {
 		return errors.New("the task text is empty (set `task:`)")
 	}
-	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 {
+	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 {
 		return errors.New("limits must not be negative")
 	}
+	if _, err := s.MCPServers(); err != nil {
+		return err
+	}
+	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if _, err := s.CommandDuration(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// CommandDuration returns CommandTimeout as a duration; 0 when it is empty.
+func (s *Spec) CommandDuration() (time.Duration, error) {
+	if s.CommandTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s.CommandTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("command_timeout %q: want a positive duration such as 5m", s.CommandTimeout)
+	}
+	return d, nil
 }
 
 // Load reads one task file (YAML; JSON is YAML too).
@@ -180,20 +237,31 @@ func parseJSONLines(data []byte) ([]*Spec, error) {
 }
 
 func parseYAMLList(data []byte) ([]*Spec, error) {
-	var wrapped struct {
-		Tasks []*Spec `yaml:"tasks"`
+	// The document's shape says which form it is, so a misspelt key is
+	// reported against that form ("field max_step not found"), not as the
+	// other form's mismatch.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
 	}
+	var specs []*Spec
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var specs []*Spec
-	if err := dec.Decode(&wrapped); err == nil {
-		specs = wrapped.Tasks
-	} else {
-		dec = yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err2 := dec.Decode(&specs); err2 != nil {
-			return nil, fmt.Errorf("want a list of tasks or {tasks: [...]}: %w", err)
+	switch {
+	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.SequenceNode:
+		if err := dec.Decode(&specs); err != nil {
+			return nil, err
 		}
+	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
+		var wrapped struct {
+			Tasks []*Spec `yaml:"tasks"`
+		}
+		if err := dec.Decode(&wrapped); err != nil {
+			return nil, err
+		}
+		specs = wrapped.Tasks
+	default:
+		return nil, errors.New("want a list of tasks or {tasks: [...]}")
 	}
 	for i, s := range specs {
 		if s == nil {

@@ -102,7 +102,8 @@ func TestCall(t *testing.T) {
 		named("write_file"), named("read_file"), named("edit_file"), named("list_dir"),
 		fake{name: "boom", class: Read, schema: `{"type":"object"}`, run: func(context.Context, json.RawMessage) Result {
 			var m map[string]int
-			m["x"]++ // a nil map write: a real bug's panic
+			//lint:ignore SA5000 the nil map write is the point: a real bug's panic
+			m["x"]++
 			return OK("unreachable")
 		}},
 	)

@@ -32,6 +32,7 @@ func ExampleRoot_SetGuard() {
 	// Output:
 	// before notes
 	// before notes/a.md
+	// before notes/.a.md.nightshift-tmp
 	// after notes
 	// after notes/a.md
 	// <nil>

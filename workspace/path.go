@@ -10,7 +10,11 @@ import (
 	"syscall"
 )
 
-// StateDirName is the name of the state folder at the workspace root.
+// StateDirName is the name of the folder at the workspace root where
+// earlier versions kept nightshift's state. State lives outside every
+// workspace now (package statedir), but the name stays refused to the
+// tools: an old pending journal may still be there, and a repository
+// could ship a .nightshift/ of its own to confuse them.
 const StateDirName = ".nightshift"
 
 // The sentinels a *PathError wraps, so callers can tell the refusals

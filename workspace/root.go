@@ -45,20 +45,6 @@ func Open(dir string) (*Root, error) {
 // Dir returns the workspace's absolute path.
 func (r *Root) Dir() string { return r.dir }
 
-// StateDir returns the path of the state folder, <root>/.nightshift. It
-// does not create it.
-func (r *Root) StateDir() string { return filepath.Join(r.dir, StateDirName) }
-
-// EnsureStateDir creates the state folder if needed and returns its path.
-// It goes through os.Root, so a .nightshift symlink that points out of the
-// workspace is refused rather than followed.
-func (r *Root) EnsureStateDir() (string, error) {
-	if err := r.root.MkdirAll(StateDirName, 0o755); err != nil {
-		return "", fmt.Errorf("workspace: state folder: %w", err)
-	}
-	return r.StateDir(), nil
-}
-
 // SetGuard installs g, which is called with the workspace-relative path
 // (slash-separated, symlinks resolved) before any change: a write, a
 // directory created for it, a removal. If g returns an error the change
@@ -81,10 +67,22 @@ func (r *Root) SetAfter(f func(rel string)) {
 	r.after = f
 }
 
+// AddChanged adds slash-separated workspace-relative paths that changed
+// other than through this Root: what a command changed, as the journal
+// saw it (journal.OnChange), so that Changed, and so the judge, sees every
+// change of the run.
+func (r *Root) AddChanged(paths []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range paths {
+		r.changed[filepath.ToSlash(p)] = true
+	}
+}
+
 // Changed returns the sorted, slash-separated workspace-relative paths of
-// the files this Root wrote or removed since Open. Directories created on
-// the way are left out: the judge reads the final content of what the run
-// changed, and a directory has none.
+// the files this Root wrote or removed since Open, and those AddChanged
+// added. Directories created on the way are left out: the judge reads the
+// final content of what the run changed, and a directory has none.
 func (r *Root) Changed() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

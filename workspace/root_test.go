@@ -258,25 +258,19 @@ func TestOpen(t *testing.T) {
 			t.Errorf("err = %v, want not-exist", err)
 		}
 	})
-	t.Run("it creates nothing until the state folder is asked for", func(t *testing.T) {
+	t.Run("it creates nothing, in the workspace or its .nightshift folder", func(t *testing.T) {
 		dir := t.TempDir()
 		r, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if _, err := os.Stat(r.StateDir()); !errors.Is(err, fs.ErrNotExist) {
-			t.Fatalf("state folder exists after Open: %v", err)
-		}
-		got, err := r.EnsureStateDir()
-		if err != nil {
+		if err := r.WriteFile("a.md", []byte("a"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if want := filepath.Join(dir, ".nightshift"); got != want || r.StateDir() != want {
-			t.Errorf("EnsureStateDir() = %q, StateDir() = %q, want %q", got, r.StateDir(), want)
-		}
-		if fi, err := os.Stat(got); err != nil || !fi.IsDir() {
-			t.Errorf("state folder not created: %v", err)
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 || entries[0].Name() != "a.md" {
+			t.Fatalf("the workspace holds %v after one write, want a.md alone", entries)
 		}
 	})
 	t.Run("a relative directory is made absolute", func(t *testing.T) {

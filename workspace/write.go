@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"syscall"
+
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 )
 
 // WriteFile writes data to the file at rel, creating the directories on
@@ -17,10 +18,11 @@ import (
 // umask); an existing file keeps its mode, and a read-only one is refused
 // with a permission error rather than replaced.
 //
-// The guard is asked about every directory to be created and then the
-// file, all before anything changes. The content goes to a temporary file
-// beside the target that is renamed over it, so a crash never leaves a
-// half-written file for the journal or the judge to find.
+// The guard is asked about every directory to be created, the file, and
+// the temporary file beside it that the content is staged in, all before
+// anything changes. The temporary file is renamed over the target, so a
+// crash never leaves a half-written file for the journal or the judge to
+// find, and the journal knows to remove a staged file a crash left.
 func (r *Root) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 	p, err := r.resolve(rel, false)
 	if err != nil {
@@ -47,7 +49,12 @@ func (r *Root) Edit(rel string, fn func(old []byte) ([]byte, error)) (changed bo
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old, err := r.root.ReadFile(p)
+	f, _, err := r.openRegular(rel, p)
+	if err != nil {
+		return false, err
+	}
+	old, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return false, err
 	}
@@ -117,7 +124,13 @@ func (r *Root) write(rel, p string, data []byte, perm fs.FileMode) error {
 		f.Close()
 		perm = fi.Mode().Perm()
 	}
-	if err := r.check(append(dirs, p)...); err != nil {
+	// The content is staged in a new file beside the target and renamed
+	// over it: a crash leaves the old file or the new one, never half.
+	// The staging name is a change to the workspace like any other, so
+	// the guard hears of it first: a process killed between the write
+	// and the rename leaves a file that recovery knows to remove.
+	tmp := stagingName(p)
+	if err := r.check(append(dirs, p, tmp)...); err != nil {
 		return err
 	}
 	for _, d := range dirs {
@@ -126,8 +139,7 @@ func (r *Root) write(rel, p string, data []byte, perm fs.FileMode) error {
 		}
 		r.done(d, false)
 	}
-	tmp, err := r.writeTemp(p, data, perm)
-	if err != nil {
+	if err := r.writeTemp(tmp, data, perm); err != nil {
 		return err
 	}
 	if exists {
@@ -138,44 +150,40 @@ func (r *Root) write(rel, p string, data []byte, perm fs.FileMode) error {
 			return err
 		}
 	}
+	crashpoint.Hit("workspace: staged, not renamed")
 	if err := r.root.Rename(tmp, p); err != nil {
 		r.root.Remove(tmp)
 		return err
 	}
+	crashpoint.Hit("workspace: renamed")
 	r.done(p, true)
 	return nil
 }
 
-// tempDir is where writes are staged, inside the state folder: a process
-// killed between a write and its rename leaves its temporary file there,
-// outside the workspace, not beside the file where it would survive a
-// rollback as an unexplained new file.
-var tempDir = path.Join(StateDirName, "tmp")
+// stagingName returns the name beside p that its content is staged in.
+// One name per target, so that the journal saves its absence once per
+// run, not once per write.
+func stagingName(p string) string {
+	return filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".nightshift-tmp")
+}
 
-// writeTemp writes data to a new file in tempDir and returns its name. It
-// is renamed into place: the same file system, so the rename is atomic.
-func (r *Root) writeTemp(p string, data []byte, perm fs.FileMode) (string, error) {
-	if err := r.root.MkdirAll(tempDir, 0o755); err != nil {
-		return "", err
+// writeTemp writes data to the new file tmp. A file left there by a write
+// that died without a journal is replaced (the guard has seen it).
+func (r *Root) writeTemp(tmp string, data []byte, perm fs.FileMode) error {
+	if err := r.root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
-	base := filepath.Base(p)
-	for {
-		tmp := path.Join(tempDir, fmt.Sprintf("%s.%08x.tmp", base, rand.Uint32()))
-		f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, werr := f.Write(data)
-		cerr := f.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			r.root.Remove(tmp)
-			return "", err
-		}
-		return tmp, nil
+	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
 	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		r.root.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // missingDirs returns the directories on the way to dir that do not exist

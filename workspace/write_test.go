@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +46,7 @@ func TestWriteFileCreatesParentsAndAsksTheGuardFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"guard notes", "guard notes/day", "guard notes/day/1.md",
+		"guard notes", "guard notes/day", "guard notes/day/1.md", "guard notes/day/.1.md.nightshift-tmp",
 		"after notes", "after notes/day", "after notes/day/1.md",
 	}
 	if diff := cmp.Diff(want, rec.log); diff != "" {
@@ -262,7 +263,7 @@ func TestConcurrentEditsOfOneFileAreNotLost(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Join(f.dir, "docs"))
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".tmp") {
+		if strings.HasSuffix(e.Name(), "nightshift-tmp") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}
@@ -270,17 +271,31 @@ func TestConcurrentEditsOfOneFileAreNotLost(t *testing.T) {
 
 // Regression: writes were staged in a hidden file beside their target, so
 // a process killed between the write and the rename left an unexplained
-// file in the workspace that no rollback knew about. They are staged in the
-// state folder now.
-func TestWritesAreStagedOutsideTheWorkspace(t *testing.T) {
+// file in the workspace that no rollback knew about. The staged file is
+// still beside its target (a rename across file systems is not atomic),
+// but the guard hears of it before it exists, so the journal removes what
+// a kill leaves; a completed write leaves nothing.
+func TestAStagedWriteIsAnnouncedToTheGuard(t *testing.T) {
 	dir := t.TempDir()
 	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	var guarded []string
+	r.SetGuard(func(rel string) error {
+		if _, err := os.Lstat(filepath.Join(dir, rel)); err == nil && strings.Contains(rel, "nightshift-tmp") {
+			t.Errorf("the guard heard of %s after it was created", rel)
+		}
+		guarded = append(guarded, rel)
+		return nil
+	})
 	if err := r.WriteFile("docs/a.md", []byte("a"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if len(guarded) != 3 || guarded[0] != "docs" || guarded[1] != "docs/a.md" ||
+		guarded[2] != "docs/.a.md.nightshift-tmp" {
+		t.Errorf("guarded %q, want docs, docs/a.md and its staged file", guarded)
 	}
 	ents, err := os.ReadDir(filepath.Join(dir, "docs"))
 	if err != nil {
@@ -289,11 +304,26 @@ func TestWritesAreStagedOutsideTheWorkspace(t *testing.T) {
 	if len(ents) != 1 || ents[0].Name() != "a.md" {
 		t.Errorf("docs holds %v, want a.md alone", ents)
 	}
-	staged, err := os.ReadDir(filepath.Join(dir, ".nightshift", "tmp"))
-	if err != nil {
-		t.Fatalf("the staging folder: %v", err)
+	if got := r.Changed(); len(got) != 1 || got[0] != "docs/a.md" {
+		t.Errorf("Changed() = %v, want docs/a.md alone", got)
 	}
-	if len(staged) != 0 {
-		t.Errorf("staging folder holds %d files after a completed write, want none", len(staged))
+	if _, err := os.Stat(filepath.Join(dir, ".nightshift")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a write created .nightshift/ in the workspace (err %v)", err)
+	}
+}
+
+func TestAddChangedJoinsWhatCommandsChanged(t *testing.T) {
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.WriteFile("out.md", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.AddChanged([]string{"cmd_out.md", "test_core.txt", "out.md"})
+	want := []string{"cmd_out.md", "out.md", "test_core.txt"}
+	if got := r.Changed(); !slices.Equal(got, want) {
+		t.Errorf("Changed() = %v, want %v", got, want)
 	}
 }

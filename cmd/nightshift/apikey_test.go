@@ -73,7 +73,7 @@ turns:
 				t.Fatalf("the server never received the key, so this test shows nothing; headers: %q", sent)
 			}
 			places := map[string]string{"stdout": res.stdout, "stderr": res.stderr, "events": readFile(t, events)}
-			err = filepath.WalkDir(filepath.Join(work, ".nightshift"), func(p string, d fs.DirEntry, err error) error {
+			err = filepath.WalkDir(stateOf(t, work), func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
 					return err
 				}
@@ -85,7 +85,7 @@ turns:
 				t.Fatal(err)
 			}
 			if len(places) < 4 {
-				t.Fatalf("the run left no record under .nightshift: %v", places)
+				t.Fatalf("the run left no record in its state folder: %v", places)
 			}
 			for where, text := range places {
 				if strings.Contains(text, tc.key) {

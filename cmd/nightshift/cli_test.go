@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // result is what one nightshift command gave back.
@@ -40,7 +44,7 @@ func runCLIEnv(t *testing.T, env []string, args ...string) result {
 }
 
 // writeFiles creates files (name → content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -61,4 +65,24 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// stateOf returns the state folder of the workspace work, in the tests'
+// state directory (TestMain sets it).
+func stateOf(t *testing.T, work string) string {
+	t.Helper()
+	base, err := statedir.Base("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := statedir.WorkspaceDir(base, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -160,6 +160,8 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 		modelFlags: modelFlags{provider: "scripted", scenario: scenario},
 		dir:        work,
 		backoff:    backoff,
+		// The demo's state stays with its throwaway workspace, beside it.
+		stateDir: filepath.Join(dir, "state"),
 	}
 	f.retryBudget = retry.DefaultBudget
 	retries := 3
@@ -175,11 +177,11 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 	cfg.Dir, cfg.Events = work, event.NewText(stderr)
 	res, err := lifecycle.Run(ctx, cfg, sc.task)
 	if err != nil {
-		return nil, notStarted(err, work)
+		return nil, notStarted(err, work, f.stateDir)
 	}
 	if res.Answer != "" {
 		fmt.Fprintln(stdout, res.Answer)
 	}
-	printEnd(res, stderr)
+	printEnd(res, f.stateDir, stderr)
 	return &res.Result, nil
 }

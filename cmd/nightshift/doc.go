@@ -13,6 +13,7 @@
 //	nightshift sim serve --scenario s.yaml        # the scripted model over HTTP
 //	nightshift eval                               # measure the judge
 //	nightshift recover --dir project              # after a run died midway
+//	nightshift version                            # module version and commit
 //
 // See README.md.
 package main

@@ -37,3 +37,11 @@ func exitWith(code int) error {
 	}
 	return &exitError{code: code, quiet: true}
 }
+
+// plural returns word, with an s unless n is 1: "1 step", "2 steps".
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

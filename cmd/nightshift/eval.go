@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,15 @@ func newEvalCmd() *cobra.Command {
 	var retries int
 	var backoff time.Duration
 	cmd := eval.NewCmd(func(cmd *cobra.Command, spec string) (llm.Model, string, error) {
+		// --model is the old name of --judge-model: the judge is the only
+		// model eval uses.
+		if f.model != "" {
+			if spec != "" && spec != f.model {
+				return nil, "", usagef("--model is the old name of --judge-model: give the judge once, as --judge-model %s", spec)
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "nightshift: --model is deprecated for eval: use --judge-model MODEL or PROVIDER:MODEL")
+			spec, f.model = f.model, ""
+		}
 		if f.provider == "" && spec == "" && osGetenv("ANTHROPIC_API_KEY") == "" && osGetenv("OPENAI_API_KEY") == "" {
 			return nil, "", usagef("eval needs a judge model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider scripted --scenario verify/eval/testdata/judge.yaml")
 		}
@@ -39,7 +49,10 @@ func newEvalCmd() *cobra.Command {
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
-	fl.StringVar(&f.model, "model", "", "judge model name (env NIGHTSHIFT_MODEL)")
+	fl.StringVar(&f.model, "model", "", "the judge model: the old name of --judge-model")
+	// Hidden, and the notice printed by hand: cobra's deprecation notice
+	// would go to stdout, which carries the report.
+	fl.MarkHidden("model") //nolint:errcheck // the flag exists: just defined
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL")
 	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted")
 	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 func main() {
@@ -20,7 +21,7 @@ func main() {
 // the exit status. Only here do errors become exit codes.
 //
 // The first SIGINT or SIGTERM cancels the command's context: it stops,
-// records what it was doing (a run rolls back or suspends, a night records
+// records what it was doing (a run suspends or rolls back, a night records
 // its running steps interrupted) and exits 130. A second one exits at
 // once, for a person who will not wait: what was left half done is as
 // after a crash, which the journal and the ledger recover from.
@@ -47,16 +48,22 @@ func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func
 	}
 }
 
-// run builds the command tree and executes it.
+// run builds the command tree and executes it. Everything it writes, and
+// the error it returns, passes through one redactor of the credentials in
+// the environment: a key never reaches stdout, stderr or an error message
+// as it is (commands add the secrets they learn later, such as the keys a
+// pipeline names).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newRootCmd(stdin, stdout, stderr)
+	red := redact.FromEnv(nil)
+	ctx = withRedactor(ctx, red)
+	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(stderr))
 	root.SetArgs(args)
 	// Cobra reports an unknown command as a plain error; it is a usage
 	// error (exit 2): nothing was run.
 	if _, _, err := root.Find(args); err != nil {
-		return usagef("%v (see nightshift --help)", err)
+		return red.Error(usagef("%v (see nightshift --help)", err))
 	}
-	return root.ExecuteContext(ctx)
+	return red.Error(root.ExecuteContext(ctx))
 }
 
 // exitCode maps an error onto the process exit status, printing it unless

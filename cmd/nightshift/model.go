@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
@@ -18,6 +22,12 @@ type modelFlags struct {
 	baseURL  string
 	scenario string
 	stream   bool
+	// maxTokensField is --max-tokens-field: which request field carries
+	// the output cap on the OpenAI wire ("" = the endpoint's default).
+	maxTokensField string
+	// stall is --stall: a stream quiet this long is cancelled and retried
+	// (0: the providers' default, 2m; negative: never).
+	stall time.Duration
 }
 
 // providers lists the provider names, for messages.
@@ -55,10 +65,35 @@ func (f modelFlags) build(getenv func(string) string) (llm.Model, string, error)
 type built struct {
 	model llm.Model
 	name  string
+	// baseURL is where its calls go; "" means the provider's public API.
+	baseURL string
 	// endpoint and credential key the shared limiter: one per credential
 	// at one endpoint. The credential is hashed by the limiter registry,
 	// never stored or printed.
 	endpoint, credential string
+	// provider names the resolved provider (anthropic, openai or
+	// scripted), for the model table and the judge's endpoint.
+	provider string
+}
+
+// publicAPI is where a provider's calls go without a base URL: the
+// SDKs' defaults.
+var publicAPI = map[string]string{
+	"anthropic": "https://api.anthropic.com",
+	"openai":    "https://api.openai.com/v1",
+}
+
+// target says where the model's calls go, for a run's start event: the
+// base URL, the provider's public API, or "in-process" for a scripted
+// model.
+func (b *built) target() string {
+	switch {
+	case b.provider == "scripted":
+		return "in-process"
+	case b.baseURL != "":
+		return b.baseURL
+	}
+	return publicAPI[b.provider]
 }
 
 // resolve builds the model and names its credential.
@@ -67,20 +102,30 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.maxTokensField != "" && p != "openai" {
+		return nil, usagef("--max-tokens-field is for the OpenAI wire (--provider openai), not %s", p)
+	}
 	m, name, err := f.buildProvider(p, getenv)
 	if err != nil {
 		return nil, err
 	}
-	b := &built{model: m, name: name, endpoint: p}
+	b := &built{model: m, name: name, endpoint: p, provider: p}
 	switch p {
 	case "anthropic":
-		b.endpoint += " " + cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.endpoint += " " + b.baseURL
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
-		b.endpoint += " " + cmpOr(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.endpoint += " " + b.baseURL
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
+		// A scenario is its own "server": its file, wherever it is
+		// named from.
 		b.credential = f.scenario
+		if abs, err := filepath.Abs(f.scenario); err == nil {
+			b.credential = abs
+		}
 	}
 	return b, nil
 }
@@ -100,13 +145,13 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if err != nil {
 			return nil, "", usageError(err)
 		}
-		return scripted.New(sc, scripted.Config{}), cmpOr(name, "scripted"), nil
+		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -116,7 +161,8 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmpOr(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
+			MaxTokensField: f.maxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -127,14 +173,26 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 // judgeFlags returns the flags of the model --judge-model names: "" (the
 // worker's model: ok is false), "MODEL" (the worker's provider, another
 // model) or "PROVIDER:MODEL".
-func (f modelFlags) judgeFlags(spec string) (jf modelFlags, ok bool) {
+//
+// A judge on the worker's provider calls the worker's endpoint, however
+// that provider was chosen: by --provider, or from the keys in the
+// environment (issue 11: with ANTHROPIC_API_KEY set and --base-url, the
+// judge's request, key included, went to the public API instead). A judge
+// on another provider calls that provider's own *_BASE_URL, or its public
+// API: --base-url belongs to the worker's.
+func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf modelFlags, ok bool) {
 	if spec == "" {
 		return f, false
 	}
 	jf = f
+	worker, err := resolveProvider(f.provider, getenv)
+	if err == nil {
+		jf.provider = worker
+	}
 	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
-		if p != f.provider {
-			jf.baseURL = "" // a base URL belongs to the worker's provider
+		if p != jf.provider {
+			// A base URL and a cap field belong to the worker's provider.
+			jf.baseURL, jf.maxTokensField = "", ""
 		}
 		jf.provider, jf.model = p, m
 	} else {
@@ -159,7 +217,7 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 // judge builds the model --judge-model names, or returns nil for the
 // worker's own.
 func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
-	jf, ok := f.judgeFlags(spec)
+	jf, ok := f.judgeFlags(spec, getenv)
 	if !ok {
 		return nil, nil
 	}
@@ -170,11 +228,12 @@ func (f modelFlags) judge(spec string, getenv func(string) string) (*built, erro
 	return jb, nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 var osGetenv = os.Getenv
+
+// defaultModels says, for --help, which model each provider uses when none
+// is named: the model table's default workers (llm/models).
+func defaultModels() string {
+	t := models.Default()
+	return fmt.Sprintf("anthropic %s, openai %s",
+		t.DefaultModel("anthropic", models.Worker), t.DefaultModel("openai", models.Worker))
+}

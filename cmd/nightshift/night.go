@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,12 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/tracing"
 )
 
 // defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
@@ -39,9 +44,10 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db, clockName, from string
+	var pipeline, db, stateDir, clockName, from string
 	var demo bool
 	var nights int
+	var otel ecoFlags // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
 		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
@@ -69,7 +75,10 @@ pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
-				return runDemoNight(cmd, db)
+				if pipeline != "" {
+					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
+				}
+				return runDemoNight(cmd, db, stateDir, &otel)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
@@ -79,9 +88,9 @@ pipeline file or bad flags.`,
 				if cmd.Flags().Changed("nights") || from != "" {
 					return usagef("--nights and --from are for the simulated clock: add --clock sim")
 				}
-				return runNight(cmd, pipeline, db, clock.Real{}, nil)
+				return runNight(cmd, pipeline, db, stateDir, &otel, clock.Real{}, nil)
 			case "sim":
-				return runSimNights(cmd, pipeline, db, nights, from)
+				return runSimNights(cmd, pipeline, db, stateDir, &otel, nights, from)
 			}
 			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
@@ -92,48 +101,96 @@ pipeline file or bad flags.`,
 	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
 	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
 	dbFlag(cmd, &db)
+	stateDirFlag(cmd, &stateDir)
+	addOtelFlags(cmd, &otel)
 	return cmd
 }
 
-// runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db string, clk clock.Clock, before func(*ledger.Ledger) error) error {
-	ctx := cmd.Context()
-	p, err := night.LoadPipeline(path)
-	if err != nil {
-		return usageError(err)
-	}
-	models, err := night.BuildModels(p, clk, os.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	l, err := openLedger(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the night is recorded by now
-	if before != nil {
-		if err := before(l); err != nil {
-			return err
-		}
-	}
-	sum, err := runOne(cmd, p, l, models, clk)
-	if err != nil {
-		return err
-	}
-	if sum.Night.End == ledger.SystemStopped {
-		// A system-scope failure stopped the night: not all was done.
-		return exitWith(exitFor(agent.NotAllDone))
-	}
-	return nil
+// nightSetup is what the nights of one `nightshift night` share: the
+// pipeline, checked, its models, the ledger, the limiters and the trace.
+type nightSetup struct {
+	p        *night.Pipeline
+	red      *redact.Redactor
+	models   map[string]llm.Model
+	l        *ledger.Ledger
+	base     string
+	limiters map[string]*retry.Limiter
+	trace    *tracing.Tracer
+	clk      clock.Clock
+	closers  []func()
 }
 
-// runOne runs one night of p on l and prints how it ended, or, when
-// interrupted, what was left for the next night.
-func runOne(cmd *cobra.Command, p *night.Pipeline, l *ledger.Ledger, models map[string]llm.Model, clk clock.Clock) (*night.Summary, error) {
+func (s *nightSetup) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// setUpNights loads and checks the pipeline and opens what its nights
+// need, on clk; before runs on the ledger once it is open.
+func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
-	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
-	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor})
+	s := &nightSetup{clk: clk}
+	p, err := night.LoadPipeline(path)
+	if err != nil {
+		return s, usageError(err)
+	}
+	s.p = p
+	// The builder's gate rules name tools it has (a misspelt one would
+	// decide nothing), checked before anything opens.
+	if err := p.ValidatePolicy(p.BuilderToolNames()); err != nil {
+		return s, usageError(err)
+	}
+	// The keys the pipeline names are redacted from everything, as the
+	// providers' usual ones are.
+	s.red = redactorOf(ctx)
+	for _, name := range p.KeyEnvs() {
+		s.red.Add(os.Getenv(name))
+	}
+	// The builder's sandbox can be had; its warning is said once, here,
+	// not once per builder step.
+	sbc, _ := p.BuilderCommands()
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return s, usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+	}
+	for _, w := range sb.Warnings() {
+		warnf(cmd.ErrOrStderr(), "%s", w)
+	}
+	if s.models, err = night.BuildModels(p, clk, os.Getenv); err != nil {
+		return s, usageError(err)
+	}
+	if s.l, err = openLedger(ctx, db); err != nil {
+		return s, err
+	}
+	s.closers = append(s.closers, func() { s.l.Close(context.WithoutCancel(ctx)) }) //nolint:errcheck // the nights are recorded by now
+	if before != nil {
+		if err := before(s.l); err != nil {
+			return s, err
+		}
+	}
+	if s.base, err = statedir.Base(stateDir); err != nil {
+		return s, usageError(err)
+	}
+	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
+	s.closers = append(s.closers, func() { closeLimiters(reg, cmd.ErrOrStderr()) })
+	s.limiters = night.Limiters(p, reg, os.Getenv)
+	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
+	if err != nil {
+		return s, err
+	}
+	s.trace = tr
+	s.closers = append(s.closers, stopTrace)
+	return s, nil
+}
+
+// runOne runs one night and prints how it ended, or, when interrupted,
+// what is left for the next night.
+func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
+	ctx := cmd.Context()
+	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Clock: s.clk,
+		Events: s.red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return nil, usageError(err)
 	}
@@ -150,9 +207,27 @@ func runOne(cmd *cobra.Command, p *night.Pipeline, l *ledger.Ledger, models map[
 	return sum, nil
 }
 
+// runNight runs one night and prints how it ended.
+func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
+	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, before)
+	defer s.close()
+	if err != nil {
+		return err
+	}
+	sum, err := s.runOne(cmd)
+	if err != nil {
+		return err
+	}
+	if sum.Night.End == ledger.SystemStopped {
+		// A system-scope failure stopped the night: not all was done.
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
+}
+
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db string, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -172,19 +247,14 @@ func runSimNights(cmd *cobra.Command, path, db string, n int, from string) error
 		}
 	}
 	clk := clock.NewFake(p.Window.StartOn(day))
-	models, err := night.BuildModels(p, clk, os.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	ctx := cmd.Context()
-	l, err := openLedger(ctx, db)
+	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, nil)
+	defer s.close()
 	if err != nil {
 		return err
 	}
-	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the nights are recorded by now
 	stopped := 0
 	for range n {
-		sum, err := runOne(cmd, p, l, models, clk)
+		sum, err := s.runOne(cmd)
 		if err != nil {
 			return err
 		}
@@ -202,20 +272,35 @@ func runSimNights(cmd *cobra.Command, path, db string, n int, from string) error
 	return nil
 }
 
+// steps says "1 step" or "N steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
+}
+
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock and
 // prints the report.
-func runDemoNight(cmd *cobra.Command, db string) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
 	}
+	// The demo's pipeline, workspaces, their state and (unless --db or
+	// --state-dir names one) ledger and state folder are its own: nothing
+	// of them is left behind.
+	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
 		return err
 	}
 	if db == "" {
 		db = dir + "/night.db"
+	}
+	if stateDir == "" {
+		stateDir = filepath.Join(dir, "state")
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)
@@ -224,7 +309,7 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, otel, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr
@@ -242,12 +327,4 @@ func runDemoNight(cmd *cobra.Command, db string) error {
 		return err
 	}
 	return runErr
-}
-
-// steps says "1 step" or "N steps".
-func steps(n int) string {
-	if n == 1 {
-		return "1 step"
-	}
-	return fmt.Sprintf("%d steps", n)
 }

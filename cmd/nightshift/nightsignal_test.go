@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/ledger"
-	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // longAttempt is the builder's scenario on the first night: it looks for
@@ -27,15 +24,18 @@ turns:
   - {delay: 60s, text: "Finished the booklet."}
 `
 
-// nextAttempt is the builder's scenario on the next night: it says whether
-// it found the first night's half of the work.
+// nextAttempt is the builder's scenario on the next night. Started over,
+// the attempt looks for earlier work and says whether it found it; resumed
+// from its checkpoint, its conversation holds the two turns before the
+// interrupt, and the next call is its third.
 const nextAttempt = `
 turns:
   - tool_calls: [{name: read_file, input: {path: progress.md}}]
   - cases:
       - when: {contains: "started overnight"}
-        text: "Continued: the first half was there."
+        text: "Found the first half, but started over."
       - text: "Started over: nothing was there."
+  - text: "Continued: the first half was there."
 `
 
 // signalPipeline is a night around now, with one builder step.
@@ -49,35 +49,10 @@ roles:
 }
 
 // startNightChild starts `nightshift night` in dir as a real process, with
-// its own owner name, and stderr read line by line.
+// the owner name the in-process commands use too.
 func startNightChild(t *testing.T, dir string, args ...string) *child {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, append([]string{"night"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir(), "NIGHTSHIFT_OWNER=box1"}
-	c := &child{cmd: cmd}
-	if c.stdout, err = cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.stderr = bufio.NewScanner(errPipe)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill() //nolint:errcheck // it may have exited already
-			cmd.Wait()         //nolint:errcheck // reaped only
-		}
-	})
-	return c
+	return startChildEnv(t, dir, []string{"NIGHTSHIFT_OWNER=box1"}, append([]string{"night"}, args...)...)
 }
 
 // TestCtrlCStopsANightAtOnce is issue 12's acceptance: Ctrl-C (or SIGTERM)
@@ -104,7 +79,9 @@ func TestCtrlCStopsANightAtOnce(t *testing.T) {
 				t.Fatalf("task add: %d %s", res.code, res.stderr)
 			}
 			c := startNightChild(t, dir, "--pipeline", "pipeline.yaml", "--db", db)
-			c.waitFor(t, "[tool · write_file ")
+			// The attempt has written progress.md and its checkpoint holds
+			// that step: the 60-second call is next.
+			c.waitFor(t, "[checkpoint · step=2 ")
 			sent := time.Now()
 			if err := c.cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
@@ -132,7 +109,7 @@ func TestCtrlCStopsANightAtOnce(t *testing.T) {
 				t.Fatalf("steps after the signal %+v: want one interrupted, pending unless rolled back", steps)
 			}
 			task := filepath.Join(dir, "work", "task-1")
-			pending, _ := journal.Pending(filepath.Join(task, workspace.StateDirName))
+			pending, _ := journal.Pending(stateOf(t, task))
 			_, statErr := os.Stat(filepath.Join(task, "progress.md"))
 			if tc.rollback {
 				if len(pending) != 0 || statErr == nil {
@@ -162,8 +139,11 @@ func TestCtrlCStopsANightAtOnce(t *testing.T) {
 			if steps[1].Answer != want || steps[1].Continues != cont {
 				t.Errorf("the next night's attempt answered %q continuing step %d; want %q continuing %d", steps[1].Answer, steps[1].Continues, want, cont)
 			}
-			if pending, _ := journal.Pending(filepath.Join(task, workspace.StateDirName)); len(pending) != 0 {
+			if pending, _ := journal.Pending(stateOf(t, task)); len(pending) != 0 {
 				t.Errorf("journals left pending after the attempt ended done: %v", pending)
+			}
+			if _, err := os.Stat(filepath.Join(task, "progress.md")); (err == nil) == tc.rollback {
+				t.Errorf("progress.md there: %v; want it kept by the continued attempt, gone after the rollback", err == nil)
 			}
 			if got, _ := l.Task(context.Background(), 1); got.State != ledger.Done {
 				t.Errorf("task %s, want done", got.State)
@@ -248,7 +228,7 @@ func TestCrashedStepLeavesNoRiverJobRunning(t *testing.T) {
 		t.Fatalf("task add: %s", res.stderr)
 	}
 	c := startNightChild(t, dir, "--pipeline", "pipeline.yaml", "--db", db)
-	c.waitFor(t, "[tool · write_file ")
+	c.waitFor(t, "[checkpoint · step=2 ")
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

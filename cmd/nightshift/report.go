@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"time"
@@ -29,7 +30,7 @@ Parked tasks past their deadline come first. --html writes a page with charts.`,
 			if asJSON && html != "" {
 				return usagef("choose one of --json and --html")
 			}
-			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				r, err := report.Build(ctx, l, time.Now())
 				if err != nil {
 					return err
@@ -38,15 +39,13 @@ Parked tasks past their deadline come first. --html writes a page with charts.`,
 				case asJSON:
 					return r.JSON(cmd.OutOrStdout())
 				case html != "":
-					f, err := os.Create(html)
-					if err != nil {
+					// The page is made whole, then redacted, so that no
+					// secret is split between two writes.
+					var page bytes.Buffer
+					if err := r.HTML(&page); err != nil {
 						return err
 					}
-					if err := r.HTML(f); err != nil {
-						f.Close() //nolint:errcheck // already failing
-						return err
-					}
-					return f.Close()
+					return os.WriteFile(html, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
 				}
 				return r.Text(cmd.OutOrStdout())
 			})

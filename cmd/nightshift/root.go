@@ -34,6 +34,7 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		newNightCmd(),
 		newTaskCmd(),
 		newReportCmd(),
+		newVersionCmd(),
 	)
 	usageArgs(root)
 	return root

@@ -5,17 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
-	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -26,7 +31,11 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	b, err := f.modelFlags.resolve(osGetenv)
+	mf := f.modelFlags
+	if mf.stall == 0 {
+		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
+	}
+	b, err := mf.resolve(osGetenv)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -37,7 +46,15 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	v, judgeLimiter, err := buildVerifier(f, spec, b.model, b.name, limiters)
+	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	sbc, err := sandboxConfig(spec)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	commands, err := commandTimeout(spec)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -47,7 +64,29 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			return lifecycle.Config{}, usageError(err)
 		}
 	}
-	return lifecycle.Config{
+	table, err := modelTable(spec.ModelsFile)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	price, judgePrice, err := prices(spec, b, judge, table)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	if f.callTimeout < 0 {
+		return lifecycle.Config{}, usagef("--call-timeout must not be negative")
+	}
+	// A call that does not stream is bounded as a whole; a stream is
+	// watched for silence instead (--stall), since a healthy one may run
+	// longer than any whole-call limit.
+	var callTimeout time.Duration
+	if !f.stream {
+		callTimeout = f.callTimeout
+	}
+	loopLimit := 0
+	if spec.LoopLimit != nil {
+		loopLimit = *spec.LoopLimit
+	}
+	cfg := lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
@@ -55,17 +94,63 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
-			Retries: retry.Count(*spec.Retries),
-			Backoff: f.backoff,
-			Budget:  f.retryBudget,
-			Limiter: limiters.For(b.endpoint, b.credential),
+			Retries:     retry.Count(*spec.Retries),
+			Backoff:     f.backoff,
+			Budget:      f.retryBudget,
+			CallTimeout: callTimeout,
+			Limiter:     limiters.For(b.endpoint, b.credential),
 		},
-		JudgeLimiter: judgeLimiter,
-		OutputSchema: schema,
-		Verifier:     v,
-		Keep:         f.keep,
-		Exit:         exitFor,
-	}, nil
+		Budget:              budget.Limits{USD: spec.BudgetUSD, Tokens: spec.BudgetTokens},
+		Price:               price,
+		JudgePrice:          judgePrice,
+		Timeout:             time.Duration(spec.Timeout),
+		LoopLimit:           loopLimit,
+		RollbackOnInterrupt: spec.RollbackOnInterrupt,
+		JudgeLimiter:        judgeLimiter,
+		OutputSchema:        schema,
+		Verifier:            v,
+		Keep:                f.keep,
+		Exit:                exitFor,
+		StateBase:           f.stateDir,
+		KeepState:           keepState(f.keepState),
+		Sandbox:             sbc,
+		CommandTimeout:      commands,
+		Start:               judgeOf(judge).fields(),
+	}
+	if err := f.eco.apply(&cfg, spec); err != nil {
+		return lifecycle.Config{}, err
+	}
+	return cfg, nil
+}
+
+// prices returns the pricers of the worker's and the judge's calls (nil
+// judge: there is none), and refuses a dollar budget that could not be
+// kept.
+func prices(spec *taskfile.Spec, worker, judge *built, table *models.Table) (budget.Pricer, budget.Pricer, error) {
+	price := pricer(table, worker.provider, worker.name)
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, worker.provider, worker.name, "the worker"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if judge == nil {
+		return price, nil, nil
+	}
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, judge.provider, judge.name, "the judge"); err != nil {
+			return nil, nil, err
+		}
+	}
+	return price, pricer(table, judge.provider, judge.name), nil
+}
+
+// keepState maps --keep-state (0 keeps everything) onto the lifecycle's
+// KeepState (0 is the default, negative keeps everything).
+func keepState(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // verifyRounds maps the user's count (0 = none) onto the lifecycle's (0 =
@@ -84,38 +169,53 @@ func runDir(f *runFlags, spec *taskfile.Spec) (string, error) {
 	if spec.Dir != "" && f.dir == "." {
 		dir = filepath.Join(spec.BaseDir, spec.Dir)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", usagef("--dir %s: not a folder", dir)
+	if err := checkDir(dir); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// checkDir checks a --dir. A path that does not exist and one that is not
+// a folder are told apart: they are fixed differently.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return usagef("--dir %s: does not exist (create it, or name another folder)", dir)
+	case err != nil:
+		return usagef("--dir %s: %v", dir, err)
+	case !fi.IsDir():
+		return usagef("--dir %s: not a folder", dir)
+	}
+	return nil
 }
 
 // buildVerifier parses the rules (a rule that cannot run is a usage error
 // before the run starts) and sets up the judge.
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
-func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, error) {
+func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
 	v := &verify.Verifier{}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {
-			return nil, nil, usageError(err) // it names the rule already
+			return nil, nil, nil, usageError(err) // it names the rule already
 		}
 		v.Rules = append(v.Rules, r)
 	}
 	if spec.NoJudge {
-		return v, nil, nil
+		return v, nil, nil, nil
 	}
-	jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
+	jb, err := mf.judge(spec.JudgeModel, osGetenv)
 	if err != nil {
-		return nil, nil, usageError(err)
+		return nil, nil, nil, usageError(err)
 	}
 	if jb == nil {
-		v.Judge = &verify.Judge{Model: worker, ModelName: workerName, Rubric: spec.Rubric}
-		return v, nil, nil
+		v.Judge = &verify.Judge{Model: worker.model, ModelName: worker.name, Rubric: spec.Rubric}
+		return v, nil, worker, nil
 	}
 	v.Judge = &verify.Judge{Model: jb.model, ModelName: jb.name, Rubric: spec.Rubric}
-	return v, limiters.For(jb.endpoint, jb.credential), nil
+	return v, limiters.For(jb.endpoint, jb.credential), jb, nil
 }
 
 // loadSchema reads and resolves a JSON Schema file.
@@ -135,13 +235,29 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 	return res, nil
 }
 
-// notStarted explains a run that could not begin, with what to do; an
-// earlier run that died in the workspace is exit 7.
-func notStarted(err error, dir string) error {
+// notStarted explains a run that could not begin, with what to do: an
+// earlier run that died in the workspace is exit 7, a state directory
+// that cannot hold the state (one inside the workspace) a usage error.
+func notStarted(err error, dir, stateDir string) error {
+	if err, ok := ecoNotStarted(err); ok {
+		return err
+	}
+	var unknown *gate.UnknownToolError
 	switch {
+	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):
+		// Asked for something that cannot be had: nothing ran.
+		return usageError(err)
 	case errors.Is(err, journal.ErrNeedsRecovery):
+		paused, _ := lifecycle.Paused(lifecycle.Config{Dir: absDir(dir), StateBase: stateDir})
+		if len(paused) > 0 {
+			return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
+				"run %s paused in %s and holds its changes; nothing was run.\ngo on with it: nightshift run --resume %s%s\nor undo it:    nightshift recover --dir %s%s",
+				paused[0], absDir(dir), paused[0], stateArg(stateDir), absDir(dir), stateArg(stateDir))}
+		}
 		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
-			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s", err, dir)}
+			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s%s", err, absDir(dir), stateArg(stateDir))}
+	case errors.Is(err, statedir.ErrUnusable):
+		return usageError(err)
 	case errors.Is(err, journal.ErrBusy):
 		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
 	}
@@ -150,13 +266,16 @@ func notStarted(err error, dir string) error {
 
 // printEnd tells the person what the end of the run did to the
 // workspace when it went wrong, then sums the run up.
-func printEnd(res *lifecycle.Result, w io.Writer) {
+func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
 	if res.PatchErr != nil {
 		fmt.Fprintf(w, "nightshift: patch: %v\n", res.PatchErr)
 	}
+	if res.PruneErr != nil {
+		fmt.Fprintf(w, "nightshift: %v\n", res.PruneErr)
+	}
 	switch {
 	case res.JournalErr != nil && !res.Kept:
-		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s\n", res.JournalErr, res.Dir)
+		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s%s\n", res.JournalErr, res.Dir, stateArg(stateDir))
 	case res.JournalErr != nil:
 		fmt.Fprintf(w, "nightshift: %v\n", res.JournalErr)
 	}
@@ -169,4 +288,30 @@ func printEnd(res *lifecycle.Result, w io.Writer) {
 		fmt.Fprintf(w, "nightshift: %v\n", res.RecordErr)
 	}
 	printOutcome(&res.Result, w)
+	if res.RecordErr == nil && res.RecordPath != "" {
+		fmt.Fprintf(w, "nightshift: record of this run: %s\n", res.RecordPath)
+	}
+	if res.Suspended {
+		fmt.Fprintf(w, "nightshift: paused with its changes kept; the workspace waits for one of:\n  go on:  nightshift run --resume %s%s%s\n  undo:   nightshift recover --dir %s%s\n",
+			res.RunID, stateArg(stateDir), raise(res.Outcome), res.Dir, stateArg(stateDir))
+	}
+}
+
+// raise says which flag lifts the limit that paused a run.
+func raise(o agent.Outcome) string {
+	switch o {
+	case agent.Budget:
+		return " [--budget-usd X | --budget-tokens N]"
+	case agent.Timeout:
+		return " [--timeout D]"
+	}
+	return ""
+}
+
+// absDir is dir made absolute, for a command to copy.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

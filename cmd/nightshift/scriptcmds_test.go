@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // cmdExits is `exits CODE PROGRAM ARGS...`: run the program and require
@@ -94,14 +96,30 @@ func (c *eventContract) cmdEvents(ts *testscript.TestScript, neg bool, args []st
 	}
 }
 
-// cmdRecord is `record DIR [EVENTS-FILE]`: check the run records in
-// DIR/.nightshift/runs (their events against the contract, their outcome
-// against the last event) and print them oldest first, one `key: value`
-// line per field, the events as their types, and the patch line by line
-// as `patch| ...`.
+// wsState returns the state folder of the workspace dir, in the
+// script's state directory (outside $WORK).
+func wsState(ts *testscript.TestScript, dir string) string {
+	p, err := statedir.WorkspaceDir(ts.Getenv(statedir.Env), ts.MkAbs(dir))
+	ts.Check(err)
+	return p
+}
+
+// cmdRecord is `record DIR [EVENTS-FILE]`: check the run records of the
+// workspace DIR (in its state folder, outside it) (their events against
+// the contract, their outcome against the last event) and print them
+// oldest first, one `key: value` line per field, the events as their
+// types, and the patch line by line as `patch| ...`. `! record DIR`
+// passes when DIR has no run record.
 func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 {
+	if len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: record DIR [EVENTS-FILE]")
+	}
+	if neg {
+		paths, _ := filepath.Glob(filepath.Join(wsState(ts, args[0]), statedir.RunsName, "*.json"))
+		if len(paths) > 0 {
+			ts.Fatalf("%s has run records: %v", args[0], paths)
+		}
+		return
 	}
 	// With an events file, each record's events must be the very events
 	// the file holds for that run.
@@ -114,10 +132,10 @@ func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []st
 			fromFile[run] = append(fromFile[run], e)
 		}
 	}
-	paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), ".nightshift", "runs", "*.json"))
+	paths, err := filepath.Glob(filepath.Join(wsState(ts, args[0]), statedir.RunsName, "*.json"))
 	ts.Check(err)
 	if len(paths) == 0 {
-		ts.Fatalf("no run records in %s/.nightshift/runs", args[0])
+		ts.Fatalf("no run records for %s in %s", args[0], wsState(ts, args[0]))
 	}
 	type rec struct {
 		path    string
@@ -184,14 +202,14 @@ func (c *eventContract) cmdRecord(ts *testscript.TestScript, neg bool, args []st
 	}
 }
 
-// cmdAudit is `audit DIR`: check DIR/.nightshift/audit.jsonl (mode 0600,
-// every documented field on every line) and print one line per decision:
-// `TOOL DECISION by=BY run=yes input=INPUT`.
+// cmdAudit is `audit DIR`: check the audit log of the workspace DIR, in
+// its state folder (mode 0600, every documented field on every line), and
+// print one line per decision: `TOOL DECISION by=BY run=yes input=INPUT`.
 func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: audit DIR")
 	}
-	path := filepath.Join(ts.MkAbs(args[0]), ".nightshift", "audit.jsonl")
+	path := filepath.Join(wsState(ts, args[0]), statedir.AuditName)
 	fi, err := os.Stat(path)
 	ts.Check(err)
 	if fi.Mode().Perm() != 0o600 {

@@ -29,14 +29,20 @@ func newSimServeCmd() *cobra.Command {
 		Use:   "serve --scenario FILE [--addr HOST:PORT]",
 		Short: "Play a scenario as an HTTP server until interrupted",
 		Long: `serve plays a scenario (docs/scenarios.md) as an HTTP server that speaks the
-Anthropic Messages API (POST /v1/messages) and the OpenAI Chat Completions API
-(POST /v1/chat/completions and /chat/completions), streaming and not.
+Anthropic Messages API (POST /v1/messages, /v1/messages/count_tokens) and the
+OpenAI Chat Completions API (POST /v1/chat/completions and /chat/completions),
+streaming and not, and both APIs' GET /v1/models.
 
-The first line on stdout is the base URL, exactly (http://127.0.0.1:PORT), so a
-script can read it and point a client at it:
+The first line on stdout is the base URL, exactly (http://127.0.0.1:PORT). The
+server keeps running, so read that line from it in the background rather than
+waiting for it to end (in bash):
 
-  url=$(nightshift sim serve --scenario s.yaml | head -n1)
+  exec 3< <(nightshift sim serve --scenario s.yaml)   # serve in the background
+  read -r url <&3                                     # the first line: the base URL
+  ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=test nightshift run "TASK"
+  kill $!                                             # stop it (exit 0)
 
+(url=$(nightshift sim serve ... | head -n1) would wait for the server to end.)
 One line per request goes to stderr. A client may send the header
 X-Sim-Session to keep the attempt counters of identical conversations apart.
 It serves until interrupted (SIGINT/SIGTERM), then exits 0.

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSimServe starts `nightshift sim serve` as a real process, reads
@@ -40,7 +44,7 @@ turns:
 		if res.code != 0 || res.stdout != "Listed over HTTP.\n" {
 			t.Fatalf("exit %d, stdout %q, want 0 and the answer\n%s", res.code, res.stdout, res.stderr)
 		}
-		if !strings.Contains(res.stderr, "[retry · status=429 attempt=1 wait=3ms]") {
+		if !strings.Contains(res.stderr, "[retry · status=429 attempt=1 wait=3ms retry-after=3ms]") {
 			t.Errorf("stderr lacks the retry line:\n%s", res.stderr)
 		}
 	})
@@ -50,5 +54,62 @@ turns:
 	}
 	if code, stderr := c.wait(t); code != 0 {
 		t.Errorf("sim serve exited %d after SIGINT, want 0\n%s", code, stderr)
+	}
+}
+
+// TestSimServeHelpRecipeDoesNotHang runs the recipe `sim serve --help`
+// prints, as bash runs it, against a real nightshift on PATH: it must get
+// the URL, run a task against it and stop the server, where the old
+// recipe (url=$(nightshift sim serve … | head -n1)) waited for the server
+// to end.
+func TestSimServeHelpRecipeDoesNotHang(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	help := runCLI(t, "sim", "serve", "--help").stdout
+	var recipe []string
+	for _, line := range strings.Split(help, "\n") {
+		for _, start := range []string{"  exec 3< <(", "  read -r url", "  ANTHROPIC_BASE_URL=$url", "  kill $!"} {
+			if strings.HasPrefix(line, start) {
+				recipe = append(recipe, strings.TrimSpace(line))
+			}
+		}
+	}
+	if len(recipe) != 4 {
+		t.Fatalf("the help's recipe has %d of its 4 lines:\n%s", len(recipe), help)
+	}
+	// The task line runs in the workspace with the judge off, the
+	// server's exit status is printed.
+	recipe[2] = strings.Replace(recipe[2], `nightshift run "TASK"`, `nightshift run --dir work --no-judge "List the folder"`, 1)
+	script := strings.Join(recipe, "\n") + "\nwait $!\necho \"server exit $?\"\n"
+
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":     "turns:\n  - tool_calls: [{name: list_dir, input: {path: .}}]\n  - text: Listed.\n",
+		"work/a.txt": "a\n",
+	})
+	bin := filepath.Join(dir, "bin")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, bin, map[string]string{"nightshift": "#!/bin/sh\n" + asMainEnv + "=1 exec " + exe + " \"$@\"\n"})
+	if err := os.Chmod(filepath.Join(bin, "nightshift"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A bound on the whole script, so a recipe that hangs fails the test
+	// instead of the test run.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the recipe hung:\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "Listed.\n") || !strings.Contains(string(out), "server exit 0") {
+		t.Errorf("recipe: %v\n%s", err, out)
 	}
 }

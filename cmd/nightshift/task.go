@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
@@ -36,6 +40,22 @@ func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *l
 	}
 	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // nothing left to write
 	return fn(ctx, l)
+}
+
+// withExistingLedger is withLedger for the commands that only read or
+// change what a night recorded: a --db that names no ledger is a mistake
+// (a misspelt path, the wrong folder) to report, not an empty ledger to
+// create and report on. Only night and task add create one. A PostgreSQL
+// URL is left to the server to answer.
+func withExistingLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
+	path := resolveDB(db)
+	if !ledger.IsPostgres(path) {
+		file := strings.TrimPrefix(strings.TrimPrefix(path, "sqlite://"), "sqlite:")
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			return usagef("no ledger at %s (nightshift night or nightshift task add creates one; --db or $NIGHTSHIFT_DB names another)", file)
+		}
+	}
+	return withLedger(cmd, db, fn)
 }
 
 func taskID(s string) (int64, error) {
@@ -95,7 +115,7 @@ func newTaskListCmd() *cobra.Command {
 		Short: "List the tasks in the order the builder takes them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				ts, err := l.Tasks(ctx)
 				if err != nil {
 					return err
@@ -142,7 +162,7 @@ func newTaskFailCmd() *cobra.Command {
 			if reason == "" {
 				return usagef(`task fail needs --reason "what went wrong"`)
 			}
-			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				var night int64
 				if n, err := l.OpenNight(ctx); err == nil {
 					night = n.ID // tonight's skip list too
@@ -181,12 +201,12 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
+			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				p, err := l.Decide(ctx, id, d, time.Now())
 				if err != nil {
 					return notFound(err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, p.Action)
+				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
 				return nil
 			})
 		},

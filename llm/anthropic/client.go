@@ -11,16 +11,21 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "anthropic"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one: the SDK's current Sonnet, the balance of speed and capability
-// that agent loops are usually run on.
-const DefaultModel = sdk.ModelClaudeSonnet5_5
+// names one: the model table's default worker for Anthropic (llm/models),
+// a current Sonnet, the balance of speed and capability that agent loops
+// are usually run on.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.
@@ -45,9 +50,19 @@ type Config struct {
 	// replies need streaming: the API refuses non-streaming calls that may
 	// run past ten minutes.
 	Stream bool
-	// HTTPClient sends the requests. Default: a client on a clone of
-	// http.DefaultTransport that gives up on a server that sends no
-	// response headers within ten minutes.
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call (for example an
 	// anthropic-beta flag). Default: none.
@@ -62,6 +77,8 @@ type Client struct {
 	model     string
 	maxTokens int
 	stream    bool
+	stall     time.Duration
+	clock     clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -83,7 +100,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = transport.Shared()
 	}
 	opts := []option.RequestOption{
 		// The environment is read above, once, by this package: the SDK's
@@ -108,6 +125,8 @@ func New(cfg Config) (*Client, error) {
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
+		stall:     stallOf(cfg.Stall),
+		clock:     clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -124,12 +143,31 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	return c.generateOnce(ctx, params)
 }
 
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{Transport: http.DefaultTransport}
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
 	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

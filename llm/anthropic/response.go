@@ -30,11 +30,15 @@ func stopReason(r sdk.StopReason) llm.StopReason {
 }
 
 // usage reports every prompt token as input: tokens read from or written
-// to the prompt cache are billed and count against rate limits too.
+// to the prompt cache are billed and count against rate limits too. The
+// API's input_tokens counts only the uncached ones, so the three are added;
+// the cache's share is kept apart for pricing.
 func usage(u sdk.Usage) llm.Usage {
 	return llm.Usage{
-		InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
-		OutputTokens: u.OutputTokens,
+		InputTokens:      u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheWriteTokens: u.CacheCreationInputTokens,
+		CacheReadTokens:  u.CacheReadInputTokens,
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // one reply.
 func (c *Client) generateStream(ctx context.Context, p sdk.MessageNewParams) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Messages.NewStreaming(ctx, p, option.WithResponseInto(&res))
+	stream := c.sdk.Messages.NewStreaming(ctx, p, append(c.watchStall(), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
 	for stream.Next() {

@@ -121,18 +121,6 @@ func wantsStream(r *http.Request) bool {
 	return body.Stream
 }
 
-// errorReply writes an Anthropic error body with the given status.
-func errorReply(status int, errType, message string, header map[string]string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": errType, "message": message}})
-	}
-}
-
 // recorder keeps what the server received.
 type recorder struct {
 	url     string // the server's base URL

@@ -4,27 +4,39 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
 const Provider = "openai"
 
 // DefaultModel is the model used when neither the request nor the Config
-// names one. It is a current general model that still accepts max_tokens
-// (see Config.MaxCompletionTokens); against a compatible server, set
-// Config.Model to a model that server has.
-const DefaultModel = sdk.ChatModelGPT4_1
+// names one: the model table's default worker for OpenAI (llm/models).
+// Against a compatible server, set Config.Model to a model that server has.
+var DefaultModel = models.Default().DefaultModel(Provider, models.Worker)
 
 // DefaultMaxTokens is the output cap used when neither the request nor the
 // Config sets one.
 const DefaultMaxTokens = 4096
+
+// The names of the request field that carries the output cap.
+const (
+	FieldMaxTokens           = "max_tokens"
+	FieldMaxCompletionTokens = "max_completion_tokens"
+)
 
 // placeholderKey is sent when a base URL is set but no key is: local
 // OpenAI-compatible servers (Ollama, vLLM, llama.cpp) ignore the key, and
@@ -46,16 +58,30 @@ type Config struct {
 	// MaxTokens caps the output when a request sets no cap. Default:
 	// DefaultMaxTokens (4096).
 	MaxTokens int
-	// MaxCompletionTokens sends the cap as max_completion_tokens instead
-	// of max_tokens. Default false: max_tokens is what every
-	// OpenAI-compatible server understands, while OpenAI's reasoning
-	// models accept only max_completion_tokens; set this for those.
-	MaxCompletionTokens bool
+	// MaxTokensField names the request field that carries the output
+	// cap: FieldMaxCompletionTokens or FieldMaxTokens. Default:
+	// max_completion_tokens for OpenAI's own endpoint (no base URL, or one
+	// on api.openai.com), whose reasoning models accept nothing else;
+	// max_tokens for any other server, since every OpenAI-compatible
+	// server understands it and not all know the newer name.
+	MaxTokensField string
 	// Stream makes each call stream the reply (server-sent events, with
 	// stream_options.include_usage so usage still arrives) and accumulate
 	// it. Default false: one JSON reply per call.
 	Stream bool
-	// HTTPClient sends the requests. Default: the SDK's client.
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call. Default: none.
 	Headers map[string]string
@@ -70,6 +96,8 @@ type Client struct {
 	maxTokens           int
 	maxCompletionTokens bool
 	stream              bool
+	stall               time.Duration
+	clock               clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -94,15 +122,21 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, errors.New("openai: Config.MaxTokens must not be negative")
 	}
+	field, err := maxTokensField(cfg.MaxTokensField, base)
+	if err != nil {
+		return nil, err
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = transport.Shared()
+	}
 	opts := []option.RequestOption{
 		option.WithMaxRetries(0),
 		option.WithAPIKey(key),
+		option.WithHTTPClient(hc),
 	}
 	if base != "" {
 		opts = append(opts, option.WithBaseURL(base))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
@@ -112,9 +146,30 @@ func New(cfg Config) (*Client, error) {
 		key:                 key,
 		model:               cmp.Or(cfg.Model, DefaultModel),
 		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
-		maxCompletionTokens: cfg.MaxCompletionTokens,
+		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
+		stall:               stallOf(cfg.Stall),
+		clock:               clockOf(cfg.Clock),
 	}, nil
+}
+
+// maxTokensField applies MaxTokensField's default for the endpoint base
+// ("" is OpenAI's own).
+func maxTokensField(field, base string) (string, error) {
+	switch field {
+	case FieldMaxTokens, FieldMaxCompletionTokens:
+		return field, nil
+	case "":
+	default:
+		return "", fmt.Errorf("openai: Config.MaxTokensField %q: use %s or %s", field, FieldMaxTokens, FieldMaxCompletionTokens)
+	}
+	if base == "" {
+		return FieldMaxCompletionTokens, nil
+	}
+	if u, err := url.Parse(base); err == nil && u.Hostname() == "api.openai.com" {
+		return FieldMaxCompletionTokens, nil
+	}
+	return FieldMaxTokens, nil
 }
 
 // Generate makes one call to the Chat Completions API. Every failure is a
@@ -128,4 +183,33 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, params)
 	}
 	return c.generateOnce(ctx, params)
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

@@ -5,8 +5,11 @@
 //
 // Through Config.BaseURL it also serves OpenAI-compatible servers (Ollama,
 // vLLM, llama.cpp): the key may be left empty for them, the output cap is
-// sent as max_tokens (which they all understand), and a reply missing
-// usage or carrying an unknown finish_reason is read, not refused.
+// sent as max_tokens (which they all understand; OpenAI's own endpoint gets
+// max_completion_tokens, which its reasoning models need, and
+// Config.MaxTokensField chooses), a tool call sent without an ID gets one,
+// and a reply missing usage or carrying an unknown finish_reason is read,
+// not refused.
 //
 // Every failure comes back as a *llm.Error with Provider "openai": an error
 // status is classified by its status and the body's type and code (a 429

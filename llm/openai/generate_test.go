@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,23 +144,6 @@ func TestGenerateReadsArgumentsSentAsAnObject(t *testing.T) {
 	}
 }
 
-func TestGenerateReturnsResponseHeaders(t *testing.T) {
-	modes(t, func(t *testing.T, stream bool) {
-		h := serve(wireReply{Text: "x", FinishReason: "stop"})
-		c, _ := setup(t, stream, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("x-ratelimit-remaining-requests", "41")
-			h(w, r)
-		})
-		got, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v := got.Header.Get("x-ratelimit-remaining-requests"); v != "41" {
-			t.Errorf("rate-limit header = %q, want 41", v)
-		}
-	})
-}
-
 func TestStreamSeparatesWholeCallsSentAtOneIndex(t *testing.T) {
 	// Some compatible servers send each complete call in one chunk, all
 	// with index 0; their ids tell them apart.
@@ -185,4 +169,46 @@ func TestStreamSeparatesWholeCallsSentAtOneIndex(t *testing.T) {
 	if diff := cmp.Diff(want, got.Content); diff != "" {
 		t.Errorf("content (-want +got):\n%s", diff)
 	}
+}
+
+func TestACompatibleServerThatOmitsToolCallIDsGetsUniqueOnes(t *testing.T) {
+	modes(t, func(t *testing.T, stream bool) {
+		c, rec := setup(t, stream, serve(wireReply{Calls: []wireCall{
+			{Name: "read_file", Args: `{"path":"a.txt"}`},
+			{Name: "read_file", Args: `{"path":"b.txt"}`},
+		}, FinishReason: "tool_calls"}))
+		req := &llm.Request{Messages: []llm.Message{llm.UserText("read both")}}
+		got, err := c.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uses := got.Message().ToolUses()
+		if len(uses) != 2 {
+			t.Fatalf("tool uses = %+v", uses)
+		}
+		a, b := uses[0].ID, uses[1].ID
+		if !strings.HasPrefix(a, "call_") || !strings.HasPrefix(b, "call_") || a == b {
+			t.Fatalf("ids = %q, %q: want two different call_ ids", a, b)
+		}
+		// The ids go back with the calls and pair the results with them.
+		req.Messages = append(req.Messages, got.Message(), llm.Message{Role: llm.User, Content: []llm.Block{
+			llm.ToolResult(a, "alpha", false), llm.ToolResult(b, "beta", false),
+		}})
+		if _, err := c.Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		body, _ := rec.last(t)
+		msgs := body["messages"].([]any)
+		sentCalls := msgs[1].(map[string]any)["tool_calls"].([]any)
+		var sent []string
+		for _, tc := range sentCalls {
+			sent = append(sent, tc.(map[string]any)["id"].(string))
+		}
+		for _, m := range msgs[2:] {
+			sent = append(sent, m.(map[string]any)["tool_call_id"].(string))
+		}
+		if diff := cmp.Diff([]string{a, b, a, b}, sent); diff != "" {
+			t.Errorf("ids sent back (-want +got):\n%s", diff)
+		}
+	})
 }

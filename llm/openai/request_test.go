@@ -3,6 +3,9 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,21 +83,49 @@ func TestGenerateSendsTheConversation(t *testing.T) {
 	})
 }
 
-func TestGenerateSendsTheCapAsConfigured(t *testing.T) {
+// toServer is a transport that sends every request to the test server
+// whatever host it was meant for, so a client configured for OpenAI's own
+// endpoint can be tested without the network.
+type toServer string
+
+func (u toServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	target, err := url.Parse(string(u))
+	if err != nil {
+		return nil, err
+	}
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = target.Scheme, target.Host, target.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestOpenAIsOwnEndpointGetsMaxCompletionTokens(t *testing.T) {
+	// The SDK reads OPENAI_BASE_URL itself, even when empty: unset it
+	// (t.Setenv first, to have it restored).
+	t.Setenv("OPENAI_BASE_URL", "")
+	os.Unsetenv("OPENAI_BASE_URL")
+	sent := map[string]any{"max_tokens": nil, "max_completion_tokens": float64(99)}
+	legacy := map[string]any{"max_tokens": float64(99), "max_completion_tokens": nil}
 	tests := []struct {
-		name                string
-		maxCompletionTokens bool
-		want                map[string]any
+		name    string
+		baseURL string // "server" is the test server's own address
+		field   string
+		want    map[string]any
 	}{
-		{"by default the cap goes as max_tokens, which compatible servers understand", false,
-			map[string]any{"max_tokens": float64(99), "max_completion_tokens": nil}},
-		{"with MaxCompletionTokens it goes as max_completion_tokens", true,
-			map[string]any{"max_tokens": nil, "max_completion_tokens": float64(99)}},
+		{"OpenAI's endpoint by default (no base URL) gets max_completion_tokens", "", "", sent},
+		{"api.openai.com named as the base URL gets max_completion_tokens", "https://api.openai.com/v1", "", sent},
+		{"another server gets max_tokens, which every compatible server understands", "server", "", legacy},
+		{"max_tokens can be chosen for OpenAI's endpoint", "", FieldMaxTokens, legacy},
+		{"max_completion_tokens can be chosen for another server", "server", FieldMaxCompletionTokens, sent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := server(t, serve(wireReply{Text: "ok", FinishReason: "stop"}))
-			c, err := New(Config{APIKey: testKey, BaseURL: rec.url, MaxCompletionTokens: tt.maxCompletionTokens})
+			base := tt.baseURL
+			if base == "server" {
+				base = rec.url
+			}
+			c, err := New(Config{APIKey: testKey, BaseURL: base, MaxTokensField: tt.field,
+				HTTPClient: &http.Client{Transport: toServer(rec.url)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +142,11 @@ func TestGenerateSendsTheCapAsConfigured(t *testing.T) {
 			}
 		})
 	}
+	t.Run("any other field name is refused", func(t *testing.T) {
+		if _, err := New(Config{APIKey: testKey, MaxTokensField: "max_output_tokens"}); err == nil {
+			t.Error("New accepted max_output_tokens")
+		}
+	})
 }
 
 func TestGenerateSendsACutOffToolCallBackAsWritten(t *testing.T) {

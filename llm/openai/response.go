@@ -36,9 +36,15 @@ func stopReason(reason string, hasToolCalls, refused bool) llm.StopReason {
 }
 
 // usage reads prompt and completion tokens; a server that reports none
-// gives zeros.
+// gives zeros. prompt_tokens already counts the cached tokens, which
+// prompt_tokens_details.cached_tokens names; Chat Completions reports no
+// cache writes.
 func usage(u sdk.CompletionUsage) llm.Usage {
-	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	return llm.Usage{
+		InputTokens:     u.PromptTokens,
+		OutputTokens:    u.CompletionTokens,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens,
+	}
 }
 
 // arguments returns a tool call's input as raw JSON. OpenAI sends it as a
@@ -67,7 +73,7 @@ func response(cc *sdk.ChatCompletion) *llm.Response {
 		r.Content = append(r.Content, llm.Text(msg.Refusal))
 	}
 	for _, tc := range msg.ToolCalls {
-		r.Content = append(r.Content, llm.ToolUse(tc.ID, tc.Function.Name, arguments(tc.Function.Arguments, tc.Function.JSON.Arguments)))
+		r.Content = append(r.Content, llm.ToolUse(callID(tc.ID), tc.Function.Name, arguments(tc.Function.Arguments, tc.Function.JSON.Arguments)))
 	}
 	r.StopReason = stopReason(ch.FinishReason, len(msg.ToolCalls) > 0, msg.Refusal != "")
 	return r

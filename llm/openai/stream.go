@@ -15,7 +15,7 @@ import (
 // one reply.
 func (c *Client) generateStream(ctx context.Context, p sdk.ChatCompletionNewParams) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithResponseInto(&res))
+	stream := c.sdk.Chat.Completions.NewStreaming(ctx, p, append(c.watchStall(), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
 	for stream.Next() {
@@ -125,7 +125,7 @@ func (a *accumulator) response() *llm.Response {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		r.Content = append(r.Content, llm.ToolUse(c.id, c.name, []byte(args)))
+		r.Content = append(r.Content, llm.ToolUse(callID(c.id), c.name, []byte(args)))
 	}
 	r.StopReason = stopReason(a.reason, len(a.calls) > 0, a.refusal.Len() > 0)
 	return r

@@ -130,22 +130,6 @@ func serve(rep wireReply) http.HandlerFunc {
 	}
 }
 
-// errorReply writes an OpenAI error body with the given status.
-func errorReply(status int, errType, code, message string, header map[string]string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		var c any
-		if code != "" {
-			c = code
-		}
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": errType, "param": nil, "code": c}})
-	}
-}
-
 // recorder keeps what the server received.
 type recorder struct {
 	url     string // the base URL, with /v1

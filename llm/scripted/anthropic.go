@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 )
@@ -44,34 +46,154 @@ type anthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+func (anthropicDialect) wire() wire              { return wireAnthropic }
+func (anthropicDialect) requestIDHeader() string { return "request-id" }
+func (anthropicDialect) toolID(int) string       { return newID("toolu_", 24) }
+
+// anthropicFields are the top-level fields a Messages request may hold:
+// those of the pinned SDK's MessageNewParams and BetaMessageNewParams, and
+// stream. The API refuses any other ("thread: Extra inputs are not
+// permitted"), and so does the simulator, so that a client sending one
+// learns it here rather than in production.
+var anthropicFields = fieldSet("cache_control", "compaction", "container", "context_management", "diagnostics",
+	"fallback_credit_token", "fallbacks", "inference_geo", "max_tokens", "mcp_servers", "messages", "metadata",
+	"model", "output_config", "output_format", "service_tier", "speed", "stop_sequences", "stream", "system",
+	"temperature", "thinking", "tool_choice", "tools", "top_k", "top_p")
+
+// anthropicCountFields are the fields a token-counting request may hold:
+// a Messages request's, less those that shape the output.
+var anthropicCountFields = fieldSet("cache_control", "context_management", "mcp_servers", "messages", "model",
+	"output_config", "output_format", "speed", "system", "thinking", "tool_choice", "tools")
+
+var anthropicMessageFields = fieldSet("role", "content")
+
+func fieldSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// extraInput returns the first field of an object not in allowed, as the
+// API names it ("messages.0.name"), or "".
+func extraInput(raw json.RawMessage, allowed map[string]bool, at string) (string, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return "", err
+	}
+	var extra []string
+	for k := range fields {
+		if !allowed[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return "", nil
+	}
+	slices.Sort(extra)
+	return at + extra[0], nil
+}
+
+// checkAnthropicFields refuses a request with a field the API does not
+// know, at the top level or in a message, with the API's error.
+func checkAnthropicFields(raw []byte, allowed map[string]bool) error {
+	extra, err := extraInput(raw, allowed, "")
+	if err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	if extra == "" {
+		var in struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if json.Unmarshal(raw, &in) == nil {
+			for i, m := range in.Messages {
+				if extra, _ = extraInput(m, anthropicMessageFields, fmt.Sprintf("messages.%d.", i)); extra != "" {
+					break
+				}
+			}
+		}
+	}
+	if extra != "" {
+		return &wireError{status: http.StatusBadRequest, body: ErrorBody{
+			Type: "invalid_request_error", Message: extra + ": Extra inputs are not permitted"}}
+	}
+	return nil
+}
+
+// required refuses a request without one of the fields the API requires.
+func required(raw []byte, names ...string) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	for _, n := range names {
+		if _, ok := fields[n]; !ok {
+			return &wireError{status: http.StatusBadRequest, body: ErrorBody{
+				Type: "invalid_request_error", Message: n + ": Field required"}}
+		}
+	}
+	return nil
+}
+
 func (anthropicDialect) decode(raw []byte) (*llm.Request, wireOptions, error) {
+	if err := checkAnthropicFields(raw, anthropicFields); err != nil {
+		return nil, wireOptions{}, err
+	}
+	if err := required(raw, "model", "messages", "max_tokens"); err != nil {
+		return nil, wireOptions{}, err
+	}
 	var in anthropicRequest
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, wireOptions{}, fmt.Errorf("request body: %w", err)
 	}
+	req, err := in.request()
+	if err != nil {
+		return nil, wireOptions{}, err
+	}
+	return req, wireOptions{stream: in.Stream, n: 1}, nil
+}
+
+// decodeCountTokens reads a token-counting request.
+func decodeCountTokens(raw []byte) (*llm.Request, error) {
+	if err := checkAnthropicFields(raw, anthropicCountFields); err != nil {
+		return nil, err
+	}
+	if err := required(raw, "model", "messages"); err != nil {
+		return nil, err
+	}
+	var in anthropicRequest
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	return in.request()
+}
+
+// request maps a decoded request onto llm's.
+func (in *anthropicRequest) request() (*llm.Request, error) {
 	if len(in.Messages) == 0 {
-		return nil, wireOptions{}, errors.New("messages: at least one message is required")
+		return nil, errors.New("messages: at least one message is required")
 	}
 	req := &llm.Request{Model: in.Model, MaxTokens: in.MaxTokens}
 	sys, err := anthropicText(in.System)
 	if err != nil {
-		return nil, wireOptions{}, fmt.Errorf("system: %w", err)
+		return nil, fmt.Errorf("system: %w", err)
 	}
 	req.System = sys
 	for i, m := range in.Messages {
 		if m.Role != string(llm.User) && m.Role != string(llm.Assistant) {
-			return nil, wireOptions{}, fmt.Errorf("messages.%d.role: unexpected role %q", i, m.Role)
+			return nil, fmt.Errorf("messages.%d.role: unexpected role %q", i, m.Role)
 		}
 		blocks, err := anthropicContent(m.Content)
 		if err != nil {
-			return nil, wireOptions{}, fmt.Errorf("messages.%d.content: %w", i, err)
+			return nil, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.Role(m.Role), Content: blocks})
 	}
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
-	return req, wireOptions{stream: in.Stream}, nil
+	return req, nil
 }
 
 // anthropicText reads a field that is a string or a list of text blocks
@@ -127,28 +249,39 @@ func anthropicContent(raw json.RawMessage) ([]llm.Block, error) {
 	return out, nil
 }
 
-func (anthropicDialect) writeError(w http.ResponseWriter, status int, body ErrorBody) {
+func (anthropicDialect) writeError(w http.ResponseWriter, status int, body ErrorBody, requestID string) {
 	writeJSON(w, status, map[string]any{
-		"type":  "error",
-		"error": map[string]string{"type": body.Type, "message": body.Message},
+		"type":       "error",
+		"error":      map[string]string{"type": body.Type, "message": body.Message},
+		"request_id": requestID,
 	})
 }
 
+// anthropicUsage is a reply's usage in the API's shape: input_tokens
+// counts only the uncached prompt tokens, the cache's are apart.
+func anthropicUsage(u llm.Usage, output int64) map[string]int64 {
+	return map[string]int64{
+		"input_tokens":                u.Uncached(),
+		"cache_creation_input_tokens": u.CacheWriteTokens,
+		"cache_read_input_tokens":     u.CacheReadTokens,
+		"output_tokens":               output,
+	}
+}
+
 func (anthropicDialect) writeReply(w http.ResponseWriter, r *wireReply) {
-	content := make([]any, 0, len(r.content))
-	for _, b := range r.content {
+	content := make([]any, 0, len(r.content()))
+	for _, b := range r.content() {
 		content = append(content, anthropicOut(b))
 	}
-	w.Header().Set("request-id", "req_"+r.id)
 	writeJSON(w, http.StatusOK, map[string]any{
-		"id":            "msg_" + r.id,
+		"id":            newID("msg_", 24),
 		"type":          "message",
 		"role":          "assistant",
 		"model":         r.model,
 		"content":       content,
 		"stop_reason":   string(r.stop),
 		"stop_sequence": nil,
-		"usage":         map[string]int64{"input_tokens": r.usage.InputTokens, "output_tokens": r.usage.OutputTokens},
+		"usage":         anthropicUsage(r.usage, r.usage.OutputTokens),
 	})
 }
 
@@ -167,19 +300,39 @@ func anthropicOut(b llm.Block) map[string]any {
 	return map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": input}
 }
 
-func (anthropicDialect) writeStream(w http.ResponseWriter, r *wireReply, _ wireOptions, cut bool) {
-	w.Header().Set("request-id", "req_"+r.id)
+func (anthropicDialect) writeStream(w http.ResponseWriter, r *wireReply, _ wireOptions, end streamEnd) {
 	s := newSSE(w)
 	s.event("message_start", map[string]any{
 		"type": "message_start",
 		"message": map[string]any{
-			"id": "msg_" + r.id, "type": "message", "role": "assistant", "model": r.model,
+			"id": newID("msg_", 24), "type": "message", "role": "assistant", "model": r.model,
 			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]int64{"input_tokens": r.usage.InputTokens, "output_tokens": 1},
+			"usage": anthropicUsage(r.usage, 1),
 		},
 	})
 	s.event("ping", map[string]string{"type": "ping"})
-	for i, b := range r.content {
+	if !anthropicBlocks(s, r.content(), end.stops()) {
+		if end.errEvent != nil {
+			s.event("error", map[string]any{
+				"type":  "error",
+				"error": map[string]string{"type": end.errEvent.Type, "message": end.errEvent.Message},
+			})
+		}
+		return
+	}
+	s.event("message_delta", map[string]any{
+		"type":  "message_delta",
+		"delta": map[string]any{"stop_reason": string(r.stop), "stop_sequence": nil},
+		"usage": map[string]int64{"output_tokens": r.usage.OutputTokens},
+	})
+	s.event("message_stop", map[string]string{"type": "message_stop"})
+}
+
+// anthropicBlocks streams the content blocks. With stop set it stops after
+// the first delta (or at once, for a reply without content) and returns
+// false.
+func anthropicBlocks(s *sseWriter, content []llm.Block, stop bool) bool {
+	for i, b := range content {
 		var start map[string]any
 		var deltas []map[string]any
 		if b.Type == llm.TextBlock {
@@ -196,24 +349,32 @@ func (anthropicDialect) writeStream(w http.ResponseWriter, r *wireReply, _ wireO
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": start})
 		for _, d := range deltas {
 			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
-			if cut {
-				return
+			if stop {
+				return false
 			}
 		}
-		if cut {
-			return
+		if stop {
+			return false
 		}
 		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	if cut {
+	return !stop
+}
+
+// writeModels lists models in the Models API's shape.
+func (anthropicDialect) writeModels(w http.ResponseWriter, ids []string, one string, created time.Time, _ string) {
+	model := func(id string) map[string]any {
+		return map[string]any{"type": "model", "id": id, "display_name": id, "created_at": created.UTC().Format(time.RFC3339)}
+	}
+	if one != "" {
+		writeJSON(w, http.StatusOK, model(one))
 		return
 	}
-	s.event("message_delta", map[string]any{
-		"type":  "message_delta",
-		"delta": map[string]any{"stop_reason": string(r.stop), "stop_sequence": nil},
-		"usage": map[string]int64{"output_tokens": r.usage.OutputTokens},
-	})
-	s.event("message_stop", map[string]string{"type": "message_stop"})
+	data := make([]any, len(ids))
+	for i, id := range ids {
+		data[i] = model(id)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "has_more": false, "first_id": ids[0], "last_id": ids[len(ids)-1]})
 }
 
 // writeJSON answers with status and v as the JSON body.

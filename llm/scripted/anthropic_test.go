@@ -73,7 +73,7 @@ func TestAnthropicReplies(t *testing.T) {
 			`{text: "Reading both.", usage: {input: 40, output: 30}, tool_calls: [{name: read_file, input: {path: notes/a.txt}}, {id: toolu_x, name: list_dir, input: {path: "."}}]}`,
 			reply{Blocks: []block{
 				{Type: "text", Text: "Reading both."},
-				{Type: "tool_use", ID: "toolu_1", Name: "read_file", Input: `{"path":"notes/a.txt"}`},
+				{Type: "tool_use", ID: "toolu_…", Name: "read_file", Input: `{"path":"notes/a.txt"}`},
 				{Type: "tool_use", ID: "toolu_x", Name: "list_dir", Input: `{"path":"."}`},
 			}, Stop: "tool_use", In: 40, Out: 30},
 		},
@@ -101,7 +101,7 @@ func TestAnthropicReplies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(tt.want, anthropicView(m)); diff != "" {
+				if diff := cmp.Diff(tt.want, masked(anthropicView(m))); diff != "" {
 					t.Errorf("reply (-want +got):\n%s", diff)
 				}
 				if m.Model != "claude-test" {
@@ -225,8 +225,8 @@ func TestAnthropicRequestIsParsed(t *testing.T) {
 		Model: "claude-test", System: "Be brief.\nBe right.", MaxTokens: 1024,
 		Messages: []llm.Message{
 			llm.UserText("Summarise notes.txt"),
-			{Role: llm.Assistant, Content: []llm.Block{llm.ToolUse("toolu_1", "read_file", json.RawMessage(`{"path":"a.txt"}`))}},
-			{Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_1", "no such file", true)}},
+			{Role: llm.Assistant, Content: []llm.Block{llm.ToolUse(first.Content[0].ID, "read_file", json.RawMessage(`{"path":"a.txt"}`))}},
+			{Role: llm.User, Content: []llm.Block{llm.ToolResult(first.Content[0].ID, "no such file", true)}},
 		},
 		Tools: []llm.ToolSpec{{Name: "read_file", Description: "Read a file", InputSchema: got[1].Tools[0].InputSchema}},
 	}

@@ -24,9 +24,12 @@ type engine struct {
 // maxAttemptKeys bounds the attempt counters of one engine.
 const maxAttemptKeys = 1 << 18
 
-// attemptKey identifies "the same call made again": the same script,
+// attemptKey identifies "the same call made again": the same wire, script,
 // position and case, the same conversation content, the same session.
 type attemptKey struct {
+	// wire keeps the two wire formats apart: the same conversation sent
+	// as Anthropic and as OpenAI requests is two clients, not a retry.
+	wire     wire
 	script   int
 	position int
 	kase     int
@@ -54,7 +57,7 @@ func newEngine(sc *Scenario) *engine {
 // choose selects the reply for req. Failures of the scenario itself (no
 // script matches, exhausted, invalid) come back as a 400 reply, so both
 // transports report them the way a provider reports a bad request.
-func (e *engine) choose(req *llm.Request, session string) choice {
+func (e *engine) choose(req *llm.Request, session string, w wire) choice {
 	if e.invalid != nil {
 		return badRequest("", 0, e.invalid.Error())
 	}
@@ -92,7 +95,7 @@ func (e *engine) choose(req *llm.Request, session string) choice {
 		}
 		inline, attempts = &turn.Cases[ci].Reply, turn.Cases[ci].Attempts
 	}
-	key := attemptKey{script: si, position: pos, kase: ci, content: fingerprint(req), session: session}
+	key := attemptKey{wire: w, script: si, position: pos, kase: ci, content: fingerprint(req), session: session}
 	e.mu.Lock()
 	if len(e.attempts) >= maxAttemptKeys {
 		// Bound the memory of a long-running simulator: conversations

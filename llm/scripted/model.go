@@ -7,6 +7,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/classify"
 )
 
 // Config configures a Model. The zero value is ready to use.
@@ -48,7 +49,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	c := m.eng.choose(req, m.session)
+	c := m.eng.choose(req, m.session, wireNone)
 	r := c.reply
 	if r.Delay > 0 {
 		if err := m.clock.Sleep(ctx, r.Delay); err != nil {
@@ -65,12 +66,23 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			Message:  "connection dropped mid-reply (scripted drop)",
 			Err:      io.ErrUnexpectedEOF,
 		}
+	case r.StreamError != nil:
+		// What a streaming provider reports for an error event: no
+		// status (the stream had begun with 200), classified by type.
+		e := r.streamErrorBody(wireNone)
+		d := classify.Detail{Type: e.Type, Code: e.Code, Message: e.Message}
+		return nil, &llm.Error{
+			Provider: "scripted",
+			Class:    llm.ClassifyStatus(classify.StreamStatus(d), e.Type+" "+e.Code, e.Message),
+			Type:     d.Name(),
+			Message:  "error event mid-stream: " + e.Message,
+		}
 	}
-	return r.response(req, r.content()), nil
+	return r.response(req, r.content(localID)), nil
 }
 
 func (m *Model) statusError(r *Reply) *llm.Error {
-	body := r.errorBody()
+	body := r.errorBody(wireNone)
 	h := r.header()
 	return &llm.Error{
 		Provider:   "scripted",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 )
@@ -27,6 +28,8 @@ type openaiRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
+	// N is the number of choices; nil is one.
+	N             *int `json:"n"`
 	Stream        bool `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -48,6 +51,13 @@ type openaiToolCall struct {
 		Arguments string `json:"arguments"`
 	} `json:"function"`
 }
+
+func (openaiDialect) wire() wire              { return wireOpenAI }
+func (openaiDialect) requestIDHeader() string { return "x-request-id" }
+func (openaiDialect) toolID(int) string       { return newID("call_", 24) }
+
+// maxChoices is the most choices the API gives one request (n).
+const maxChoices = 128
 
 func (openaiDialect) decode(raw []byte) (*llm.Request, wireOptions, error) {
 	var in openaiRequest
@@ -104,7 +114,21 @@ func (openaiDialect) decode(raw []byte) (*llm.Request, wireOptions, error) {
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters})
 	}
-	opts := wireOptions{stream: in.Stream}
+	opts := wireOptions{stream: in.Stream, n: 1}
+	if in.N != nil {
+		// The API's own refusals of an n out of range.
+		switch n := *in.N; {
+		case n < 1:
+			return nil, wireOptions{}, &wireError{status: http.StatusBadRequest, body: ErrorBody{
+				Type: "invalid_request_error", Code: "integer_below_min_value", Param: "n",
+				Message: fmt.Sprintf("Invalid 'n': integer below minimum value. Expected a value >= 1, but got %d instead.", n)}}
+		case n > maxChoices:
+			return nil, wireOptions{}, &wireError{status: http.StatusBadRequest, body: ErrorBody{
+				Type: "invalid_request_error", Code: "integer_above_max_value", Param: "n",
+				Message: fmt.Sprintf("Invalid 'n': integer above maximum value. Expected a value <= %d, but got %d instead.", maxChoices, n)}}
+		}
+		opts.n = *in.N
+	}
 	if in.StreamOptions != nil {
 		opts.includeUsage = in.StreamOptions.IncludeUsage
 	}
@@ -137,25 +161,35 @@ func openaiText(raw json.RawMessage) (string, error) {
 	return strings.Join(texts, "\n"), nil
 }
 
-func (openaiDialect) writeError(w http.ResponseWriter, status int, body ErrorBody) {
+func (openaiDialect) writeError(w http.ResponseWriter, status int, body ErrorBody, _ string) {
 	if status == 529 {
 		// 529 is Anthropic's overload status; OpenAI says 503.
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, map[string]any{
-		"error": map[string]any{"message": body.Message, "type": body.Type, "code": body.Code, "param": nil},
-	})
+	writeJSON(w, status, map[string]any{"error": openaiError(body)})
 }
 
-// finishReason maps a stop reason onto OpenAI's finish_reason.
+// openaiError is an error object as the API writes it: code and param are
+// null when there are none.
+func openaiError(body ErrorBody) map[string]any {
+	return map[string]any{"message": body.Message, "type": body.Type, "param": nullable(body.Param), "code": nullable(body.Code)}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// finishReason maps a stop reason onto OpenAI's finish_reason. A refusal
+// finishes with "stop": the API says it in message.refusal instead.
 func finishReason(s llm.StopReason) string {
 	switch s {
 	case llm.ToolUseStop:
 		return "tool_calls"
 	case llm.MaxTokens:
 		return "length"
-	case llm.Refusal:
-		return "content_filter"
 	default:
 		return "stop"
 	}
@@ -180,78 +214,130 @@ func openaiParts(content []llm.Block) (string, []map[string]any) {
 	return text.String(), calls
 }
 
-func openaiUsage(u llm.Usage) map[string]int64 {
-	return map[string]int64{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.Total()}
+func openaiUsage(u llm.Usage) map[string]any {
+	return map[string]any{
+		"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.Total(),
+		"prompt_tokens_details":     map[string]int64{"cached_tokens": u.CacheReadTokens, "audio_tokens": 0},
+		"completion_tokens_details": map[string]int64{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+	}
 }
 
-func (openaiDialect) writeReply(w http.ResponseWriter, r *wireReply) {
-	text, calls := openaiParts(r.content)
-	msg := map[string]any{"role": "assistant", "content": text, "refusal": nil}
+// openaiReplyMessage is one choice's message: a refusal's text goes in refusal,
+// with content null, as the API sends it.
+func openaiReplyMessage(content []llm.Block, stop llm.StopReason) map[string]any {
+	text, calls := openaiParts(content)
+	msg := map[string]any{"role": "assistant", "content": text, "refusal": nil, "annotations": []any{}}
+	if stop == llm.Refusal {
+		msg["content"], msg["refusal"] = nil, text
+	}
 	if len(calls) > 0 {
 		msg["tool_calls"] = calls
 	}
-	w.Header().Set("x-request-id", "req_"+r.id)
+	return msg
+}
+
+func (openaiDialect) writeReply(w http.ResponseWriter, r *wireReply) {
+	choices := make([]any, len(r.choices))
+	for i, c := range r.choices {
+		choices[i] = map[string]any{"index": i, "message": openaiReplyMessage(c, r.stop), "finish_reason": finishReason(r.stop), "logprobs": nil}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"id":      "chatcmpl-" + r.id,
+		"id":      newID("chatcmpl-", 29),
 		"object":  "chat.completion",
 		"created": r.created,
 		"model":   r.model,
-		"choices": []any{map[string]any{
-			"index": 0, "message": msg, "finish_reason": finishReason(r.stop), "logprobs": nil,
-		}},
-		"usage": openaiUsage(r.usage),
+		"choices": choices,
+		"usage":   openaiUsage(r.usage),
 	})
 }
 
-func (openaiDialect) writeStream(w http.ResponseWriter, r *wireReply, opts wireOptions, cut bool) {
-	w.Header().Set("x-request-id", "req_"+r.id)
+func (openaiDialect) writeStream(w http.ResponseWriter, r *wireReply, opts wireOptions, end streamEnd) {
 	s := newSSE(w)
-	chunk := func(delta map[string]any, finish any) {
+	id := newID("chatcmpl-", 29)
+	chunk := func(i int, delta map[string]any, finish any) {
 		c := map[string]any{
-			"id": "chatcmpl-" + r.id, "object": "chat.completion.chunk", "created": r.created, "model": r.model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}},
+			"id": id, "object": "chat.completion.chunk", "created": r.created, "model": r.model,
+			"choices": []any{map[string]any{"index": i, "delta": delta, "finish_reason": finish, "logprobs": nil}},
 		}
 		if opts.includeUsage {
 			c["usage"] = nil
 		}
 		s.event("", c)
 	}
-	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-	text, _ := openaiParts(r.content)
-	for _, p := range pieces(text) {
-		chunk(map[string]any{"content": p}, nil)
-		if cut {
+	// Each choice streams in turn, told apart by its index as the API's
+	// chunks are; a cut or an error comes after the first choice's first
+	// delta.
+	for i, content := range r.choices {
+		if !openaiChoice(chunk, i, content, r.stop, end.stops()) {
+			if end.errEvent != nil {
+				s.event("", map[string]any{"error": openaiError(*end.errEvent)})
+			}
 			return
 		}
 	}
+	for i := range r.choices {
+		chunk(i, map[string]any{}, finishReason(r.stop))
+	}
+	if opts.includeUsage {
+		s.event("", map[string]any{
+			"id": id, "object": "chat.completion.chunk", "created": r.created, "model": r.model,
+			"choices": []any{}, "usage": openaiUsage(r.usage),
+		})
+	}
+	s.raw("", []byte("[DONE]"))
+}
+
+// openaiChoice streams one choice's deltas. With stop set it stops after
+// the first delta and returns false.
+func openaiChoice(chunk func(int, map[string]any, any), i int, content []llm.Block, reason llm.StopReason, stop bool) bool {
+	field := "content"
+	first := map[string]any{"role": "assistant", "content": "", "refusal": nil}
+	if reason == llm.Refusal {
+		field = "refusal"
+		first = map[string]any{"role": "assistant", "content": nil, "refusal": ""}
+	}
+	chunk(i, first, nil)
+	text, _ := openaiParts(content)
+	for _, p := range pieces(text) {
+		chunk(i, map[string]any{field: p}, nil)
+		if stop {
+			return false
+		}
+	}
 	call := 0
-	for _, b := range r.content {
+	for _, b := range content {
 		if b.Type != llm.ToolUseBlock {
 			continue
 		}
-		chunk(map[string]any{"tool_calls": []any{map[string]any{
+		chunk(i, map[string]any{"tool_calls": []any{map[string]any{
 			"index": call, "id": b.ID, "type": "function",
 			"function": map[string]string{"name": b.Name, "arguments": ""},
 		}}}, nil)
-		if cut {
-			return
+		if stop {
+			return false
 		}
 		for _, p := range pieces(string(b.Input)) {
-			chunk(map[string]any{"tool_calls": []any{map[string]any{
+			chunk(i, map[string]any{"tool_calls": []any{map[string]any{
 				"index": call, "function": map[string]string{"arguments": p},
 			}}}, nil)
 		}
 		call++
 	}
-	if cut {
+	return !stop
+}
+
+// writeModels lists models in the Models API's shape.
+func (openaiDialect) writeModels(w http.ResponseWriter, ids []string, one string, created time.Time, _ string) {
+	model := func(id string) map[string]any {
+		return map[string]any{"id": id, "object": "model", "created": created.Unix(), "owned_by": "system"}
+	}
+	if one != "" {
+		writeJSON(w, http.StatusOK, model(one))
 		return
 	}
-	chunk(map[string]any{}, finishReason(r.stop))
-	if opts.includeUsage {
-		s.event("", map[string]any{
-			"id": "chatcmpl-" + r.id, "object": "chat.completion.chunk", "created": r.created, "model": r.model,
-			"choices": []any{}, "usage": openaiUsage(r.usage),
-		})
+	data := make([]any, len(ids))
+	for i, id := range ids {
+		data[i] = model(id)
 	}
-	s.raw("", []byte("[DONE]"))
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }

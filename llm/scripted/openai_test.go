@@ -60,6 +60,9 @@ func openaiView(r *openai.ChatCompletion) reply {
 	if ch.Message.Content != "" {
 		v.Blocks = append(v.Blocks, block{Type: "text", Text: ch.Message.Content})
 	}
+	if ch.Message.Refusal != "" {
+		v.Blocks = append(v.Blocks, block{Type: "refusal", Text: ch.Message.Refusal})
+	}
 	for _, tc := range ch.Message.ToolCalls {
 		v.Blocks = append(v.Blocks, block{Type: "tool_use", ID: tc.ID, Name: tc.Function.Name, Input: tc.Function.Arguments})
 	}
@@ -81,19 +84,19 @@ func TestOpenAIReplies(t *testing.T) {
 			`{text: "Reading both.", usage: {input: 40, output: 30}, tool_calls: [{name: read_file, input: {path: notes/a.txt}}, {id: call_x, name: list_dir, input: {path: "."}}]}`,
 			reply{Blocks: []block{
 				{Type: "text", Text: "Reading both."},
-				{Type: "tool_use", ID: "toolu_1", Name: "read_file", Input: `{"path":"notes/a.txt"}`},
+				{Type: "tool_use", ID: "call_…", Name: "read_file", Input: `{"path":"notes/a.txt"}`},
 				{Type: "tool_use", ID: "call_x", Name: "list_dir", Input: `{"path":"."}`},
 			}, Stop: "tool_calls", In: 40, Out: 30},
 		},
 		{
 			"a reply cut at max_tokens finishes with length and keeps broken arguments",
 			`{tool_calls: [{name: write_file, raw_input: '{"path": "a.txt", "content": "unfini'}], stop: max_tokens, usage: {input: 40, output: 8}}`,
-			reply{Blocks: []block{{Type: "tool_use", ID: "toolu_1", Name: "write_file", Input: `{"path": "a.txt", "content": "unfini`}}, Stop: "length", In: 40, Out: 8},
+			reply{Blocks: []block{{Type: "tool_use", ID: "call_…", Name: "write_file", Input: `{"path": "a.txt", "content": "unfini`}}, Stop: "length", In: 40, Out: 8},
 		},
 		{
-			"a refusal finishes with content_filter",
-			`{text: "No.", stop: refusal, usage: {input: 40, output: 1}}`,
-			reply{Blocks: []block{{Type: "text", Text: "No."}}, Stop: "content_filter", In: 40, Out: 1},
+			"a refusal is message.refusal, content null, finishing with stop",
+			`{text: "I can't help with that.", stop: refusal, usage: {input: 40, output: 6}}`,
+			reply{Blocks: []block{{Type: "refusal", Text: "I can't help with that."}}, Stop: "stop", In: 40, Out: 6},
 		},
 	}
 	for _, tt := range tests {
@@ -104,7 +107,7 @@ func TestOpenAIReplies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(tt.want, openaiView(r)); diff != "" {
+				if diff := cmp.Diff(tt.want, masked(openaiView(r))); diff != "" {
 					t.Errorf("reply (-want +got):\n%s", diff)
 				}
 				if r.Model != "gpt-test" {
@@ -137,7 +140,9 @@ func TestOpenAIErrors(t *testing.T) {
 	}{
 		{"a 429 carries its retry-after header", `{status: 429, headers: {retry-after: "7"}, error: {type: requests, code: rate_limit_exceeded}}`, "requests", "rate_limit_exceeded", "7", 429},
 		{"a quota refusal is a 429 insufficient_quota", `{status: 429, error: {type: insufficient_quota, message: "You exceeded your current quota"}}`, "insufficient_quota", "insufficient_quota", "", 429},
-		{"an Anthropic-style 529 becomes OpenAI's 503", `{status: 529}`, "overloaded_error", "overloaded_error", "", 503},
+		{"an Anthropic-style 529 becomes OpenAI's 503, in OpenAI's words", `{status: 529}`, "server_error", "", "", 503},
+		{"a 401 is OpenAI's invalid_api_key, not Anthropic's authentication_error", `{status: 401}`, "invalid_request_error", "invalid_api_key", "", 401},
+		{"a bare 429 is OpenAI's requests and rate_limit_exceeded", `{status: 429}`, "requests", "rate_limit_exceeded", "", 429},
 	}
 	for _, tt := range tests {
 		for _, mode := range modes {
@@ -208,12 +213,12 @@ func TestOpenAIRequestIsParsed(t *testing.T) {
 		Messages: []llm.Message{
 			llm.UserText("Summarise notes"),
 			{Role: llm.Assistant, Content: []llm.Block{
-				llm.ToolUse("toolu_1", "read_file", json.RawMessage(`{"path":"a.txt"}`)),
-				llm.ToolUse("toolu_2", "read_file", json.RawMessage(`{"path":"b.txt"}`)),
+				llm.ToolUse(calls[0].ID, "read_file", json.RawMessage(`{"path":"a.txt"}`)),
+				llm.ToolUse(calls[1].ID, "read_file", json.RawMessage(`{"path":"b.txt"}`)),
 			}},
 			{Role: llm.User, Content: []llm.Block{
-				llm.ToolResult("toolu_1", "A: garden", false),
-				llm.ToolResult("toolu_2", "B: kitchen", false),
+				llm.ToolResult(calls[0].ID, "A: garden", false),
+				llm.ToolResult(calls[1].ID, "B: kitchen", false),
 			}},
 		},
 		Tools: []llm.ToolSpec{{Name: "read_file", Description: "Read a file", InputSchema: json.RawMessage(`{"type":"object"}`)}},

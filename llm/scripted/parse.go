@@ -159,7 +159,7 @@ func validateReplies(inline *Reply, attempts []Reply) error {
 func (r *Reply) isZero() bool {
 	return r.Text == "" && len(r.ToolCalls) == 0 && r.Stop == "" && !r.Empty &&
 		r.Usage == nil && r.Status == 0 && len(r.Headers) == 0 && r.Error == nil &&
-		!r.Drop && r.Delay == 0
+		!r.Drop && r.StreamError == nil && r.Delay == 0
 }
 
 var validStops = map[llm.StopReason]bool{
@@ -182,10 +182,14 @@ func (r *Reply) validate() error {
 		return errors.New("headers and error need a status")
 	case r.Empty && (content || r.Stop != ""):
 		return errors.New("an empty reply cannot have text, tool_calls or stop")
-	case r.Status == 0 && !r.Drop && !r.Empty && !content:
-		return errors.New("reply has no content: give text, tool_calls, empty: true, status or drop")
-	case r.Usage != nil && (r.Usage.Input < 0 || r.Usage.Output < 0):
+	case r.StreamError != nil && (r.Status != 0 || r.Drop || r.Empty):
+		return errors.New("stream_error cannot go with status, drop or empty")
+	case r.Status == 0 && !r.Drop && !r.Empty && r.StreamError == nil && !content:
+		return errors.New("reply has no content: give text, tool_calls, empty: true, status, drop or stream_error")
+	case r.Usage != nil && (r.Usage.Input < 0 || r.Usage.Output < 0 || r.Usage.CacheWrite < 0 || r.Usage.CacheRead < 0):
 		return errors.New("negative usage")
+	case r.Usage != nil && r.Usage.Input != 0 && r.Usage.CacheWrite+r.Usage.CacheRead > r.Usage.Input:
+		return errors.New("usage: cache_write and cache_read are part of input and cannot exceed it")
 	}
 	for i, tc := range r.ToolCalls {
 		if tc.Name == "" {

@@ -154,12 +154,15 @@ func (rl *RateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Type:    "rate_limit_error",
 		Message: fmt.Sprintf("scripted rate limit: at most %d requests per %s", rl.cfg.Limit, rl.cfg.Per),
 	}
+	var d dialect = openaiDialect{}
 	if anthropic {
-		anthropicDialect{}.writeError(w, http.StatusTooManyRequests, body)
-		return
+		d = anthropicDialect{}
+	} else {
+		body.Type, body.Code = "requests", "rate_limit_exceeded"
 	}
-	body.Type, body.Code = "requests", "rate_limit_exceeded"
-	openaiDialect{}.writeError(w, http.StatusTooManyRequests, body)
+	rid := newID("req_", 24)
+	w.Header().Set(d.requestIDHeader(), rid)
+	d.writeError(w, http.StatusTooManyRequests, body, rid)
 }
 
 // rfc3339Milli is RFC 3339 with milliseconds: a window of a few seconds

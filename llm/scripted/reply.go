@@ -2,17 +2,19 @@ package scripted
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/classify"
 )
 
 // content builds the reply's content blocks. Tool-use IDs not given are
-// generated as toolu_<n>, skipping any the scenario set itself, so IDs are
-// unique within the reply.
-func (r *Reply) content() []llm.Block {
+// made by id (1, 2, ... in the reply), skipping any the scenario set itself,
+// so IDs are unique within the reply.
+func (r *Reply) content(id func(n int) string) []llm.Block {
 	var out []llm.Block
 	if r.Text != "" {
 		out = append(out, llm.Text(r.Text))
@@ -23,16 +25,20 @@ func (r *Reply) content() []llm.Block {
 	}
 	n := 0
 	for _, tc := range r.ToolCalls {
-		id := tc.ID
-		for id == "" || (tc.ID == "" && used[id]) {
+		tid := tc.ID
+		for tid == "" || (tc.ID == "" && used[tid]) {
 			n++
-			id = fmt.Sprintf("toolu_%d", n)
+			tid = id(n)
 		}
-		used[id] = true
-		out = append(out, llm.ToolUse(id, tc.Name, tc.input()))
+		used[tid] = true
+		out = append(out, llm.ToolUse(tid, tc.Name, tc.input()))
 	}
 	return out
 }
+
+// localID is the in-process model's tool-use ID: toolu_<n>, readable in
+// tests; over HTTP each wire makes IDs in its provider's shape.
+func localID(n int) string { return fmt.Sprintf("toolu_%d", n) }
 
 // input is the tool call's input JSON: RawInput verbatim, else Input
 // marshalled (checked by Validate), else {}.
@@ -76,18 +82,20 @@ func (r *Reply) response(req *llm.Request, content []llm.Block) *llm.Response {
 	}
 }
 
-// usage is the scripted usage, with zero counts estimated.
+// usage is the scripted usage, with zero counts estimated. Cache writes
+// and reads are part of the input, as in llm.Usage.
 func (r *Reply) usage(req *llm.Request, content []llm.Block) llm.Usage {
 	var u llm.Usage
 	if r.Usage != nil {
-		u = llm.Usage{InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output}
+		u = llm.Usage{InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output,
+			CacheWriteTokens: r.Usage.CacheWrite, CacheReadTokens: r.Usage.CacheRead}
 	}
 	if u.InputTokens == 0 {
 		n := allTextLen(req)
 		for _, t := range req.Tools {
 			n += len(t.Name) + len(t.Description) + len(t.InputSchema)
 		}
-		u.InputTokens = estimate(n)
+		u.InputTokens = max(estimate(n), u.CacheWriteTokens+u.CacheReadTokens)
 	}
 	if u.OutputTokens == 0 {
 		n := 0
@@ -113,27 +121,60 @@ func (r *Reply) header() http.Header {
 	return h
 }
 
-// errorBody is the fault's type, message and code with defaults chosen
-// from the status, in the Anthropic vocabulary (the OpenAI transport keeps
-// the same strings: llm.ClassifyStatus reads both).
-func (r *Reply) errorBody() ErrorBody {
+// errorBody is the fault's type, message and code with the defaults of
+// wire, chosen from the status: each provider's own vocabulary, so a client
+// that reads the type or code sees what that API sends. The in-process
+// model uses Anthropic's names.
+func (r *Reply) errorBody(w wire) ErrorBody {
 	var e ErrorBody
 	if r.Error != nil {
 		e = *r.Error
 	}
-	if e.Type == "" {
-		e.Type = defaultErrorType(r.Status)
+	return e.withDefaults(r.Status, w)
+}
+
+// streamErrorBody is the stream_error's body with the defaults of wire:
+// the wire's overload (Anthropic overloaded_error, OpenAI server_error).
+func (r *Reply) streamErrorBody(w wire) ErrorBody {
+	status := 529
+	if w == wireOpenAI {
+		status = http.StatusServiceUnavailable
+	}
+	return r.StreamError.withDefaults(status, w)
+}
+
+// streamErrorStatus is the status a non-streaming request gets for a
+// stream_error: the one its type stands for before a stream starts.
+func streamErrorStatus(e ErrorBody) int {
+	return classify.StreamStatus(classify.Detail{Type: e.Type, Code: e.Code, Message: e.Message})
+}
+
+// withDefaults fills what the scenario left out of e for an error of
+// status on wire w.
+func (e ErrorBody) withDefaults(status int, w wire) ErrorBody {
+	var d ErrorBody
+	if w == wireOpenAI {
+		d = openaiDefaultError(status)
+	} else {
+		d = ErrorBody{Type: anthropicErrorType(status)}
+	}
+	switch {
+	case e.Type == "":
+		e.Type = d.Type
+		e.Code = cmp.Or(e.Code, d.Code)
+	case w == wireOpenAI && e.Code == "" && e.Type == "insufficient_quota":
+		// OpenAI's quota refusal says so in its type and its code alike.
+		e.Code = e.Type
 	}
 	if e.Message == "" {
-		e.Message = fmt.Sprintf("scripted %d %s", r.Status, http.StatusText(r.Status))
-	}
-	if e.Code == "" {
-		e.Code = e.Type
+		e.Message = cmp.Or(d.Message, fmt.Sprintf("scripted %d %s", status, http.StatusText(status)))
 	}
 	return e
 }
 
-func defaultErrorType(status int) string {
+// anthropicErrorType is the Messages API's error type for a status
+// (https://docs.claude.com/en/api/errors).
+func anthropicErrorType(status int) string {
 	switch status {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		return "invalid_request_error"
@@ -158,4 +199,36 @@ func defaultErrorType(status int) string {
 		return "api_error"
 	}
 	return "invalid_request_error"
+}
+
+// openaiDefaultError is the Chat Completions API's type, code and message
+// for a status, as its error-codes guide shows them: a 401 is type
+// invalid_request_error with code invalid_api_key, a 429 is type requests
+// with code rate_limit_exceeded, a 5xx is a server_error without a code.
+func openaiDefaultError(status int) ErrorBody {
+	switch status {
+	case http.StatusUnauthorized:
+		return ErrorBody{Type: "invalid_request_error", Code: "invalid_api_key",
+			Message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."}
+	case http.StatusPaymentRequired:
+		return ErrorBody{Type: "insufficient_quota", Code: "insufficient_quota",
+			Message: "You exceeded your current quota, please check your plan and billing details."}
+	case http.StatusForbidden:
+		return ErrorBody{Type: "invalid_request_error", Code: "unsupported_country_region_territory",
+			Message: "Country, region, or territory not supported"}
+	case http.StatusNotFound:
+		return ErrorBody{Type: "invalid_request_error", Code: "model_not_found",
+			Message: "The model does not exist or you do not have access to it."}
+	case http.StatusTooManyRequests:
+		return ErrorBody{Type: "requests", Code: "rate_limit_exceeded",
+			Message: "Rate limit reached for requests. Please try again later."}
+	case http.StatusInternalServerError:
+		return ErrorBody{Type: "server_error", Message: "The server had an error while processing your request. Sorry about that!"}
+	case http.StatusServiceUnavailable, 529:
+		return ErrorBody{Type: "server_error", Message: "The server is overloaded or not ready yet."}
+	}
+	if status >= 500 {
+		return ErrorBody{Type: "server_error"}
+	}
+	return ErrorBody{Type: "invalid_request_error"}
 }

@@ -87,6 +87,14 @@ type Reply struct {
 	// Drop makes the connection drop mid-reply. Over HTTP a streaming reply
 	// sends its first events (including the start of Text) first.
 	Drop bool `yaml:"drop"`
+	// StreamError ends a streaming reply with an error event after its
+	// first events, as a provider that fails mid-stream does (Anthropic's
+	// event: error, OpenAI's data: {"error": ...}); its type and message
+	// default as an overload's. A non-streaming request gets the error
+	// status the type stands for (overloaded_error 529, server_error 500,
+	// ...), and the in-process model the error a streaming provider
+	// reports: no status, classified by the type.
+	StreamError *ErrorBody `yaml:"stream_error"`
 	// Delay is waited before answering, on the configured clock; a
 	// cancelled context ends the wait.
 	Delay time.Duration `yaml:"delay"`
@@ -94,7 +102,10 @@ type Reply struct {
 
 // ToolCall is one tool use in a reply.
 type ToolCall struct {
-	// ID is the tool-use ID; default toolu_<n>, unique within the reply.
+	// ID is the tool-use ID. Default: a fresh ID in the shape of the wire
+	// it is sent on (toolu_ and 24 characters on the Anthropic wire,
+	// call_ and 24 on the OpenAI wire, unique in the process), and
+	// toolu_<n>, unique within the reply, in process.
 	ID string `yaml:"id"`
 	// Name is the tool's name; it need not be a tool the request offered
 	// (an invented tool is a failure worth scripting).
@@ -108,19 +119,34 @@ type ToolCall struct {
 
 // Usage is a reply's token counts.
 type Usage struct {
-	Input  int64 `yaml:"input"`
+	// Input counts every prompt token, the cached ones included.
+	Input int64 `yaml:"input"`
+	// Output counts the output tokens.
 	Output int64 `yaml:"output"`
+	// CacheWrite and CacheRead are the part of Input written to and read
+	// from the prompt cache. The OpenAI wire carries only CacheRead
+	// (prompt_tokens_details.cached_tokens).
+	CacheWrite int64 `yaml:"cache_write"`
+	CacheRead  int64 `yaml:"cache_read"`
 }
 
 // ErrorBody is the body of a scripted error reply.
 type ErrorBody struct {
-	// Type is the provider error type, e.g. rate_limit_error,
-	// overloaded_error, insufficient_quota; default from the status.
+	// Type is the provider error type, sent as written. Default: the type
+	// the wire's API gives the status (Anthropic rate_limit_error,
+	// overloaded_error, ...; OpenAI requests, invalid_request_error,
+	// server_error, ...).
 	Type string `yaml:"type"`
-	// Message defaults to a short text naming the status.
+	// Message defaults to the wire's message for the status, or a short
+	// text naming it.
 	Message string `yaml:"message"`
-	// Code is the OpenAI error code; default Type.
+	// Code is the OpenAI error code (rate_limit_exceeded,
+	// invalid_api_key, insufficient_quota, ...). Default: the status's
+	// when Type is defaulted too, else none (null), except that
+	// insufficient_quota is its own code.
 	Code string `yaml:"code"`
+	// Param is the OpenAI error's param; default none (null).
+	Param string `yaml:"param"`
 }
 
 // Match is a condition on a request's text. All its parts must hold.

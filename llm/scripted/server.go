@@ -2,14 +2,18 @@ package scripted
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // SessionHeader is the request header whose value separates identical
@@ -35,24 +39,36 @@ type ServerConfig struct {
 	// Requests, so a long-running `sim serve` does not grow without end.
 	// Default false: tests read them.
 	ForgetRequests bool
+	// Models are the model IDs GET /v1/models lists. Default: "scripted"
+	// and the model table's models (llm/models) of the API asked. Any
+	// model name is answered in a call, listed or not.
+	Models []string
 }
 
 // Server plays a scenario over HTTP, speaking the Anthropic Messages API
-// (POST /v1/messages) and the OpenAI Chat Completions API (POST
-// /v1/chat/completions and /chat/completions), streaming and not, so the
-// real SDK clients can be tested against it. It shares its reply
-// selection with Model.
+// (POST /v1/messages, POST /v1/messages/count_tokens) and the OpenAI Chat
+// Completions API (POST /v1/chat/completions and /chat/completions),
+// streaming and not, and both APIs' model listing (GET /v1/models and
+// /v1/models/ID, told apart by the anthropic-version header Anthropic's
+// clients send), so the real SDK clients can be tested against it. It
+// shares its reply selection with Model.
+//
+// It answers as the real APIs do where a client could notice: request IDs
+// in the request-id (Anthropic) or x-request-id (OpenAI) header of every
+// reply, errors in each API's own vocabulary, Anthropic's refusal of
+// unknown request fields, OpenAI's n choices and message.refusal, tool-call
+// IDs in each provider's shape.
 type Server struct {
 	eng       *engine
 	clock     clock.Clock
 	log       io.Writer
 	onRequest func(string, *llm.Request, []byte)
 	forget    bool
+	models    []string
 
 	mu       sync.Mutex
 	requests []llm.Request
 	logMu    sync.Mutex
-	seq      atomic.Int64
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -65,6 +81,7 @@ func NewServer(sc *Scenario, cfg ServerConfig) *Server {
 		log:       cfg.Log,
 		onRequest: cfg.OnRequest,
 		forget:    cfg.ForgetRequests,
+		models:    cfg.Models,
 	}
 }
 
@@ -76,63 +93,151 @@ func (s *Server) Requests() []llm.Request {
 	return append([]llm.Request(nil), s.requests...)
 }
 
+// wire names a wire format; the in-process model has none.
+type wire string
+
+const (
+	wireNone      wire = ""
+	wireAnthropic wire = "anthropic"
+	wireOpenAI    wire = "openai"
+)
+
 // dialect is one provider's wire format.
 type dialect interface {
-	// decode parses a request body.
+	// wire names the format.
+	wire() wire
+	// requestIDHeader is the header every reply carries its ID in.
+	requestIDHeader() string
+	// toolID makes the ID of a tool call the scenario gave none.
+	toolID(n int) string
+	// decode parses a request body. A *wireError says how to refuse it;
+	// any other error is a 400 invalid request.
 	decode(raw []byte) (*llm.Request, wireOptions, error)
 	// writeError answers with an error status in the provider's format.
-	writeError(w http.ResponseWriter, status int, body ErrorBody)
+	writeError(w http.ResponseWriter, status int, body ErrorBody, requestID string)
 	// writeReply answers with one JSON body.
 	writeReply(w http.ResponseWriter, r *wireReply)
-	// writeStream answers with server-sent events. With cut set it stops
-	// after the first events, for the caller to drop the connection.
-	writeStream(w http.ResponseWriter, r *wireReply, opts wireOptions, cut bool)
+	// writeStream answers with server-sent events, ended as end says.
+	writeStream(w http.ResponseWriter, r *wireReply, opts wireOptions, end streamEnd)
+	// writeModels answers a model listing (one == "") or one model.
+	writeModels(w http.ResponseWriter, ids []string, one string, created time.Time, requestID string)
 }
+
+// wireError is a refused request: the status and body to answer with.
+type wireError struct {
+	status int
+	body   ErrorBody
+}
+
+func (e *wireError) Error() string { return e.body.Message }
 
 // wireOptions are the transport choices a request makes.
 type wireOptions struct {
 	stream       bool
 	includeUsage bool
+	// n is the number of choices asked for (OpenAI); 1 by default.
+	n int
 }
+
+// streamEnd says how a stream ends: normally, cut after its first events
+// (for the caller to drop the connection), or with an error event after
+// its first events.
+type streamEnd struct {
+	cut      bool
+	errEvent *ErrorBody
+}
+
+// stops reports whether the stream stops after its first events.
+func (e streamEnd) stops() bool { return e.cut || e.errEvent != nil }
 
 // wireReply is a reply ready to be encoded.
 type wireReply struct {
-	id      string
-	model   string
-	created int64
-	content []llm.Block
+	id        string
+	requestID string
+	model     string
+	created   int64
+	// choices holds each choice's content; only OpenAI's n asks for more
+	// than one.
+	choices [][]llm.Block
 	stop    llm.StopReason
-	usage   llm.Usage
+	// usage counts every choice's output, as the APIs bill them.
+	usage llm.Usage
+}
+
+// content is the first choice's content.
+func (r *wireReply) content() []llm.Block { return r.choices[0] }
+
+func dialectOf(r *http.Request) dialect {
+	if r.Header.Get("anthropic-version") != "" || r.Header.Get("x-api-key") != "" {
+		return anthropicDialect{}
+	}
+	return openaiDialect{}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var d dialect
-	switch r.URL.Path {
-	case "/v1/messages":
-		d = anthropicDialect{}
-	case "/v1/chat/completions", "/chat/completions":
-		d = openaiDialect{}
+	switch p := r.URL.Path; {
+	case p == "/v1/messages":
+		s.serveTurn(w, r, anthropicDialect{})
+	case p == "/v1/chat/completions" || p == "/chat/completions":
+		s.serveTurn(w, r, openaiDialect{})
+	case p == "/v1/messages/count_tokens":
+		s.serveCountTokens(w, r)
+	case p == "/v1/models" || p == "/models":
+		s.serveModels(w, r, "")
+	case strings.HasPrefix(p, "/v1/models/") || strings.HasPrefix(p, "/models/"):
+		s.serveModels(w, r, p[strings.LastIndex(p, "/models/")+len("/models/"):])
 	default:
-		anthropicDialect{}.writeError(w, http.StatusNotFound, ErrorBody{Type: "not_found_error", Message: "no route " + r.URL.Path + " (want /v1/messages or /v1/chat/completions)"})
-		return
+		d := dialectOf(r)
+		rid := s.startReply(w, d)
+		d.writeError(w, http.StatusNotFound, ErrorBody{Type: "not_found_error", Message: "no route " + p +
+			" (want /v1/messages, /v1/messages/count_tokens, /v1/chat/completions or /v1/models)"}.withDefaults(http.StatusNotFound, d.wire()), rid)
 	}
+}
+
+// startReply gives the reply its request ID header and returns the ID.
+func (s *Server) startReply(w http.ResponseWriter, d dialect) string {
+	rid := newID("req_", 24)
+	w.Header().Set(d.requestIDHeader(), rid)
+	return rid
+}
+
+// readRequest reads a POST body for d, answering the failures itself; ok
+// is false when it did.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, d dialect, rid string) ([]byte, bool) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		d.writeError(w, http.StatusMethodNotAllowed, ErrorBody{Type: "invalid_request_error", Message: "use POST"})
-		return
+		d.writeError(w, http.StatusMethodNotAllowed, ErrorBody{Message: "use POST"}.withDefaults(http.StatusMethodNotAllowed, d.wire()), rid)
+		return nil, false
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
-		return // the client went away
+		return nil, false // the client went away
+	}
+	return raw, true
+}
+
+// refuse answers a request decode refused.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d dialect, rid string, err error) {
+	we := &wireError{status: http.StatusBadRequest, body: ErrorBody{Message: err.Error()}}
+	errors.As(err, &we)
+	s.logf("%s: %d %v", r.URL.Path, we.status, err)
+	d.writeError(w, we.status, we.body.withDefaults(we.status, d.wire()), rid)
+}
+
+// serveTurn answers one model call with the scenario's reply.
+func (s *Server) serveTurn(w http.ResponseWriter, r *http.Request, d dialect) {
+	rid := s.startReply(w, d)
+	raw, ok := s.readRequest(w, r, d, rid)
+	if !ok {
+		return
 	}
 	req, opts, err := d.decode(raw)
 	if err != nil {
-		s.logf("%s: 400 %v", r.URL.Path, err)
-		d.writeError(w, http.StatusBadRequest, ErrorBody{Type: "invalid_request_error", Message: err.Error()})
+		s.refuse(w, r, d, rid, err)
 		return
 	}
 	s.record(r.URL.Path, req, raw)
-	c := s.eng.choose(req, r.Header.Get(SessionHeader))
+	c := s.eng.choose(req, r.Header.Get(SessionHeader), d.wire())
 	rep := c.reply
 	if rep.Delay > 0 {
 		if err := s.clock.Sleep(r.Context(), rep.Delay); err != nil {
@@ -140,34 +245,106 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.logf("%s stream=%t %s -> %s", r.URL.Path, opts.stream, describe(c), outcome(rep))
-	if rep.Status != 0 {
+	s.logf("%s stream=%t %s -> %s", r.URL.Path, opts.stream, describe(c), outcome(rep, d.wire()))
+	switch {
+	case rep.Status != 0:
 		for k, v := range rep.header() {
 			w.Header()[k] = v
 		}
-		d.writeError(w, rep.Status, rep.errorBody())
+		d.writeError(w, rep.Status, rep.errorBody(d.wire()), rid)
 		return
-	}
-	if rep.Drop && !opts.stream {
+	case rep.StreamError != nil && !opts.stream:
+		// Before a stream starts, the failure an error event reports
+		// arrives as its status.
+		body := rep.streamErrorBody(d.wire())
+		d.writeError(w, streamErrorStatus(body), body, rid)
+		return
+	case rep.Drop && !opts.stream:
 		drop(w)
 		return
 	}
 	wr := &wireReply{
-		id:      fmt.Sprintf("scripted_%d", s.seq.Add(1)),
-		model:   cmp.Or(req.Model, "scripted"),
-		created: s.clock.Now().Unix(),
-		content: rep.content(),
-		stop:    rep.stop(),
+		id:        rid,
+		requestID: rid,
+		model:     cmp.Or(req.Model, "scripted"),
+		created:   s.clock.Now().Unix(),
+		stop:      rep.stop(),
 	}
-	wr.usage = rep.usage(req, wr.content)
+	for range max(opts.n, 1) {
+		wr.choices = append(wr.choices, rep.content(d.toolID))
+	}
+	wr.usage = rep.usage(req, wr.content())
+	wr.usage.OutputTokens *= int64(len(wr.choices))
 	if !opts.stream {
 		d.writeReply(w, wr)
 		return
 	}
-	d.writeStream(w, wr, opts, rep.Drop)
+	end := streamEnd{cut: rep.Drop}
+	if rep.StreamError != nil {
+		body := rep.streamErrorBody(d.wire())
+		end.errEvent = &body
+	}
+	d.writeStream(w, wr, opts, end)
 	if rep.Drop {
 		drop(w)
 	}
+}
+
+// serveCountTokens answers Anthropic's token counting: the request's
+// input tokens, estimated as a reply's usage is. It plays no turn.
+func (s *Server) serveCountTokens(w http.ResponseWriter, r *http.Request) {
+	d := anthropicDialect{}
+	rid := s.startReply(w, d)
+	raw, ok := s.readRequest(w, r, d, rid)
+	if !ok {
+		return
+	}
+	req, err := decodeCountTokens(raw)
+	if err != nil {
+		s.refuse(w, r, d, rid, err)
+		return
+	}
+	s.logf("%s -> counted", r.URL.Path)
+	writeJSON(w, http.StatusOK, map[string]int64{"input_tokens": (&Reply{}).usage(req, nil).InputTokens})
+}
+
+// serveModels answers a model listing, or one model when id is set, in the
+// format of the API the client speaks.
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request, id string) {
+	d := dialectOf(r)
+	rid := s.startReply(w, d)
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		d.writeError(w, http.StatusMethodNotAllowed, ErrorBody{Message: "use GET"}.withDefaults(http.StatusMethodNotAllowed, d.wire()), rid)
+		return
+	}
+	ids := s.listed(d.wire())
+	if id != "" && !slices.Contains(ids, id) {
+		body := ErrorBody{Type: "not_found_error", Message: "model: " + id}
+		if d.wire() == wireOpenAI {
+			body = ErrorBody{Type: "invalid_request_error", Code: "model_not_found",
+				Message: "The model `" + id + "` does not exist or you do not have access to it."}
+		}
+		d.writeError(w, http.StatusNotFound, body, rid)
+		return
+	}
+	s.logf("%s -> %d models", r.URL.Path, len(ids))
+	d.writeModels(w, ids, id, s.clock.Now(), rid)
+}
+
+// listed is the models /v1/models lists for a wire: ServerConfig.Models,
+// else "scripted" and the model table's models of that provider.
+func (s *Server) listed(w wire) []string {
+	if len(s.models) > 0 {
+		return s.models
+	}
+	ids := []string{"scripted"}
+	for _, m := range models.Default().Models() {
+		if m.Provider == string(w) && m.Name != models.Wildcard {
+			ids = append(ids, m.Name)
+		}
+	}
+	return ids
 }
 
 // drop closes the connection without finishing the response, as a network
@@ -209,12 +386,14 @@ func describe(c choice) string {
 }
 
 // outcome summarises a reply for the request log.
-func outcome(r *Reply) string {
+func outcome(r *Reply, w wire) string {
 	switch {
 	case r.Status != 0:
-		return fmt.Sprintf("status %d %s", r.Status, r.errorBody().Type)
+		return fmt.Sprintf("status %d %s", r.Status, r.errorBody(w).Type)
 	case r.Drop:
 		return "drop"
+	case r.StreamError != nil:
+		return "stream_error " + r.streamErrorBody(w).Type
 	case r.Empty:
 		return "empty"
 	}

@@ -33,7 +33,7 @@ turns:
 			wire = append(wire, reply{Stop: "error"})
 			continue
 		}
-		wire = append(wire, anthropicView(m))
+		wire = append(wire, masked(anthropicView(m)))
 		if m.StopReason != "tool_use" {
 			break
 		}
@@ -49,7 +49,7 @@ turns:
 			local = append(local, reply{Stop: "error"})
 			continue
 		}
-		local = append(local, localView(resp))
+		local = append(local, masked(localView(resp)))
 	}
 	if len(wire) != 4 {
 		t.Fatalf("played %d calls over the wire; want 4", len(wire))

@@ -3,6 +3,7 @@ package scripted_test
 import (
 	"bytes"
 	"net/http/httptest"
+	"regexp"
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/llm/scripted"
@@ -40,6 +41,23 @@ type reply struct {
 	Blocks  []block
 	Stop    string
 	In, Out int64
+}
+
+// generatedID matches a tool-call ID the server made: toolu_ or call_ and
+// 24 base-62 characters on the wire, toolu_<n> in process.
+var generatedID = regexp.MustCompile(`^(toolu_|call_)([A-Za-z0-9]{24}|[0-9]+)$`)
+
+// masked returns r with every generated tool-call ID replaced by its
+// prefix and "…", so replies compare whatever IDs were drawn.
+func masked(r reply) reply {
+	out := r
+	out.Blocks = append([]block(nil), r.Blocks...)
+	for i, b := range out.Blocks {
+		if m := generatedID.FindStringSubmatch(b.ID); m != nil {
+			out.Blocks[i].ID = m[1] + "…"
+		}
+	}
+	return out
 }
 
 // modes are the two ways each wire test talks to the server.

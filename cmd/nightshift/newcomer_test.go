@@ -1,0 +1,107 @@
+package main
+
+// Regression tests for what a newcomer tripped on (issue 17), each named
+// after the bug.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommandsOnALedgerThatDoesNotExistSayNoLedgerAndCreateNone(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "nosuch.db")
+	for _, args := range [][]string{
+		{"report", "--db", db},
+		{"report", "--db", db, "--json"},
+		{"task", "list", "--db", db},
+		{"task", "approve", "3", "--db", db},
+		{"task", "deny", "3", "--db", db},
+		{"task", "fail", "3", "--reason", "broken", "--db", db},
+	} {
+		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {
+			res := runCLI(t, args...)
+			if res.code != 2 || !strings.Contains(res.stderr, "no ledger at "+db) {
+				t.Errorf("exit %d, stderr %q; want 2 and no ledger at PATH", res.code, res.stderr)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("%s was created", db)
+			}
+		})
+	}
+	t.Run("task add still creates one", func(t *testing.T) {
+		if res := runCLI(t, "task", "add", "--db", db, "A task"); res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		if res := runCLI(t, "report", "--db", db); res.code != 0 {
+			t.Errorf("report on the new ledger: exit %d: %s", res.code, res.stderr)
+		}
+	})
+}
+
+func TestDirThatDoesNotExistSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: hi}]\n", "file.txt": "x"})
+	res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--dir", filepath.Join(dir, "nowhere"), "Anything")
+	if res.code != 2 || !strings.Contains(res.stderr, "does not exist") {
+		t.Errorf("exit %d, stderr %q; want 2 and does not exist", res.code, res.stderr)
+	}
+	res = runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--dir", filepath.Join(dir, "file.txt"), "Anything")
+	if res.code != 2 || !strings.Contains(res.stderr, "not a folder") {
+		t.Errorf("a file: exit %d, stderr %q; want 2 and not a folder", res.code, res.stderr)
+	}
+}
+
+func TestNightDemoRejectsPipelineAndLeavesNoTempFolders(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	res := runCLI(t, "night", "--demo", "--pipeline", "mine.yaml")
+	if res.code != 2 || !strings.Contains(res.stderr, "--pipeline") {
+		t.Errorf("--demo --pipeline: exit %d, stderr %q; want 2", res.code, res.stderr)
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	if res := runCLI(t, "night", "--demo", "--db", db); res.code != 0 && res.code != 8 {
+		t.Fatalf("night --demo: exit %d\n%s", res.code, res.stderr)
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "nightshift-demo-*"))
+	if err != nil || len(left) > 0 {
+		t.Errorf("night --demo left %q in the temp folder", left)
+	}
+}
+
+func TestEvalKeepsJudgeModelAndModelIsItsDeprecatedAlias(t *testing.T) {
+	scenario := "../../verify/eval/testdata/judge.yaml"
+	res := runCLI(t, "eval", "--provider", "scripted", "--scenario", scenario, "--model", "scripted")
+	if res.code != 0 || !strings.Contains(res.stderr, "--model is deprecated for eval: use --judge-model") || strings.Contains(res.stdout, "deprecated") {
+		t.Errorf("--model: exit %d, stderr %q; want it to work and say it is deprecated", res.code, res.stderr)
+	}
+	res = runCLI(t, "eval", "--provider", "scripted", "--scenario", scenario, "--model", "a", "--judge-model", "b")
+	if res.code != 2 || !strings.Contains(res.stderr, "give the judge once") {
+		t.Errorf("both, differing: exit %d, stderr %q; want 2", res.code, res.stderr)
+	}
+	if help := runCLI(t, "eval", "--help").stdout; strings.Contains(help, "--model ") || !strings.Contains(help, "--judge-model") {
+		t.Errorf("eval --help shows --model or lacks --judge-model:\n%s", help)
+	}
+}
+
+func TestOneStepIsNotOneSteps(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: Done.}]\n", "work/a.txt": "a"})
+	res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--dir", filepath.Join(dir, "work"), "--no-judge", "Say done")
+	if !strings.Contains(res.stderr, "done after 1 step (exit 0)") {
+		t.Errorf("stderr %q; want 'after 1 step'", res.stderr)
+	}
+}
+
+func TestMaxTokensFieldIsForTheOpenAIWire(t *testing.T) {
+	res := runCLIEnv(t, []string{"ANTHROPIC_API_KEY=k"}, "run", "--max-tokens-field", "max_tokens", "--dir", t.TempDir(), "Anything")
+	if res.code != 2 || !strings.Contains(res.stderr, "--max-tokens-field is for the OpenAI wire") {
+		t.Errorf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	res = runCLIEnv(t, []string{"OPENAI_API_KEY=k"}, "run", "--max-tokens-field", "max_output_tokens", "--dir", t.TempDir(), "Anything")
+	if res.code != 2 || !strings.Contains(res.stderr, "max_output_tokens") {
+		t.Errorf("a bad field: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
