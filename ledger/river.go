@@ -48,6 +48,10 @@ type backend interface {
 	// queues; start starts it, stop stops it (cancel: River's
 	// StopAndCancel).
 	newClient(w *Worker) error
+	// jobState reads a job's state through River's client (JobGet); a
+	// running job marked for cancellation reads "running (cancel
+	// marked)".
+	jobState(ctx context.Context, id int64) (string, error)
 	start(ctx context.Context) error
 	stop(ctx context.Context, cancel bool) error
 	close()
@@ -228,6 +232,27 @@ func (b *riverBackend[TDriver, TTx]) newClient(w *Worker) error {
 	}
 	b.client = client
 	return nil
+}
+
+func (b *riverBackend[TDriver, TTx]) jobState(ctx context.Context, id int64) (string, error) {
+	if b.client == nil {
+		return "", errNoClient
+	}
+	row, err := b.client.JobGet(ctx, id)
+	if errors.Is(err, rivertype.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	state := string(row.State)
+	var meta struct {
+		CancelAttemptedAt *time.Time `json:"cancel_attempted_at"`
+	}
+	if json.Unmarshal(row.Metadata, &meta) == nil && meta.CancelAttemptedAt != nil && row.State == rivertype.JobStateRunning {
+		state += " (cancel marked)"
+	}
+	return state, nil
 }
 
 func (b *riverBackend[TDriver, TTx]) start(ctx context.Context) error {

@@ -173,7 +173,7 @@ func (w *Worker) watchSettled(ctx context.Context) {
 	for len(left) > 0 {
 		var still []int64
 		for _, id := range left {
-			state, err := w.l.JobState(ctx, id)
+			state, err := w.l.b.jobState(ctx, id)
 			switch {
 			case err != nil || strings.HasPrefix(state, string(rivertype.JobStateRunning)):
 				still = append(still, id)
@@ -228,6 +228,7 @@ func (w *Worker) halt(ctx context.Context, cancel bool) error {
 		t.Stop()
 	}
 	w.stopPoll()
+	<-w.settled // watchSettled reads through the client stop is about to drop
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
 	err := w.l.b.stop(ctx, cancel)
