@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -64,6 +65,9 @@ type Client struct {
 	model     string
 	maxTokens int
 	stream    bool
+	// enc keeps the encoding of every message sent, so that a call
+	// encodes only what is new (request).
+	enc *encoded.Cache
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -110,20 +114,21 @@ func New(cfg Config) (*Client, error) {
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
+		enc:       encoded.New(0),
 	}, nil
 }
 
 // Generate makes one call to the Messages API. Every failure is a
 // *llm.Error with Provider "anthropic".
 func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	params, err := c.params(req)
+	call, err := c.request(req, c.stream)
 	if err != nil {
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, params)
+		return c.generateStream(ctx, call)
 	}
-	return c.generateOnce(ctx, params)
+	return c.generateOnce(ctx, call)
 }
 
 func defaultHTTPClient() *http.Client {

@@ -4,78 +4,210 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/cachepoint"
 )
 
-// params maps a provider-neutral request onto the SDK's. A request the API
-// could never accept (a tool schema that is not JSON) is a BadRequest,
-// found before anything is sent.
-func (c *Client) params(req *llm.Request) (sdk.MessageNewParams, error) {
-	p := sdk.MessageNewParams{
-		Model:     cmp.Or(req.Model, c.model),
-		MaxTokens: int64(cmp.Or(req.MaxTokens, c.maxTokens)),
-		Messages:  messages(req.Messages),
-	}
-	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System}}
-	}
-	for _, t := range req.Tools {
-		tool, err := toolParam(t)
-		if err != nil {
-			return p, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
-		}
-		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tool})
-	}
-	return p, nil
+// The forms a message or a head is encoded in: without or with a cache
+// breakpoint on its last block.
+const (
+	plain  = 0
+	marked = 1
+)
+
+// call is one request, ready to send: the parameters the SDK reads itself
+// (the model and the cap, for its timeout rule) and the body, built from
+// encodings kept by the client's cache (encodeOnce).
+type call struct {
+	params sdk.MessageNewParams
+	body   []byte
 }
 
-// messages maps the conversation. The API refuses empty text blocks and
-// messages without content, so both are left out; consecutive messages of
-// one role are merged by the API itself.
-func messages(in []llm.Message) []sdk.MessageParam {
-	out := make([]sdk.MessageParam, 0, len(in))
+// request maps a provider-neutral request onto the API's body. A request
+// the API could never accept (a tool schema that is not JSON) is a
+// BadRequest, found before anything is sent.
+//
+// Each message is encoded by the SDK's own types, once: the body of a
+// later call splices the same bytes (llm/internal/encoded), so a call
+// costs the encoding of what is new. With caching on (the default), the
+// head and the rolling turns carry cache breakpoints (cachepoint).
+func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
+	model := cmp.Or(req.Model, c.model)
+	maxTokens := int64(cmp.Or(req.MaxTokens, c.maxTokens))
+	kept := keptMessages(req.Messages)
+	var marks []int
+	if !req.NoCache {
+		marks = cachepoint.Rolling(kept)
+	}
+	var system, tools []byte
+	var err error
+	if req.System != "" {
+		form := plain
+		if !req.NoCache {
+			form = marked
+		}
+		system, err = c.enc.Parts([]string{req.System}, form, func() ([]byte, error) {
+			return json.Marshal([]sdk.TextBlockParam{textParam(req.System, form == marked)})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Tools) > 0 {
+		// Without a system prompt the head's breakpoint goes on the
+		// last tool.
+		form := plain
+		if !req.NoCache && req.System == "" {
+			form = marked
+		}
+		parts := make([]string, 0, 3*len(req.Tools))
+		for _, t := range req.Tools {
+			parts = append(parts, t.Name, t.Description, string(t.InputSchema))
+		}
+		tools, err = c.enc.Parts(parts, form, func() ([]byte, error) { return encodeTools(req.Tools, form == marked) })
+		if err != nil {
+			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+		}
+	}
+	msgs := make([][]byte, len(kept))
+	size := len(system) + len(tools) + len(model) + 96
+	for i := range kept {
+		form := plain
+		if slices.Contains(marks, i) {
+			form = marked
+		}
+		m := &kept[i]
+		if msgs[i], err = c.enc.Message(m, form, func() ([]byte, error) { return json.Marshal(messageParam(*m, form == marked)) }); err != nil {
+			return nil, err
+		}
+		size += len(msgs[i]) + 1
+	}
+
+	// The envelope is assembled here; everything in it was encoded by
+	// the SDK's types. "stream" comes first, where the SDK's own setting
+	// of it (NewStreaming sets it on the body) finds it at once.
+	b := make([]byte, 0, size)
+	if stream {
+		b = append(b, `{"stream":true,"model":`...)
+	} else {
+		b = append(b, `{"model":`...)
+	}
+	b = appendString(b, model)
+	b = append(b, `,"max_tokens":`...)
+	b = strconv.AppendInt(b, maxTokens, 10)
+	if system != nil {
+		b = append(b, `,"system":`...)
+		b = append(b, system...)
+	}
+	if tools != nil {
+		b = append(b, `,"tools":`...)
+		b = append(b, tools...)
+	}
+	b = append(b, `,"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
+	}
+	b = append(b, "]}"...)
+	return &call{params: sdk.MessageNewParams{Model: model, MaxTokens: maxTokens}, body: b}, nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
+}
+
+// keptMessages is the conversation as the API takes it. The API refuses
+// empty text blocks and messages without content, so both are left out;
+// consecutive messages of one role are merged by the API itself.
+func keptMessages(in []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(in))
 	for _, m := range in {
-		var blocks []sdk.ContentBlockParamUnion
+		n := 0
 		for _, b := range m.Content {
-			if pb, ok := blockParam(b); ok {
-				blocks = append(blocks, pb)
+			if sendable(b) {
+				n++
 			}
 		}
-		if len(blocks) == 0 {
+		switch {
+		case n == 0:
 			continue
+		case n < len(m.Content):
+			blocks := make([]llm.Block, 0, n)
+			for _, b := range m.Content {
+				if sendable(b) {
+					blocks = append(blocks, b)
+				}
+			}
+			m.Content = blocks
 		}
-		role := sdk.MessageParamRoleUser
-		if m.Role == llm.Assistant {
-			role = sdk.MessageParamRoleAssistant
-		}
-		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
+		out = append(out, m)
 	}
 	return out
 }
 
-func blockParam(b llm.Block) (sdk.ContentBlockParamUnion, bool) {
+// sendable reports whether the API takes b.
+func sendable(b llm.Block) bool {
 	switch b.Type {
 	case llm.TextBlock:
-		if b.Text == "" {
-			return sdk.ContentBlockParamUnion{}, false
-		}
-		return sdk.NewTextBlock(b.Text), true
+		return b.Text != ""
+	case llm.ToolUseBlock, llm.ToolResultBlock:
+		return true
+	}
+	return false
+}
+
+// messageParam maps a kept message; mark puts a cache breakpoint on its
+// last block.
+func messageParam(m llm.Message, mark bool) sdk.MessageParam {
+	blocks := make([]sdk.ContentBlockParamUnion, len(m.Content))
+	for i, b := range m.Content {
+		blocks[i] = blockParam(b, mark && i == len(m.Content)-1)
+	}
+	role := sdk.MessageParamRoleUser
+	if m.Role == llm.Assistant {
+		role = sdk.MessageParamRoleAssistant
+	}
+	return sdk.MessageParam{Role: role, Content: blocks}
+}
+
+func textParam(s string, mark bool) sdk.TextBlockParam {
+	p := sdk.TextBlockParam{Text: s}
+	if mark {
+		p.CacheControl = sdk.NewCacheControlEphemeralParam()
+	}
+	return p
+}
+
+func blockParam(b llm.Block, mark bool) sdk.ContentBlockParamUnion {
+	var cc sdk.CacheControlEphemeralParam
+	if mark {
+		cc = sdk.NewCacheControlEphemeralParam()
+	}
+	switch b.Type {
 	case llm.ToolUseBlock:
-		return sdk.NewToolUseBlock(b.ID, toolInput(b.Input), b.Name), true
+		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
+			ID: b.ID, Name: b.Name, Input: toolInput(b.Input), CacheControl: cc}}
 	case llm.ToolResultBlock:
-		r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: cc}
 		if b.IsError {
 			r.IsError = sdk.Bool(true)
 		}
 		if b.Text != "" {
 			r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Text}}}
 		}
-		return sdk.ContentBlockParamUnion{OfToolResult: &r}, true
+		return sdk.ContentBlockParamUnion{OfToolResult: &r}
 	}
-	return sdk.ContentBlockParamUnion{}, false
+	t := textParam(b.Text, mark)
+	return sdk.ContentBlockParamUnion{OfText: &t}
 }
 
 // toolInput returns a tool use's input for sending back in the history.
@@ -88,6 +220,23 @@ func toolInput(raw json.RawMessage) any {
 		return json.RawMessage(`{}`)
 	}
 	return raw
+}
+
+// encodeTools encodes the tool list; mark puts a cache breakpoint on the
+// last tool.
+func encodeTools(specs []llm.ToolSpec, mark bool) ([]byte, error) {
+	tools := make([]sdk.ToolUnionParam, len(specs))
+	for i, t := range specs {
+		tool, err := toolParam(t)
+		if err != nil {
+			return nil, err
+		}
+		if mark && i == len(specs)-1 {
+			tool.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+		tools[i] = sdk.ToolUnionParam{OfTool: tool}
+	}
+	return json.Marshal(tools)
 }
 
 // toolParam maps a tool spec. The SDK models input_schema with separate

@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -80,6 +81,9 @@ type Client struct {
 	maxTokens           int
 	maxCompletionTokens bool
 	stream              bool
+	// enc keeps the encoding of every message sent, so that a call
+	// encodes only what is new (request).
+	enc *encoded.Cache
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -128,6 +132,7 @@ func New(cfg Config) (*Client, error) {
 		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
+		enc:                 encoded.New(0),
 	}, nil
 }
 
@@ -153,12 +158,12 @@ func maxTokensField(field, base string) (string, error) {
 // Generate makes one call to the Chat Completions API. Every failure is a
 // *llm.Error with Provider "openai".
 func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	params, err := c.params(req)
+	call, err := c.request(req, c.stream)
 	if err != nil {
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, params)
+		return c.generateStream(ctx, call)
 	}
-	return c.generateOnce(ctx, params)
+	return c.generateOnce(ctx, call)
 }
