@@ -144,3 +144,26 @@ func TestEachMessageIsEncodedOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestAToolWithoutParametersIsSentWithAnInputSchema: the API requires
+// input_schema on every tool; the SDK leaves out an empty one, so a tool
+// whose schema named no properties (or that had no schema) went without
+// and the API refused the call.
+func TestAToolWithoutParametersIsSentWithAnInputSchema(t *testing.T) {
+	c, rec := setup(t, false, serve(wireReply{Blocks: []wireBlock{{Type: "text", Text: "ok"}}, StopReason: "end_turn"}))
+	req := &llm.Request{Messages: []llm.Message{llm.UserText("go")}, Tools: []llm.ToolSpec{
+		{Name: "now", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "ping"},
+	}}
+	if _, err := c.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := rec.last(t)
+	for i, tl := range body["tools"].([]any) {
+		got := tl.(map[string]any)["input_schema"]
+		want := map[string]any{"type": "object", "properties": map[string]any{}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("tool %d's input_schema (-want +got):\n%s", i, diff)
+		}
+	}
+}

@@ -247,6 +247,9 @@ func toolParam(t llm.ToolSpec) (*sdk.ToolParam, error) {
 	if t.Description != "" {
 		tool.Description = sdk.String(t.Description)
 	}
+	// The API requires input_schema, and the SDK leaves a zero one out:
+	// a tool without parameters gets an empty properties object.
+	tool.InputSchema.Properties = map[string]any{}
 	if len(t.InputSchema) == 0 {
 		return tool, nil
 	}
@@ -254,7 +257,9 @@ func toolParam(t llm.ToolSpec) (*sdk.ToolParam, error) {
 	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
 		return nil, fmt.Errorf("tool %q: input schema is not a JSON object: %w", t.Name, err)
 	}
-	tool.InputSchema.Properties = schema["properties"]
+	if p, ok := schema["properties"]; ok && p != nil {
+		tool.InputSchema.Properties = p
+	}
 	if req, ok := schema["required"].([]any); ok {
 		for _, r := range req {
 			if s, ok := r.(string); ok {
