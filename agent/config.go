@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
@@ -89,6 +91,32 @@ type Config struct {
 	// field is left out, since a run inside a library has no exit status
 	// (cmd/nightshift hands its table here).
 	Exit func(Outcome) int
+
+	// Budget limits the run's spend, every model call counted (the
+	// worker's and the judge's); default none. A call that would likely
+	// cross it is not made, and the run ends budget (paused: resumable).
+	Budget budget.Limits
+	// Price prices the worker's calls (the model table's row of its
+	// model), JudgePrice the judge's; default Price. Nil prices every
+	// call unknown, and a dollar budget then cannot be kept.
+	Price      budget.Pricer
+	JudgePrice budget.Pricer
+	// Timeout is the run's wall-clock limit, timed on Clock from Run's
+	// start; default none. When it passes, the call or tool running is
+	// stopped and the run ends timeout (paused: resumable).
+	Timeout time.Duration
+	// LoopLimit is how many identical tool calls in a row (same tool,
+	// input and result) warn the model once; one more such call ends the
+	// run as step-limit ("loop: TOOL repeated N times"). Default 3
+	// (DefaultLoopLimit); negative turns loop detection off.
+	LoopLimit int
+	// Checkpoint saves the run's progress after every step, so that a
+	// paused or dead run can be resumed; default none.
+	Checkpoint Checkpointer
+	// Resume, when set, continues a run from a saved State instead of
+	// starting one: its messages replace the task, and its steps, spend,
+	// verify round and loop count go on from where they were.
+	Resume *State
 }
 
 // Snapshotter captures the workspace around a danger-class tool call.
@@ -122,6 +150,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RunID == "" {
 		c.RunID = NewRunID(c.Clock.Now())
+	}
+	switch {
+	case c.LoopLimit == 0:
+		c.LoopLimit = DefaultLoopLimit
+	case c.LoopLimit < 0:
+		c.LoopLimit = 0
+	}
+	if c.JudgePrice == nil {
+		c.JudgePrice = c.Price
 	}
 	return c
 }

@@ -10,6 +10,14 @@
 // "done" is only a claim until the verifier, which the worker does not
 // control, passes it.
 //
+// And the loop stops in time: every call of the run, the judge's too, goes
+// through a budget meter that refuses the call that would cross the
+// budget (outcome budget); a Timeout ends it on the injected clock
+// (outcome timeout); the same tool call getting the same result again and
+// again is warned once, then ends the run (step-limit, ErrLoop). Those
+// outcomes pause a run rather than fail it: after every step the loop
+// hands its State to a Checkpointer, and Config.Resume goes on from one.
+//
 //	res := agent.Run(ctx, agent.Config{Model: m, Tools: tools, Root: root}, "write docs/install.md")
 //	fmt.Println(res.Outcome, res.Answer)
 //

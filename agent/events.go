@@ -5,6 +5,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 func (r *run) emit(typ, detail string, data map[string]any) {
@@ -34,10 +35,22 @@ func (r *run) turnEvent(resp *llm.Response) {
 	if names == nil {
 		names = []string{}
 	}
-	r.emit("turn", detail, map[string]any{
-		"stop_reason":   string(resp.StopReason),
-		"tools":         names,
-		"input_tokens":  resp.Usage.InputTokens,
-		"output_tokens": resp.Usage.OutputTokens,
-	})
+	data := map[string]any{"stop_reason": string(resp.StopReason), "tools": names}
+	cost := models.Unknown
+	if r.cfg.Price != nil {
+		cost = r.cfg.Price(resp.Usage)
+	}
+	addUsage(data, resp.Usage, cost)
+	r.emit("turn", detail, data)
+}
+
+// addUsage adds the fields of a usage to an event (docs/events.md): the
+// tokens, cache writes and reads included, and cost_usd only when the
+// cost is known, since an unknown cost must never read as free.
+func addUsage(data map[string]any, u llm.Usage, c models.Cost) {
+	data["input_tokens"], data["output_tokens"] = u.InputTokens, u.OutputTokens
+	data["cache_write_tokens"], data["cache_read_tokens"] = u.CacheWriteTokens, u.CacheReadTokens
+	if usd, ok := c.USD(); ok {
+		data["cost_usd"] = usd
+	}
 }

@@ -18,7 +18,20 @@ const (
 	NotAllDone    Outcome = "not-all-done"
 	// Parked: a gate asked for a person and nobody is there (the night);
 	// the task waits for `nightshift task approve`.
-	Parked      Outcome = "parked"
+	Parked Outcome = "parked"
+	// Budget: the next call would have crossed the run's spend or token
+	// budget, so it was not made. The run is paused, not failed: its
+	// checkpoint and its changes are kept for a resume.
+	Budget Outcome = "budget"
+	// Timeout: the run's wall-clock limit passed. Paused, like Budget.
+	Timeout Outcome = "timeout"
+	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
+	// context). Paused, like Budget.
 	Interrupted Outcome = "interrupted"
 	Failed      Outcome = "error"
 )
+
+// Paused reports whether o stopped a run that may be resumed where it
+// stopped (budget, timeout, interrupted) rather than ended it: the
+// lifecycle keeps such a run's changes and checkpoint.
+func (o Outcome) Paused() bool { return o == Budget || o == Timeout || o == Interrupted }

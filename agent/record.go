@@ -8,6 +8,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -24,20 +25,26 @@ type Record struct {
 	Outcome Outcome   `json:"outcome"`
 	// Exit is the exit status of the process that ran the run, when it
 	// has one (the lifecycle fills it with Config.Exit); nil leaves it out.
-	Exit         *int           `json:"exit,omitempty"`
-	Reason       string         `json:"reason"`
-	Error        string         `json:"error,omitempty"`
-	Answer       string         `json:"answer,omitempty"`
-	Steps        int            `json:"steps"`
-	Usage        llm.Usage      `json:"usage"`
+	Exit   *int      `json:"exit,omitempty"`
+	Reason string    `json:"reason"`
+	Error  string    `json:"error,omitempty"`
+	Answer string    `json:"answer,omitempty"`
+	Steps  int       `json:"steps"`
+	Usage  llm.Usage `json:"usage"`
+	// Cost is the run's cost in US dollars by the model table; left out
+	// when unknown, never written as zero.
+	Cost         models.Cost    `json:"cost_usd,omitzero"`
 	FailedChecks []string       `json:"failed_checks,omitempty"`
 	FailsByCheck map[string]int `json:"fails_by_check,omitempty"`
 	// Patch is the diff of what a rolled-back run attempted.
 	Patch string `json:"patch,omitempty"`
 	// RolledBack lists what the rollback restored; Conflicts what it left
 	// because something else changed it during the run.
-	RolledBack []string      `json:"rolled_back,omitempty"`
-	Conflicts  []string      `json:"conflicts,omitempty"`
+	RolledBack []string `json:"rolled_back,omitempty"`
+	Conflicts  []string `json:"conflicts,omitempty"`
+	// Checkpoint is the checkpoint log of a paused run (budget, timeout,
+	// interrupted), which `nightshift run --resume RUN` goes on from.
+	Checkpoint string        `json:"checkpoint,omitempty"`
 	Events     []event.Event `json:"events"`
 }
 
@@ -46,7 +53,7 @@ func NewRecord(task, model string, started, ended time.Time, res *Result, events
 	rec := &Record{
 		Run: res.RunID, Task: task, Model: model, Started: started, Ended: ended,
 		Outcome: res.Outcome, Reason: res.Reason,
-		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage,
+		Answer: res.Answer, Steps: res.Steps, Usage: res.Usage, Cost: res.Cost,
 		FailedChecks: res.FailedChecks, FailsByCheck: res.FailsByCheck, Events: events,
 	}
 	if res.Err != nil {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -20,21 +23,35 @@ const (
 	schemaPrefix = "[harness] Your final answer must be JSON valid against the required schema. It was not: "
 )
 
+// ErrTimeout is the cause of a run's context once its Timeout passed.
+var ErrTimeout = errors.New("the run's time limit passed")
+
 // run is the state of one run.
 type run struct {
-	cfg    Config
-	task   string
-	msgs   []llm.Message
-	res    *Result
-	model  llm.Model
-	judge  *verify.Verifier
+	cfg   Config
+	task  string
+	msgs  []llm.Message
+	res   *Result
+	model llm.Model
+	judge *verify.Verifier
+	meter *budget.Meter
+	// ctx is the run's context: the caller's, ended by Timeout as well.
+	ctx context.Context
+	// maxTok is the next call's output cap, cuts the max_tokens cuts in a
+	// row, text the free text stitched from cut replies so far.
 	maxTok int
-	// text stitches free text continued after max_tokens cuts.
-	text strings.Builder
+	cuts   int
+	text   strings.Builder
+	loop   Loop
+	// changed is the files a resumed run had changed before, for the
+	// judge (the workspace's own list starts empty with each Run).
+	changed []string
 }
 
 // Run runs the task to exactly one outcome. It never panics on a
-// provider's, a tool's or a model's failure; those are outcomes.
+// provider's, a tool's or a model's failure; those are outcomes. With
+// Config.Resume set it goes on from that State instead, and task is only
+// what the verifier and the record are told.
 func Run(ctx context.Context, cfg Config, task string) *Result {
 	cfg = cfg.withDefaults()
 	r := &run{
@@ -43,52 +60,132 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		res:    &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
 		maxTok: cfg.MaxTokens,
 	}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = clock.WithTimeout(ctx, cfg.Clock, cfg.Timeout, ErrTimeout)
+		defer cancel()
+	}
+	r.ctx = ctx
+	var spent budget.Spend
+	if st := cfg.Resume; st != nil {
+		r.restore(st)
+		spent = st.Spent
+	}
+	r.meter = budget.NewMeter(cfg.Budget, spent)
+	r.spent()
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.withRetryEvents(cfg.Model, cfg.Retry)
+	r.model = r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price)
 	r.judge = r.verifier()
-	r.msgs = append(r.msgs, llm.UserText(task))
-	r.emit("start", fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps), map[string]any{
-		"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps,
-	})
-	return r.loop(ctx)
+	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
+	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
+	if cfg.Resume != nil {
+		data["resumed"], data["from_step"] = true, r.res.Steps
+		detail += fmt.Sprintf(" resumed at step %d", r.res.Steps)
+	} else {
+		r.msgs = append(r.msgs, llm.UserText(task))
+	}
+	r.emit("start", detail, data)
+	if p := cfg.Resume; p != nil && p.Pending != nil {
+		if out := r.finishPending(ctx, p.Pending); out != nil {
+			return out
+		}
+	}
+	return r.steps(ctx)
 }
 
-func (r *run) loop(ctx context.Context) *Result {
-	cuts := 0
+// restore takes up a saved state.
+func (r *run) restore(st *State) {
+	r.msgs = slices.Clone(st.Messages)
+	r.res.Steps = st.Steps
+	for k, v := range st.FailsByCheck {
+		r.res.FailsByCheck[k] = v
+	}
+	r.res.FailedChecks = st.FailedChecks
+	if st.MaxTokens > 0 {
+		r.maxTok = st.MaxTokens
+	}
+	r.cuts = st.Cuts
+	r.text.WriteString(st.Text)
+	r.loop = st.Loop
+	r.changed = st.Changed
+}
+
+// state is the run's progress now.
+func (r *run) state() *State {
+	return &State{
+		Messages: r.msgs, Steps: r.res.Steps, Spent: r.meter.Spent(),
+		FailsByCheck: r.res.FailsByCheck, FailedChecks: r.res.FailedChecks,
+		MaxTokens: r.maxTok, Cuts: r.cuts, Text: r.text.String(), Loop: r.loop,
+		Changed: r.changedFiles(),
+	}
+}
+
+// save hands the state to the checkpointer. A failure to save does not
+// stop the run (it only costs the chance to resume it), but it is said.
+func (r *run) save(st *State) {
+	if r.cfg.Checkpoint == nil {
+		return
+	}
+	if err := r.cfg.Checkpoint.Save(st); err != nil {
+		r.emit("checkpoint", "FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+	}
+}
+
+// changedFiles is every file the run changed: before a resume and since.
+func (r *run) changedFiles() []string {
+	var now []string
+	if r.cfg.Root != nil {
+		now = r.cfg.Root.Changed()
+	}
+	if len(r.changed) == 0 {
+		return now
+	}
+	out := append(slices.Clone(r.changed), now...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// steps is the loop: a model call, its tools or its verification, again,
+// until one outcome.
+func (r *run) steps(ctx context.Context) *Result {
 	for {
+		if err := ctx.Err(); err != nil {
+			return r.apiEnd(err)
+		}
 		if r.res.Steps >= r.cfg.MaxSteps {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
 		}
 		r.res.Steps++
 		resp, err := r.call(ctx)
 		if err != nil {
+			if o, _, _ := r.classify(err); o.Paused() {
+				// The call was not made (budget), or was cut short and
+				// its reply lost: it is no step, and a resumed run
+				// makes it again.
+				r.res.Steps--
+			}
 			return r.apiEnd(err)
 		}
 		r.turnEvent(resp)
 
 		if resp.StopReason == llm.MaxTokens {
-			cuts++
-			if cuts >= MaxCutsInARow {
-				return r.end(Truncated, fmt.Sprintf("the output was cut off by max_tokens %d times in a row", cuts), nil)
+			r.cuts++
+			if r.cuts >= MaxCutsInARow {
+				return r.end(Truncated, fmt.Sprintf("the output was cut off by max_tokens %d times in a row", r.cuts), nil)
 			}
 			r.truncated(resp)
+			r.save(r.state())
 			continue
 		}
-		cuts = 0
+		r.cuts = 0
 
 		msg := resp.Message()
 		if len(msg.ToolUses()) > 0 {
 			r.msgs = append(r.msgs, msg)
-			results, parked := r.runTools(ctx, msg.ToolUses())
-			if parked != nil {
-				r.res.Parked = parked
-				return r.end(Parked, fmt.Sprintf("the gate asks a person about %s; the task is parked", parked.Tool), nil)
-			}
-			r.msgs = append(r.msgs, llm.Message{Role: llm.User, Content: results})
-			if err := ctx.Err(); err != nil {
-				return r.apiEnd(err)
+			if out := r.toolStep(ctx, msg.ToolUses(), nil); out != nil {
+				return out
 			}
 			continue
 		}
@@ -108,6 +205,7 @@ func (r *run) loop(ctx context.Context) *Result {
 			if problem := checkSchema(r.cfg.OutputSchema, answer); problem != "" {
 				r.emit("schema", "invalid: "+problem, map[string]any{"error": problem})
 				r.msgs = append(r.msgs, llm.UserText(schemaPrefix+problem))
+				r.save(r.state())
 				continue
 			}
 		}
@@ -115,10 +213,67 @@ func (r *run) loop(ctx context.Context) *Result {
 		if out := r.verify(ctx, answer); out != nil {
 			return out
 		}
+		r.save(r.state())
 	}
 }
 
-// call makes one worker model call through the retry layer.
+// toolStep runs the tool calls of the reply that ends r.msgs (done holds
+// the results a resumed run had recorded already; nil for a new reply),
+// feeds the results back and saves the step. It returns the result when
+// the run ends here.
+func (r *run) toolStep(ctx context.Context, uses []llm.Block, done []llm.Block) *Result {
+	if done == nil {
+		// Saved before any tool runs, so that a run that dies midway
+		// knows which calls had been sent (see Checkpointer).
+		st := r.state()
+		st.Pending = &Pending{}
+		r.save(st)
+	}
+	results, stop := r.runTools(ctx, uses, done)
+	switch {
+	case stop.parked != nil:
+		r.res.Parked = stop.parked
+		return r.end(Parked, fmt.Sprintf("the gate asks a person about %s; the task is parked", stop.parked.Tool), nil)
+	case stop.err != nil:
+		return r.apiEnd(stop.err)
+	}
+	warn, loopEnd := r.checkLoop(uses, results)
+	content := results
+	if warn != "" {
+		content = append(content, llm.Text(warn))
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: llm.User, Content: content})
+	if loopEnd != "" {
+		r.emit("loop", "stopped: "+strings.TrimPrefix(loopEnd, "loop: "), map[string]any{
+			"tool": r.loop.Tool, "count": r.loop.Count, "action": "stop",
+		})
+		return r.end(StepLimit, loopEnd, &LoopError{Tool: r.loop.Tool, Count: r.loop.Count})
+	}
+	r.save(r.state())
+	return nil
+}
+
+// finishPending finishes the tool calls of a resumed run's last reply,
+// which were running when it stopped: the recorded results stand, the
+// others are run again or answered as unknown (runTools).
+func (r *run) finishPending(ctx context.Context, p *Pending) *Result {
+	if len(r.msgs) == 0 {
+		return nil
+	}
+	last := r.msgs[len(r.msgs)-1]
+	uses := last.ToolUses()
+	if last.Role != llm.Assistant || len(uses) == 0 {
+		return nil
+	}
+	done := p.Results
+	if done == nil {
+		done = []llm.Block{}
+	}
+	return r.toolStep(ctx, uses, done)
+}
+
+// call makes one worker model call through the meter and the retry
+// layer.
 func (r *run) call(ctx context.Context) (*llm.Response, error) {
 	req := &llm.Request{
 		Model:     r.cfg.ModelName,
@@ -133,7 +288,8 @@ func (r *run) call(ctx context.Context) (*llm.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	r.res.Calls++
+	r.spent()
 	return resp, nil
 }
 
@@ -167,10 +323,11 @@ func (r *run) verify(ctx context.Context, answer string) *Result {
 	in := verify.Input{Task: r.task, Answer: answer}
 	if r.cfg.Root != nil {
 		in.Dir = r.cfg.Root.Dir()
-		in.Changed = r.cfg.Root.Changed()
+		in.Changed = r.changedFiles()
 	}
-	v, usage, err := r.judge.Verify(ctx, in)
-	r.res.Usage = r.res.Usage.Add(usage)
+	// The judge's usage is counted by the meter its model is behind.
+	v, _, err := r.judge.Verify(ctx, in)
+	r.spent()
 	if err != nil {
 		return r.apiEnd(fmt.Errorf("verifier: %w", err))
 	}
@@ -227,25 +384,52 @@ func (r *run) verifier() *verify.Verifier {
 		}
 		if r.cfg.Verifier.Judge != nil {
 			j := *r.cfg.Verifier.Judge
-			// The judge's call goes through the same retry layer.
+			// The judge's call goes through the same retry layer, and
+			// counts against the same budget.
 			p := r.cfg.Retry
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.withRetryEvents(j.Model, p)
+			j.Model = r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice)
 			v.Judge = &j
 		}
 	}
 	return v
 }
 
-// apiEnd ends the run on a call's error: interrupted when the context
-// ended, api-failure otherwise.
+// spent copies the meter's totals into the result.
+func (r *run) spent() {
+	s := r.meter.Spent()
+	r.res.Usage, r.res.Cost = s.Usage, s.Cost
+}
+
+// apiEnd ends the run on a call's error (classify).
 func (r *run) apiEnd(err error) *Result {
-	if errors.Is(err, context.Canceled) || llm.ClassOf(err) == llm.Canceled {
-		return r.end(Interrupted, "interrupted", err)
+	o, reason, err := r.classify(err)
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) {
+		data := map[string]any{"limit": ex.Limit, "max": ex.Max, "spent": ex.Spent, "next": ex.Next}
+		if ex.Unknown {
+			data["unknown"] = true
+		}
+		r.emit("budget", "stop: "+reason, data)
 	}
-	return r.end(APIFailure, err.Error(), err)
+	return r.end(o, reason, err)
+}
+
+// classify names the outcome of a call's error: budget when the meter
+// refused the call, timeout when the run's time limit stopped it,
+// interrupted when the caller's context ended, api-failure otherwise.
+func (r *run) classify(err error) (Outcome, string, error) {
+	switch {
+	case errors.Is(err, budget.ErrExceeded):
+		return Budget, err.Error(), err
+	case r.ctx.Err() != nil && errors.Is(context.Cause(r.ctx), ErrTimeout):
+		return Timeout, fmt.Sprintf("the run's time limit of %s passed", r.cfg.Timeout), ErrTimeout
+	case errors.Is(err, context.Canceled) || llm.ClassOf(err) == llm.Canceled || r.ctx.Err() != nil:
+		return Interrupted, "interrupted", err
+	}
+	return APIFailure, err.Error(), err
 }
 
 // withRetryEvents wraps m in the retry layer, emitting a retry event for
@@ -283,18 +467,20 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 	if o != Done && o != Unverified {
 		r.res.Answer = ""
 	}
+	if r.meter != nil {
+		r.spent()
+		r.res.State = r.state()
+	}
 	if r.cfg.OnEnd != nil {
 		r.cfg.OnEnd(r.res)
 	}
 	u := r.res.Usage
-	data := map[string]any{
-		"outcome": string(o), "steps": r.res.Steps, "reason": reason,
-		"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
-	}
+	data := map[string]any{"outcome": string(o), "steps": r.res.Steps, "reason": reason}
+	addUsage(data, u, r.res.Cost)
 	if r.cfg.Exit != nil {
 		data["exit"] = r.cfg.Exit(o)
 	}
-	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out", o, r.res.Steps, u.InputTokens, u.OutputTokens), data)
+	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out cost=%s", o, r.res.Steps, u.InputTokens, u.OutputTokens, r.res.Cost), data)
 	return r.res
 }
 

@@ -189,6 +189,7 @@ turns:
   - tool_calls: [{name: list_dir, input: {path: .}}]
 `, nil)
 		f.cfg.MaxSteps = 5
+		f.cfg.LoopLimit = -1 // the same call again and again: the loop detector would stop it first
 		res := agent.Run(context.Background(), f.cfg, "loop forever")
 		if res.Outcome != agent.StepLimit || res.Steps != 5 || len(f.model.requests()) != 5 {
 			t.Fatalf("outcome %s after %d steps and %d calls, want step-limit after 5", res.Outcome, res.Steps, len(f.model.requests()))

@@ -19,35 +19,120 @@ type errTransientTool struct{ msg string }
 
 func (e errTransientTool) Error() string { return e.msg }
 
-// runTools runs every tool call of one reply, in order, and returns one
-// result block per call (several calls, one message). A failure of any
-// kind is a result the model reads. When a gate parks a call, the run
-// stops there and the action is returned.
-func (r *run) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, *gate.Action) {
-	out := make([]llm.Block, 0, len(uses))
-	for _, u := range uses {
-		res, parked := r.runTool(ctx, u)
-		if parked != nil {
-			return nil, parked
-		}
-		out = append(out, llm.ToolResult(u.ID, res.Content, res.IsError))
-	}
-	return out, nil
+// unknownMsg answers, in a resumed run, a call that may have changed the
+// workspace but whose result was never recorded: the run stopped (or its
+// process died) while it ran. The checkpointer has put the workspace back
+// as it was before the call, so that it is never applied twice.
+const unknownMsg = "The outcome of this %s call is unknown: the run stopped while it ran, before its result was recorded. The workspace was restored to its state before the call, so nothing it did remains. Call it again if it is still needed."
+
+// toolStop says why a reply's tool calls stopped before the last: a gate
+// parked one, or the run's context ended while one ran.
+type toolStop struct {
+	parked *gate.Action
+	err    error
 }
 
-func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Action) {
-	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
-	var t tool.Tool
-	if r.cfg.Tools != nil {
-		t, _ = r.cfg.Tools.Get(u.Name)
+// runTools runs every tool call of one reply, in order, and returns one
+// result block per call (several calls, one message). A failure of any
+// kind is a result the model reads. done, when not nil, holds the results
+// a resumed run had recorded: those calls are not run again, and any
+// other call that may have changed the workspace is answered as unknown
+// (the checkpointer restored what it did); read-class calls simply run
+// again. When a gate parks a call, or the run's context ends while a call
+// runs, the calls stop there.
+func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) ([]llm.Block, toolStop) {
+	recorded := map[string]llm.Block{}
+	for _, b := range done {
+		recorded[b.ToolUseID] = b
 	}
+	out := make([]llm.Block, 0, len(uses))
+	for _, u := range uses {
+		if b, ok := recorded[u.ID]; ok {
+			out = append(out, b)
+			continue
+		}
+		if done != nil {
+			if t := r.tool(u.Name); t != nil && t.Class() != tool.Read {
+				b := r.unknown(u, t.Class())
+				out = append(out, b)
+				continue
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, toolStop{err: err}
+		}
+		res, stop := r.runTool(ctx, u)
+		if stop.parked != nil || stop.err != nil {
+			return nil, stop
+		}
+		out = append(out, res)
+	}
+	return out, toolStop{}
+}
+
+// unknown answers a resumed run's unrecorded call of class as unknown,
+// and records that answer.
+func (r *run) unknown(u llm.Block, class tool.Class) llm.Block {
+	b := llm.ToolResult(u.ID, fmt.Sprintf(unknownMsg, u.Name), true)
+	r.emit("tool", u.Name+" outcome unknown: restored to before it", map[string]any{
+		"id": u.ID, "tool": u.Name, "class": string(class), "input": summarize(u.Input, 200),
+		"is_error": true, "result": firstLine(b.Text), "unknown": true,
+	})
+	r.afterTool(u, class, &b)
+	return b
+}
+
+// tool returns the run's tool called name, or nil.
+func (r *run) tool(name string) tool.Tool {
+	if r.cfg.Tools == nil {
+		return nil
+	}
+	t, _ := r.cfg.Tools.Get(name)
+	return t
+}
+
+// afterTool records a call's result with the checkpointer (nil: the call
+// was cut short and its result is not kept).
+func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
+	if r.cfg.Checkpoint == nil {
+		return
+	}
+	if err := r.cfg.Checkpoint.AfterTool(u, class, b); err != nil {
+		r.emit("checkpoint", "FAILED: "+err.Error(), map[string]any{"error": err.Error(), "tool": u.Name})
+	}
+}
+
+// runTool runs one call and returns its result, recorded with the
+// checkpointer; a stop when a gate parked it or the run's context ended
+// while it ran.
+func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
+	res, class, parked := r.decideAndRun(ctx, u)
+	if parked != nil {
+		return llm.Block{}, toolStop{parked: parked}
+	}
+	if err := ctx.Err(); err != nil {
+		// The run is stopping (its time ran out, or a person stopped
+		// it) and the call may have been cut short: its result is not
+		// kept, and what it did is undone, so that a resumed run
+		// treats it as a call whose outcome is unknown.
+		r.afterTool(u, class, nil)
+		return llm.Block{}, toolStop{err: err}
+	}
+	b := llm.ToolResult(u.ID, res.Content, res.IsError)
+	r.afterTool(u, class, &b)
+	return b, toolStop{}
+}
+
+func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.Class, *gate.Action) {
+	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
+	t := r.tool(u.Name)
 	if t == nil {
 		// An invented tool: the set answers with the tools that exist.
 		res := r.callSet(ctx, u)
 		data["is_error"] = res.IsError
 		data["result"] = firstLine(res.Content)
 		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
-		return res, nil
+		return res, tool.Read, nil
 	}
 	class := t.Class()
 	data["class"] = string(class)
@@ -59,7 +144,7 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 		if errors.As(err, &parked) {
 			data["decision"] = "park"
 			r.emit("tool", u.Name+" parked: waiting for a person", data)
-			return tool.Result{}, &parked.Action
+			return tool.Result{}, class, &parked.Action
 		}
 		if err != nil || !v.Allowed() {
 			res := v.Result(u.Name)
@@ -68,7 +153,7 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 			}
 			data["is_error"] = true
 			r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
-			return res, nil
+			return res, class, nil
 		}
 	}
 	if class == tool.Danger && r.cfg.Snapshots != nil {
@@ -77,13 +162,20 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 		if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
 			data["is_error"] = true
 			r.emit("tool", u.Name+" not run: the workspace could not be captured", data)
-			return tool.Error(fmt.Sprintf("%s was not run: the workspace could not be captured for rollback: %v", u.Name, err)), nil
+			return tool.Error(fmt.Sprintf("%s was not run: the workspace could not be captured for rollback: %v", u.Name, err)), class, nil
 		}
 		defer func() {
 			if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
 				r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
 			}
 		}()
+	}
+	if r.cfg.Checkpoint != nil {
+		if err := r.cfg.Checkpoint.BeforeTool(ctx, u, class); err != nil {
+			data["is_error"] = true
+			r.emit("tool", u.Name+" not run: the checkpoint could not be written", data)
+			return tool.Error(fmt.Sprintf("%s was not run: the run's checkpoint could not be written: %v", u.Name, err)), class, nil
+		}
 	}
 	var res tool.Result
 	if class == tool.Read {
@@ -100,7 +192,7 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (tool.Result, *gate.Acti
 		data["result"] = firstLine(res.Content)
 	}
 	r.emit("tool", detail, data)
-	return res, nil
+	return res, class, nil
 }
 
 func (r *run) callSet(ctx context.Context, u llm.Block) tool.Result {

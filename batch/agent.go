@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/gate"
@@ -91,6 +92,19 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 	if spec.Retries != nil {
 		cfg.Retry.Retries = retry.Count(*spec.Retries)
 	}
+	if spec.BudgetUSD > 0 {
+		cfg.Budget.USD = spec.BudgetUSD
+	}
+	if spec.BudgetTokens > 0 {
+		cfg.Budget.Tokens = spec.BudgetTokens
+	}
+	if spec.Timeout > 0 {
+		cfg.Timeout = time.Duration(spec.Timeout)
+	}
+	if spec.LoopLimit != nil {
+		cfg.LoopLimit = *spec.LoopLimit
+	}
+	cfg.RollbackOnInterrupt = cfg.RollbackOnInterrupt || spec.RollbackOnInterrupt
 	if len(spec.Approve) > 0 {
 		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
 		if err != nil {

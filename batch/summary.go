@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // TaskResult is how one task of a batch ended.
@@ -81,13 +82,15 @@ const maxReason = 120
 // and where the workspaces are.
 func (s *Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tOUTCOME\tSTEPS\tTIME\tREASON")
+	fmt.Fprintln(tw, "TASK\tOUTCOME\tSTEPS\tTIME\tCOST\tREASON")
+	total := models.USD(0)
 	for _, t := range s.Tasks {
 		reason := ""
 		if t.Result.Outcome != agent.Done {
 			reason = oneLine(t.Result.Reason, maxReason)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.Name, t.Result.Outcome, t.Result.Steps, roundDur(t.Elapsed), reason)
+		total = total.Add(t.Result.Cost)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.Name, t.Result.Outcome, t.Result.Steps, roundDur(t.Elapsed), t.Result.Cost, reason)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -96,8 +99,8 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if len(s.Tasks) == 1 {
 		noun = "task"
 	}
-	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d %s in %s\n",
-		s.Done, s.Unverified, s.Failed, len(s.Tasks), noun, roundDur(s.Elapsed))
+	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d %s in %s · cost %s\n",
+		s.Done, s.Unverified, s.Failed, len(s.Tasks), noun, roundDur(s.Elapsed), total)
 	if len(s.FailsByCheck) > 0 {
 		fmt.Fprintf(w, "FAILs by check: %s\n", s.failsLine())
 	}

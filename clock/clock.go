@@ -36,11 +36,14 @@ func (Real) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Fake is a simulated clock: Sleep advances the time at once and records
-// the wait. It is safe for concurrent use.
+// the wait. Timers set with AfterFunc fire when Sleep or Advance moves the
+// time past them. It is safe for concurrent use.
 type Fake struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
+	mu     sync.Mutex
+	now    time.Time
+	waits  []time.Duration
+	timers []*fakeTimer
+	seq    int
 }
 
 // NewFake returns a fake clock set to start.
@@ -54,25 +57,23 @@ func (f *Fake) Now() time.Time {
 }
 
 // Sleep records d and advances the simulated time by it, unless ctx has
-// already ended.
+// already ended. A timer that falls due on the way fires at its own time,
+// and when it ends ctx (a deadline, say) the sleep stops there and
+// returns ctx's error, as a real sleep cut short would.
 func (f *Fake) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.waits = append(f.waits, d)
-	if d > 0 {
-		f.now = f.now.Add(d)
-	}
-	return nil
+	f.mu.Unlock()
+	return f.advance(ctx, max(d, 0))
 }
 
-// Advance moves the simulated time forward by d.
+// Advance moves the simulated time forward by d, firing the timers that
+// fall due on the way.
 func (f *Fake) Advance(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.now = f.now.Add(d)
+	f.advance(context.Background(), d) //nolint:errcheck // Background never ends
 }
 
 // Waits returns the waits recorded so far, in order.

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
@@ -95,10 +97,42 @@ type Config struct {
 	MaxTokensCap    int
 	MaxVerifyRounds int
 
-	// Keep leaves the changes of a run that did not end done in the
-	// workspace (`--keep`); default false: every outcome but done is
-	// rolled back, and its patch kept in the run record.
+	// Budget limits the run's spend: every model call counted, the
+	// judge's too; default none. A call that would likely cross it is not
+	// made, and the run ends budget: paused, resumable (Resume) with a
+	// higher budget. A resumed run's spend goes on from its checkpoint.
+	Budget budget.Limits
+	// Price prices the worker's calls (from the model table, package
+	// llm/models), JudgePrice the judge's; default Price. Nil prices
+	// every call unknown: the cost is reported unknown, never zero, and a
+	// dollar budget cannot be kept (the run stops before its first call).
+	Price      budget.Pricer
+	JudgePrice budget.Pricer
+	// Timeout is the run's wall-clock limit, timed on Clock, for each Run
+	// or Resume on its own; default none. When it passes, the call or
+	// tool running is stopped and the run ends timeout: paused, resumable.
+	Timeout time.Duration
+	// LoopLimit is how many identical tool calls in a row (same tool,
+	// input and result) warn the model once; one more ends the run as
+	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
+	LoopLimit int
+
+	// Keep commits the changes of every run, whatever its outcome
+	// (`--keep`): nothing is rolled back, and a paused run is not
+	// resumable. Default false: a run that ends done commits; a paused
+	// one (budget, timeout, interrupted) keeps its changes and its
+	// journal pending for Resume or Recover; any other is rolled back,
+	// and its patch kept in the run record.
 	Keep bool
+	// RollbackOnInterrupt rolls an interrupted run back like a failed
+	// one, instead of pausing it (`--rollback-on-interrupt`); default
+	// false.
+	RollbackOnInterrupt bool
+	// Settings are recorded in the run's checkpoint, untouched, for the
+	// caller to rebuild this Config from when it resumes the run
+	// (ReadCheckpoint): `nightshift run` keeps its flags there. Default
+	// none.
+	Settings json.RawMessage
 	// RecoverPending rolls back, before the run begins, the journals of
 	// earlier runs that died in the workspace. Default false: the run
 	// refuses to start, with an error matching journal.ErrNeedsRecovery,

@@ -27,6 +27,16 @@
 //	}
 //	fmt.Println(res.Outcome, res.Answer)
 //
+// A run stops in time (Config.Budget, Config.Timeout, the loop limit) and
+// saves its progress after every step in a checkpoint log in its state
+// folder. A run that pauses (budget, timeout, interrupted) or whose
+// process dies keeps its changes and its journal pending; Resume goes on
+// with it from its checkpoint, and Recover undoes it:
+//
+//	res, _ := lifecycle.Run(ctx, cfg, task) // res.Outcome == agent.Budget, res.Suspended
+//	cfg.Budget.USD *= 2
+//	res, err := lifecycle.Resume(ctx, cfg, res.RunID)
+//
 // The state folder (Config.StateDir) holds the run's journal, the gate's
 // audit log and the run record, outside the workspace: by default the
 // workspace's own folder of the state directory (Config.StateBase,

@@ -11,8 +11,13 @@ type Result struct {
 	agent.Result
 
 	// Kept is true when the run's changes stayed in the workspace: it
-	// ended done, or Config.Keep asked for it.
+	// ended done, Config.Keep asked for it, or it paused.
 	Kept bool
+	// Suspended is true when the run paused (budget, timeout,
+	// interrupted): its journal is pending and its checkpoint kept, and
+	// the workspace refuses other runs until it is resumed (Resume) or
+	// undone (Recover).
+	Suspended bool
 	// Rollback says what the rollback of a run that did not end done put
 	// back; nil when the changes were kept or the rollback failed.
 	Rollback *journal.Report

@@ -21,19 +21,27 @@ import (
 //  1. the workspace: Dir opened, every tool path confined to it;
 //  2. the journal, a journal.Tx attached to the workspace, so that no
 //     change happens before its prior state is on disk, with snapshots
-//     before every danger-class tool (a command can touch any file);
+//     before every danger-class tool (a command can touch any file); and
+//     the checkpoint, StateDir/checkpoints/<run>/, where the run's
+//     progress is appended after every step, with a journal of its own
+//     for each tool call that may change the workspace;
 //  3. the tool set, every call's input checked against its schema;
 //  4. the gate, which decides before any tool runs and audits it;
-//  5. the retry policy and the credential's limiter, on every model call
-//     of the run (worker and judge, continuations and regenerations);
+//  5. the retry policy and the credential's limiter, and the budget, on
+//     every model call of the run (worker and judge, continuations and
+//     regenerations), and the run's time limit;
 //  6. the verifier, which the worker does not control;
 //  7. the loop (agent.Run), to exactly one outcome;
-//  8. commit (done, or Keep) or rollback (every other outcome, its patch
-//     kept), reported in a rollback event just before the outcome event;
+//  8. commit (done, or Keep), suspend (a paused outcome: budget, timeout,
+//     interrupted; the changes and the checkpoint stay for Resume or
+//     Recover) or rollback (every other outcome, its patch kept),
+//     reported in a rollback or checkpoint event just before the outcome
+//     event;
 //  9. the run record, StateDir/runs/<run>.json;
 //
 // and returns the outcome. `nightshift run`, `nightshift batch` and the
-// night's builder all run this way, and no caller repeats a step of it.
+// night's builder all run this way, and no caller repeats a step of it;
+// Resume is the same sequence, going on from a checkpoint.
 //
 // The error is not nil only when the run could not begin, and then
 // nothing ran and the workspace is as it was: a Config without Dir or
@@ -43,6 +51,14 @@ import (
 // another run is active there). Everything that goes wrong once the run
 // has begun is in the Result.
 func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
+	return run(ctx, cfg, task, "")
+}
+
+// run is Run, and Resume when resume names the run to go on with.
+func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) {
+	if resume != "" {
+		cfg.RunID = resume
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -64,12 +80,41 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	}
 
 	// 2. The journal: from here on every way out rolls back, unless the
-	// run's end committed.
-	tx, err := begin(root, state, cfg.RunID, cfg.RecoverPending)
-	if err != nil {
+	// run's end committed or suspended it. The run's journal and the
+	// journal of each tool call are chained on the workspace's hooks (see
+	// checkpointer).
+	chain := &guardChain{root: root}
+	var (
+		tx *journal.Tx
+		ck *checkpointer
+		rs *resumed
+	)
+	if resume != "" {
+		rs, err = readResumed(state, resume)
+		if err != nil {
+			return nil, err
+		}
+		if task == "" {
+			task = rs.ck.Task
+		}
+		if tx, err = journal.Reattach(chain, state, resume); err != nil {
+			return nil, err
+		}
+	} else if tx, err = begin(chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
 		return nil, err
 	}
-	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed or rolled back
+	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed, rolled back or suspended
+
+	// The checkpoint, for a run that pauses or dies to go on from.
+	if rs != nil {
+		ck, err = rs.open(root, tx, chain, cfg)
+	} else {
+		ck, err = newCheckpoint(state, root, tx, chain, cfg, task)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	defer ck.close()
 
 	// 3. The tools.
 	tools, err := tool.NewSet(cfg.Tools(root)...)
@@ -90,28 +135,45 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 
 	rec := &event.Recorder{}
 	events := event.Multi(cfg.Events, rec)
+	ck.events = events
 	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
+	var st *agent.State
+	if rs != nil {
+		st, started = rs.ck.State, rs.ck.Started
+	}
 	// 5–7. The retry policy and the limiters, the verifier and the loop:
 	// agent.Run puts every model call of the run through Retry (the
-	// judge's through JudgeLimiter), checks each end of turn with the
-	// verifier, and ends in one outcome.
+	// judge's through JudgeLimiter) and the budget, checks each end of
+	// turn with the verifier, saves its progress after every step, and
+	// ends in one outcome.
 	res := agent.Run(ctx, agent.Config{
 		Model: cfg.Model, ModelName: cfg.ModelName, System: cfg.System,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
 		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: cfg.Verifier,
+		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
+		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
+		Checkpoint: ck, Resume: st,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
-		// 8. Commit or rollback, once the outcome is known and before
-		// the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, res, cfg, events) },
+		// 8. Commit, suspend or rollback, once the outcome is known and
+		// before the outcome event, which stays the run's last.
+		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, events) },
 	}, task)
 	out.Result = *res
 
-	// 9. The run record.
-	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, rec.Events())
+	// 9. The run record. A resumed run's record holds the events of
+	// every part of the run.
+	all := rec.Events()
+	if rs != nil {
+		all = append(rs.events, all...)
+	}
+	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, all)
 	r.Patch, r.RolledBack, r.Conflicts = out.Patch, out.rolledBack(), out.conflicts()
+	if out.Suspended {
+		r.Checkpoint = ck.logPath()
+	}
 	if cfg.Exit != nil {
 		code := cfg.Exit(res.Outcome)
 		r.Exit = &code
@@ -147,13 +209,13 @@ func defaultStateDir(dir string) (string, error) {
 	return statedir.WorkspaceDir(b, dir)
 }
 
-// begin attaches the run's journal, first recovering what dead runs left
-// when recover is set.
-func begin(root *workspace.Root, state, runID string, recover bool) (*journal.Tx, error) {
-	tx, err := journal.Attach(root, state, runID)
+// begin attaches the run's journal to ws, first recovering what dead
+// runs left when recover is set.
+func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
+	tx, err := journal.Attach(ws, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
-		if _, err = journal.Recover(root.Dir(), state); err == nil {
-			tx, err = journal.Attach(root, state, runID)
+		if _, err = recoverState(ws.Dir(), state); err == nil {
+			tx, err = journal.Attach(ws, state, runID)
 		}
 	}
 	return tx, err
@@ -174,7 +236,18 @@ func Recover(dir, stateDir string) (journal.Report, error) {
 			return journal.Report{}, err
 		}
 	}
-	return journal.Recover(dir, stateDir)
+	return recoverState(dir, stateDir)
+}
+
+// recoverState rolls back the dead runs' journals in state and drops
+// their checkpoints: a run undone cannot be resumed. A checkpoint whose
+// run has no journal left (it ended, or died before it began) goes too.
+func recoverState(dir, state string) (journal.Report, error) {
+	rep, err := journal.Recover(dir, state)
+	if err != nil {
+		return rep, err
+	}
+	return rep, dropStaleCheckpoints(state)
 }
 
 // auditors sends each gate decision to the audit log and to the caller's

@@ -1,6 +1,7 @@
 package night
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -24,6 +25,16 @@ func classify(a Attempt) Kind {
 		return FailedStep
 	case agent.Usage:
 		return ConfigError
+	case agent.Budget:
+		// The attempt's own budget, never the worker's night budget
+		// (which the scheduler charges by its own count).
+		return AttemptBudget
+	case agent.Timeout:
+		return AttemptTimeout
+	case agent.StepLimit:
+		if errors.Is(a.Err, agent.ErrLoop) {
+			return Loop
+		}
 	case agent.APIFailure:
 		return classifyErr(a.Err)
 	case agent.Failed:

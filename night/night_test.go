@@ -87,6 +87,37 @@ func TestCharging(t *testing.T) {
 			end:      ledger.EndedEarly, // nothing left to take: the skipped task waits for tomorrow
 		},
 		{
+			name:     "an attempt that reached its own budget costs its task the night, never the worker",
+			fail:     map[string]night.Attempt{"a": {Outcome: agent.Budget, Calls: 3, Tokens: 9000, Reason: "the next call would cross the budget of 10000 tokens"}},
+			failures: []string{"task attempt-budget"},
+			workers:  []string{"b1", "b1", "b1"},
+			end:      ledger.EndedEarly,
+		},
+		{
+			name:     "an attempt past its time limit costs its task the night",
+			fail:     map[string]night.Attempt{"a": {Outcome: agent.Timeout, Calls: 2, Reason: "the run's time limit of 30m0s passed"}},
+			failures: []string{"task attempt-timeout"},
+			workers:  []string{"b1", "b1", "b1"},
+			end:      ledger.EndedEarly,
+		},
+		{
+			name:     "an attempt the loop detector ended costs its task the night",
+			fail:     map[string]night.Attempt{"a": {Outcome: agent.StepLimit, Calls: 4, Err: &agent.LoopError{Tool: "read_file", Count: 4}, Reason: "loop: read_file repeated 4 times"}},
+			failures: []string{"task loop"},
+			workers:  []string{"b1", "b1", "b1"},
+			end:      ledger.EndedEarly,
+		},
+		{
+			name: "a budget stop and a loop on two tasks are a second failure: they are failed steps",
+			fail: map[string]night.Attempt{
+				"a": {Outcome: agent.Budget, Calls: 3},
+				"b": {Outcome: agent.StepLimit, Calls: 4, Err: &agent.LoopError{Tool: "read_file", Count: 4}},
+			},
+			failures: []string{"task attempt-budget", "task loop", "worker second-failure"},
+			workers:  []string{"b1", "b1", "b2"},
+			end:      ledger.EndedEarly,
+		},
+		{
 			name: "a second failed step on a different task sends the worker out and the next model goes on",
 			fail: map[string]night.Attempt{
 				"a": {Outcome: agent.Unverified, Answer: "half", Checks: []string{"five-steps"}},

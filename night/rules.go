@@ -38,9 +38,29 @@ const (
 	// ConfigError: the configuration cannot work (a model that cannot be
 	// built, a bad model name).
 	ConfigError Kind = "config"
+	// AttemptBudget: a builder attempt reached its own budget (the
+	// lifecycle's Budget) before its work was done. It is a failed step of
+	// the task, not the worker's night budget.
+	AttemptBudget Kind = "attempt-budget"
+	// AttemptTimeout: a builder attempt ran past its time limit.
+	AttemptTimeout Kind = "attempt-timeout"
+	// Loop: the loop detector ended the attempt (the same tool call, the
+	// same result, again and again).
+	Loop Kind = "loop"
 )
 
-var kinds = []Kind{FailedStep, EmptyAnswer, SecondFailure, QuotaRefused, BudgetSpent, NoTask, APIDown, AuthFailed, ConfigError}
+var kinds = []Kind{FailedStep, EmptyAnswer, SecondFailure, QuotaRefused, BudgetSpent, NoTask, APIDown, AuthFailed, ConfigError,
+	AttemptBudget, AttemptTimeout, Loop}
+
+// failedStep reports whether k is a failed step of a task: what counts
+// toward a worker's second failure of the night and a task's escalation.
+func (k Kind) failedStep() bool {
+	switch k {
+	case FailedStep, EmptyAnswer, AttemptBudget, AttemptTimeout, Loop:
+		return true
+	}
+	return false
+}
 
 // Rule is one row of the rules table: a kind of failure, optionally for
 // one role only, the scope it is charged to, and why.
@@ -69,6 +89,10 @@ var DefaultRules = []Rule{
 		Reason: "a second failed step in one night on a different task points at the worker, not the task (two is the smallest number that tells them apart)"},
 	{Kind: QuotaRefused, Scope: ledger.WorkerScope, Reason: "a spend or quota refusal: carrying on only burns calls"},
 	{Kind: BudgetSpent, Scope: ledger.WorkerScope, Reason: "the worker's own token budget for the night is spent"},
+	{Kind: AttemptBudget, Scope: ledger.TaskScope,
+		Reason: "the attempt reached its own budget before its work was done: a failed step of the task, not the worker's night budget"},
+	{Kind: AttemptTimeout, Scope: ledger.TaskScope, Reason: "the attempt ran past its time limit: a failed step of the task"},
+	{Kind: Loop, Scope: ledger.TaskScope, Reason: "the attempt kept making the same call for the same result: a failed step of the task"},
 	{Kind: NoTask, Scope: ledger.WorkerScope, Reason: "a failure before any task was chosen points at the worker"},
 	{Kind: APIDown, Scope: ledger.WorkerScope, Reason: "the provider stayed down through every retry; the role goes on with its next model"},
 	{Kind: AuthFailed, Scope: ledger.SystemScope, Reason: "the provider refused the credentials: a person must fix them"},

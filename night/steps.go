@@ -123,7 +123,7 @@ func stepEvent(c ledger.Claim, st ledger.Step, res ledger.Result) (string, map[s
 func (s *Scheduler) charge(w worker, task int64, k Kind, detail string) []ledger.Failure {
 	rule := s.rules.Charge(k, w.role)
 	fs := []ledger.Failure{{Scope: rule.Scope, Rule: string(k), Reason: withDetail(rule.Reason, detail)}}
-	if k == FailedStep || k == EmptyAnswer {
+	if k.failedStep() {
 		for _, other := range s.st.failedOn[w] {
 			if other != task || task == 0 {
 				second := s.rules.Charge(SecondFailure, w.role)
@@ -201,7 +201,7 @@ func (s *Scheduler) build(t ledger.Task) ledger.StepFunc {
 // same model across nights (at most one counted per night; failures by
 // hand count too), so the task goes to the role's next model.
 func (s *Scheduler) escalate(ctx context.Context, t ledger.Task, st ledger.Step, k Kind) bool {
-	if k != FailedStep && k != EmptyAnswer {
+	if !k.failedStep() {
 		return false
 	}
 	if st.Level+1 >= len(s.p.Roles[ledger.Builder].Models) {
@@ -214,7 +214,7 @@ func (s *Scheduler) escalate(ctx context.Context, t ledger.Task, st ledger.Step,
 	nights := map[int64]bool{st.Night: true}
 	byHand := 0
 	for _, f := range fs {
-		if f.Level != t.Level || (f.Rule != string(FailedStep) && f.Rule != string(EmptyAnswer) && !f.Manual) {
+		if f.Level != t.Level || (!Kind(f.Rule).failedStep() && !f.Manual) {
 			continue
 		}
 		if f.Night == 0 {

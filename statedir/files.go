@@ -84,7 +84,8 @@ func SyncDir(path string) error {
 // Prune removes, from a workspace's state folder, the run records and
 // checkpoints last changed more than keep before now, and returns their
 // paths. keep <= 0 keeps everything. A pending journal is never pruned:
-// it holds the only copy of what a dead run changed.
+// it holds the only copy of what a dead run changed; nor is the
+// checkpoint of a run whose journal is pending, which it resumes from.
 func Prune(wsState string, keep time.Duration, now time.Time) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
@@ -112,6 +113,13 @@ func Prune(wsState string, keep time.Duration, now time.Time) ([]string, error) 
 			info, err := os.Lstat(p)
 			if err != nil || !info.ModTime().Before(cutoff) {
 				continue
+			}
+			if sub == CheckpointsName {
+				// A paused run's checkpoint lives as long as its journal:
+				// without it the run could only be undone, never resumed.
+				if _, err := os.Lstat(filepath.Join(wsState, JournalName, e.Name())); err == nil {
+					continue
+				}
 			}
 			// RemoveAll does not follow a symlink: a link is removed
 			// itself, never what it points to.

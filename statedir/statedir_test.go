@@ -133,11 +133,13 @@ func TestPruneRemovesOnlyOldRecordsAndCheckpoints(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	old, recent := now.Add(-31*24*time.Hour), now.Add(-29*24*time.Hour)
 	files := map[string]time.Time{
-		"runs/old.json":          old,
-		"runs/recent.json":       recent,
-		"checkpoints/old":        old,
-		"journal/old/begin.json": old, // a pending journal is never pruned
-		"audit.jsonl":            old,
+		"runs/old.json":             old,
+		"runs/recent.json":          recent,
+		"checkpoints/old":           old,
+		"journal/other/begin.json":  old, // a pending journal is never pruned
+		"checkpoints/paused/x":      old, // nor the checkpoint of a paused run,
+		"journal/paused/begin.json": old, // whose journal is pending
+		"audit.jsonl":               old,
 	}
 	for name, mt := range files {
 		p := filepath.Join(ws, name)
@@ -150,6 +152,9 @@ func TestPruneRemovesOnlyOldRecordsAndCheckpoints(t *testing.T) {
 		if err := os.Chtimes(p, mt, mt); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.Chtimes(filepath.Join(ws, "checkpoints/paused"), old, old); err != nil {
+		t.Fatal(err)
 	}
 	removed, err := Prune(ws, 30*24*time.Hour, now)
 	if err != nil {

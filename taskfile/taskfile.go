@@ -42,6 +42,21 @@ type Spec struct {
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
 	MaxTokens       int  `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
 	Retries         *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// LoopLimit is how many identical tool calls in a row warn the
+	// model; one more ends the run (-1: no loop detection).
+	LoopLimit *int `yaml:"loop_limit,omitempty" json:"loop_limit,omitempty"`
+
+	// Budgets and time, as for --budget-usd, --budget-tokens and
+	// --timeout: a run that reaches one pauses, resumable.
+	BudgetUSD    float64  `yaml:"budget_usd,omitempty" json:"budget_usd,omitempty"`
+	BudgetTokens int64    `yaml:"budget_tokens,omitempty" json:"budget_tokens,omitempty"`
+	Timeout      Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// ModelsFile overrides and extends the model table (prices, context
+	// windows), relative to the task file, as --models does.
+	ModelsFile string `yaml:"models_file,omitempty" json:"models_file,omitempty"`
+	// RollbackOnInterrupt rolls an interrupted run back instead of
+	// pausing it, as --rollback-on-interrupt does.
+	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
 
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
@@ -53,7 +68,7 @@ func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Task) == "" {
 		return errors.New("the task text is empty (set `task:`)")
 	}
-	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 {
+	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 {
 		return errors.New("limits must not be negative")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -49,8 +50,37 @@ approve: [run_command=deny]
 			t.Errorf("spec (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("budgets, the time limit, the model table and the interrupt rule", func(t *testing.T) {
+		p := write(t, dir, "budget.yaml", `
+task: x
+budget_usd: 0.5
+budget_tokens: 200000
+timeout: 90m
+loop_limit: -1
+models_file: prices.yaml
+rollback_on_interrupt: true
+`)
+		s, err := taskfile.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := -1
+		want := &taskfile.Spec{Name: "budget", Task: "x", BudgetUSD: 0.5, BudgetTokens: 200000,
+			Timeout: taskfile.Duration(90 * time.Minute), LoopLimit: &off, ModelsFile: "prices.yaml",
+			RollbackOnInterrupt: true, BaseDir: dir}
+		if diff := cmp.Diff(want, s); diff != "" {
+			t.Errorf("spec (-want +got):\n%s", diff)
+		}
+		list := write(t, dir, "list.jsonl", `{"task": "y", "timeout": "2h", "budget_usd": 1}`+"\n")
+		specs, err := taskfile.LoadList(list)
+		if err != nil || time.Duration(specs[0].Timeout) != 2*time.Hour || specs[0].BudgetUSD != 1 {
+			t.Errorf("JSON lines: %+v, %v; want the timeout as a duration string", specs, err)
+		}
+	})
 	for _, tc := range []struct{ name, content, want string }{
 		{"a typo in a key is an error, not silently ignored", "task: x\nmax_step: 3\n", "max_step"},
+		{"a timeout that is not a duration says how to write one", "task: x\ntimeout: soon\n", "write 90m"},
+		{"a negative budget is refused", "task: x\nbudget_usd: -1\n", "negative"},
 		{"a file without a task says what is missing", "checks: [exists:a]\n", "task text is empty"},
 		{"negative limits are refused", "task: x\nmax_steps: -1\n", "negative"},
 	} {

@@ -12,6 +12,7 @@ import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -95,6 +96,8 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	base, err := runConfig(&f.runFlags, &taskfile.Spec{
 		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
 		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
+		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
+		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
 	}, limiters)
 	if err != nil {
 		return err
@@ -167,6 +170,13 @@ func batchSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
 func checkSpec(base lifecycle.Config, s *taskfile.Spec) error {
 	if s.MaxSteps < 1 || s.MaxTokens < 0 || *s.Retries < 0 {
 		return fmt.Errorf("max_steps must be at least 1 and the limits not negative")
+	}
+	if s.ModelsFile != "" {
+		return fmt.Errorf("models_file: a batch's tasks share one model table: give it with --models")
+	}
+	probe := llm.Usage{InputTokens: 1, OutputTokens: 1}
+	if s.BudgetUSD > 0 && (base.Price == nil || !base.Price(probe).Known() || base.JudgePrice != nil && !base.JudgePrice(probe).Known()) {
+		return fmt.Errorf("budget_usd: the model table has no price for the model: give its prices with --models FILE, or set budget_tokens instead")
 	}
 	if _, err := batch.TaskConfig(base, s, ""); err != nil {
 		return err

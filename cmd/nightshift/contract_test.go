@@ -93,6 +93,9 @@ func checkJSONType(doc string, v any) bool {
 	case "number":
 		f, ok := v.(float64)
 		return ok && f == float64(int64(f))
+	case "decimal":
+		_, ok := v.(float64)
+		return ok
 	case "bool":
 		_, ok := v.(bool)
 		return ok
@@ -150,6 +153,9 @@ func (c *eventContract) check(events []map[string]any) error {
 			}
 		}
 		run := e["run"].(string)
+		if typ == "start" && e["resumed"] == true {
+			delete(lastOfRun, run) // a paused run goes on
+		}
 		if j, ended := lastOfRun[run]; ended {
 			return fmt.Errorf("event %d (%s) of run %s comes after its outcome (event %d), which must be the last", i+1, typ, run, j)
 		}

@@ -17,8 +17,11 @@ var exitCodes = map[agent.Outcome]int{
 	agent.NeedsRecovery: 7,
 	// A batch in which some task did not end done, a night a system-scope
 	// failure stopped, and a run parked for a person who is not there.
-	agent.NotAllDone:  8,
-	agent.Parked:      8,
+	agent.NotAllDone: 8,
+	agent.Parked:     8,
+	// Paused runs: checkpointed, resumable with `nightshift run --resume`.
+	agent.Budget:      9,
+	agent.Timeout:     10,
 	agent.Interrupted: 130,
 }
 

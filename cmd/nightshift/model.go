@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
@@ -23,6 +24,9 @@ type modelFlags struct {
 	// maxTokensField is --max-tokens-field: which request field carries
 	// the output cap on the OpenAI wire ("" = the endpoint's default).
 	maxTokensField string
+	// stall is --stall: a stream quiet this long is cancelled and retried
+	// (0: the providers' default, 2m; negative: never).
+	stall time.Duration
 }
 
 // providers lists the provider names, for messages.
@@ -64,6 +68,8 @@ type built struct {
 	// at one endpoint. The credential is hashed by the limiter registry,
 	// never stored or printed.
 	endpoint, credential string
+	// provider names the provider, for the model table.
+	provider string
 }
 
 // resolve builds the model and names its credential.
@@ -79,7 +85,7 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &built{model: m, name: name, endpoint: p}
+	b := &built{model: m, name: name, endpoint: p, provider: p}
 	switch p {
 	case "anthropic":
 		b.endpoint += " " + cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
@@ -114,7 +120,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream})
+		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -125,7 +131,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
 		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
-			MaxTokensField: f.maxTokensField})
+			MaxTokensField: f.maxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}

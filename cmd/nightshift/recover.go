@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -21,8 +22,10 @@ func newRecoverCmd() *cobra.Command {
 	var discard bool
 	cmd := &cobra.Command{
 		Use:   "recover --dir DIR [--state-dir STATE] [--discard]",
-		Short: "Restore a workspace after a run died midway",
-		Long: `Recover restores every file a dead run changed to its state before the run,
+		Short: "Undo a run that died midway or paused",
+		Long: `Recover restores every file a dead or paused run changed to its state before
+the run (a paused run, stopped by its budget, its time limit or Ctrl-C, can
+instead go on with nightshift run --resume RUN),
 from the run's journal in the state directory (STATE/ws/<key>/journal, outside
 the workspace; or DIR/.nightshift/journal, where earlier versions kept it):
 changed files back, created files removed, deleted files and folders restored
@@ -74,6 +77,9 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 		if err != nil {
 			return err
 		}
+		if err := lifecycle.ForgetEnded(state); err != nil {
+			fmt.Fprintf(out, "nightshift: %v\n", err)
+		}
 		if len(runs) == 0 {
 			fmt.Fprintf(out, "nightshift: nothing to discard in %s\n", abs)
 			return nil
@@ -87,6 +93,12 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 		return &exitError{code: needsRecovery, err: fmt.Errorf(
 			"not recovering %s: %w\nwait for it to end (or stop it: kill %s), then run recover again", abs, err, pids(busy.PIDs()))}
 	}
+	if err == nil {
+		// The runs undone cannot be resumed: their checkpoints go.
+		if ferr := lifecycle.ForgetEnded(state); ferr != nil {
+			fmt.Fprintf(out, "nightshift: %v\n", ferr)
+		}
+	}
 	if len(rep.Runs) == 0 && err == nil {
 		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", abs)
 		return nil
@@ -94,7 +106,7 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 	for _, d := range rep.Damaged {
 		fmt.Fprintf(out, "nightshift: DAMAGED: %s\n", d)
 	}
-	fmt.Fprintf(out, "nightshift: recovered %s from the journal of %d dead run(s): %d restored, %d removed, %d recreated\n",
+	fmt.Fprintf(out, "nightshift: recovered %s from the journal of %d dead or paused run(s): %d restored, %d removed, %d recreated\n",
 		abs, len(rep.Runs), len(rep.Restored), len(rep.Removed), len(rep.Recreated))
 	for _, c := range rep.Conflicts {
 		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", c)

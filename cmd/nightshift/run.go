@@ -42,6 +42,16 @@ type runFlags struct {
 	retryBudget     time.Duration
 	stateDir        string
 	keepState       time.Duration
+
+	// Budgets, time and resumption (docs/budgets.md).
+	budgetUSD           float64
+	budgetTokens        int64
+	timeout             time.Duration
+	callTimeout         time.Duration
+	loopLimit           int
+	modelsFile          string
+	rollbackOnInterrupt bool
+	resume              string
 }
 
 func newRunCmd() *cobra.Command {
@@ -56,8 +66,15 @@ one [kind · detail] line per event.
 nightshift keeps its state (journal, audit log, run records) outside the
 workspace, in --state-dir; the last line names the run's record.
 
+A run that reaches its --budget-usd, --budget-tokens or --timeout, or is
+stopped with Ctrl-C, pauses: its changes and its checkpoint stay, and the
+workspace waits until you go on (nightshift run --resume RUN) or undo it
+(nightshift recover). Failed outcomes are rolled back; --keep commits every
+outcome.
+
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
-6 truncated, 7 needs-recovery, 130 interrupted, 1 anything else.`,
+6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 130 interrupted,
+1 anything else.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("run takes one TASK argument (quote it), got %d", len(args))
@@ -97,10 +114,19 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model: MODEL or PROVIDER:MODEL (default: the worker's)")
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
 	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
-	fl.BoolVar(&f.keep, "keep", false, "keep the workspace changes of a run that does not end done (no rollback)")
+	fl.BoolVar(&f.keep, "keep", false, "commit the workspace changes of every outcome: no rollback, no pause")
 	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
+	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none")
+	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "pause the run (exit 9, resumable) before a call that would take its tokens past N; 0: none")
+	fl.DurationVar(&f.timeout, "timeout", 0, "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none")
+	fl.DurationVar(&f.stall, "stall", defaultStall, "cancel and retry a streaming call that receives nothing for this long; 0: never")
+	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, "cancel and retry a call that does not stream and has no reply after this long; 0: never")
+	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off")
+	fl.StringVar(&f.modelsFile, "models", "", "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)")
+	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, "roll an interrupted run back at once instead of pausing it for --resume")
+	fl.StringVar(&f.resume, "resume", "", "go on with the paused run RUN_ID (its recorded configuration; only budget and time flags may be given with it)")
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
@@ -109,6 +135,9 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 // runTask is `nightshift run`: the flags become the run lifecycle's
 // config, and the outcome is printed and becomes the exit status.
 func runTask(cmd *cobra.Command, f *runFlags, task string) error {
+	if f.resume != "" {
+		return runResume(cmd, f, task)
+	}
 	spec, err := mergeTask(cmd, f, task)
 	if err != nil {
 		return err
@@ -118,6 +147,9 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 		return err
 	}
 	if cfg.Dir, err = runDir(f, spec); err != nil {
+		return err
+	}
+	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.ModelName); err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
@@ -148,8 +180,12 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 // printOutcome prints the end of a run for the person at the terminal.
 func printOutcome(res *agent.Result, w io.Writer) {
 	u := res.Usage
-	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in, %d out\n",
-		res.Outcome, res.Steps, plural(res.Steps, "step"), exitFor(res.Outcome), u.InputTokens, u.OutputTokens)
+	cache := ""
+	if u.CacheWriteTokens+u.CacheReadTokens > 0 {
+		cache = fmt.Sprintf(" (cache: %d written, %d read)", u.CacheWriteTokens, u.CacheReadTokens)
+	}
+	fmt.Fprintf(w, "nightshift: %s after %d %s (exit %d); tokens: %d in%s, %d out; cost: %s\n",
+		res.Outcome, res.Steps, plural(res.Steps, "step"), exitFor(res.Outcome), u.InputTokens, cache, u.OutputTokens, costLine(res.Cost))
 	switch res.Outcome {
 	case agent.Done:
 	case agent.Unverified:
@@ -221,10 +257,34 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 		spec.JudgeModel = f.judgeModel
 	}
 	spec.Approve = append(spec.Approve, f.approve...)
+	if changed("budget-usd") {
+		spec.BudgetUSD = f.budgetUSD
+	}
+	if changed("budget-tokens") {
+		spec.BudgetTokens = f.budgetTokens
+	}
+	if changed("timeout") {
+		spec.Timeout = taskfile.Duration(f.timeout)
+	}
+	if changed("loop-limit") || spec.LoopLimit == nil {
+		n := f.loopLimit
+		spec.LoopLimit = &n
+	}
+	if changed("models") {
+		spec.ModelsFile = f.modelsFile
+	} else if spec.ModelsFile != "" {
+		spec.ModelsFile = filepath.Join(spec.BaseDir, spec.ModelsFile)
+	}
+	if changed("rollback-on-interrupt") {
+		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
+	}
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
 		if n < 0 {
 			return nil, usagef("limits must not be negative")
 		}
+	}
+	if spec.BudgetUSD < 0 || spec.BudgetTokens < 0 || spec.Timeout < 0 {
+		return nil, usagef("--budget-usd, --budget-tokens and --timeout must not be negative")
 	}
 	if spec.MaxSteps == 0 {
 		return nil, usagef("--max-steps must be at least 1")

@@ -13,10 +13,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
-	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
@@ -29,7 +30,11 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	b, err := f.modelFlags.resolve(osGetenv)
+	mf := f.modelFlags
+	if mf.stall == 0 {
+		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
+	}
+	b, err := mf.resolve(osGetenv)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -40,7 +45,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	v, judgeLimiter, err := buildVerifier(f, spec, b.model, b.name, limiters)
+	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -50,6 +55,28 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			return lifecycle.Config{}, usageError(err)
 		}
 	}
+	table, err := modelTable(spec.ModelsFile)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	price, judgePrice, err := prices(spec, b, judge, table)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	if f.callTimeout < 0 {
+		return lifecycle.Config{}, usagef("--call-timeout must not be negative")
+	}
+	// A call that does not stream is bounded as a whole; a stream is
+	// watched for silence instead (--stall), since a healthy one may run
+	// longer than any whole-call limit.
+	var callTimeout time.Duration
+	if !f.stream {
+		callTimeout = f.callTimeout
+	}
+	loopLimit := 0
+	if spec.LoopLimit != nil {
+		loopLimit = *spec.LoopLimit
+	}
 	return lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
@@ -58,19 +85,47 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
-			Retries: retry.Count(*spec.Retries),
-			Backoff: f.backoff,
-			Budget:  f.retryBudget,
-			Limiter: limiters.For(b.endpoint, b.credential),
+			Retries:     retry.Count(*spec.Retries),
+			Backoff:     f.backoff,
+			Budget:      f.retryBudget,
+			CallTimeout: callTimeout,
+			Limiter:     limiters.For(b.endpoint, b.credential),
 		},
-		JudgeLimiter: judgeLimiter,
-		OutputSchema: schema,
-		Verifier:     v,
-		Keep:         f.keep,
-		Exit:         exitFor,
-		StateBase:    f.stateDir,
-		KeepState:    keepState(f.keepState),
+		Budget:              budget.Limits{USD: spec.BudgetUSD, Tokens: spec.BudgetTokens},
+		Price:               price,
+		JudgePrice:          judgePrice,
+		Timeout:             time.Duration(spec.Timeout),
+		LoopLimit:           loopLimit,
+		RollbackOnInterrupt: spec.RollbackOnInterrupt,
+		JudgeLimiter:        judgeLimiter,
+		OutputSchema:        schema,
+		Verifier:            v,
+		Keep:                f.keep,
+		Exit:                exitFor,
+		StateBase:           f.stateDir,
+		KeepState:           keepState(f.keepState),
 	}, nil
+}
+
+// prices returns the pricers of the worker's and the judge's calls (nil
+// judge: there is none), and refuses a dollar budget that could not be
+// kept.
+func prices(spec *taskfile.Spec, worker, judge *built, table *models.Table) (budget.Pricer, budget.Pricer, error) {
+	price := pricer(table, worker.provider, worker.name)
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, worker.provider, worker.name, "the worker"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if judge == nil {
+		return price, nil, nil
+	}
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, judge.provider, judge.name, "the judge"); err != nil {
+			return nil, nil, err
+		}
+	}
+	return price, pricer(table, judge.provider, judge.name), nil
 }
 
 // keepState maps --keep-state (0 keeps everything) onto the lifecycle's
@@ -123,28 +178,28 @@ func checkDir(dir string) error {
 // before the run starts) and sets up the judge.
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
-func buildVerifier(f *runFlags, spec *taskfile.Spec, worker llm.Model, workerName string, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, error) {
+func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
 	v := &verify.Verifier{}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {
-			return nil, nil, usageError(err) // it names the rule already
+			return nil, nil, nil, usageError(err) // it names the rule already
 		}
 		v.Rules = append(v.Rules, r)
 	}
 	if spec.NoJudge {
-		return v, nil, nil
+		return v, nil, nil, nil
 	}
-	jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
+	jb, err := mf.judge(spec.JudgeModel, osGetenv)
 	if err != nil {
-		return nil, nil, usageError(err)
+		return nil, nil, nil, usageError(err)
 	}
 	if jb == nil {
-		v.Judge = &verify.Judge{Model: worker, ModelName: workerName, Rubric: spec.Rubric}
-		return v, nil, nil
+		v.Judge = &verify.Judge{Model: worker.model, ModelName: worker.name, Rubric: spec.Rubric}
+		return v, nil, worker, nil
 	}
 	v.Judge = &verify.Judge{Model: jb.model, ModelName: jb.name, Rubric: spec.Rubric}
-	return v, limiters.For(jb.endpoint, jb.credential), nil
+	return v, limiters.For(jb.endpoint, jb.credential), jb, nil
 }
 
 // loadSchema reads and resolves a JSON Schema file.
@@ -170,6 +225,12 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 func notStarted(err error, dir, stateDir string) error {
 	switch {
 	case errors.Is(err, journal.ErrNeedsRecovery):
+		paused, _ := lifecycle.Paused(lifecycle.Config{Dir: absDir(dir), StateBase: stateDir})
+		if len(paused) > 0 {
+			return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
+				"run %s paused in %s and holds its changes; nothing was run.\ngo on with it: nightshift run --resume %s%s\nor undo it:    nightshift recover --dir %s%s",
+				paused[0], absDir(dir), paused[0], stateArg(stateDir), absDir(dir), stateArg(stateDir))}
+		}
 		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf(
 			"%w\nnothing was run; restore the workspace with: nightshift recover --dir %s%s", err, absDir(dir), stateArg(stateDir))}
 	case errors.Is(err, statedir.ErrUnusable):
@@ -207,6 +268,21 @@ func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
 	if res.RecordErr == nil && res.RecordPath != "" {
 		fmt.Fprintf(w, "nightshift: record of this run: %s\n", res.RecordPath)
 	}
+	if res.Suspended {
+		fmt.Fprintf(w, "nightshift: paused with its changes kept; the workspace waits for one of:\n  go on:  nightshift run --resume %s%s%s\n  undo:   nightshift recover --dir %s%s\n",
+			res.RunID, stateArg(stateDir), raise(res.Outcome), res.Dir, stateArg(stateDir))
+	}
+}
+
+// raise says which flag lifts the limit that paused a run.
+func raise(o agent.Outcome) string {
+	switch o {
+	case agent.Budget:
+		return " [--budget-usd X | --budget-tokens N]"
+	case agent.Timeout:
+		return " [--timeout D]"
+	}
+	return ""
 }
 
 // absDir is dir made absolute, for a command to copy.

@@ -11,8 +11,10 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -48,6 +50,13 @@ type Config struct {
 	// replies need streaming: the API refuses non-streaming calls that may
 	// run past ten minutes.
 	Stream bool
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
 	// HTTPClient sends the requests. Default: a client on a clone of
 	// http.DefaultTransport that gives up on a server that sends no
 	// response headers within ten minutes.
@@ -67,7 +76,9 @@ type Client struct {
 	stream    bool
 	// enc keeps the encoding of every message sent, so that a call
 	// encodes only what is new (request).
-	enc *encoded.Cache
+	enc   *encoded.Cache
+	stall time.Duration
+	clock clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -115,6 +126,8 @@ func New(cfg Config) (*Client, error) {
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
 		enc:       encoded.New(0),
+		stall:     stallOf(cfg.Stall),
+		clock:     clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -139,4 +152,33 @@ func defaultHTTPClient() *http.Client {
 	t = t.Clone()
 	t.ResponseHeaderTimeout = 10 * time.Minute
 	return &http.Client{Transport: t}
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

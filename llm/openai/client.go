@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
+	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -66,6 +69,13 @@ type Config struct {
 	// stream_options.include_usage so usage still arrives) and accumulate
 	// it. Default false: one JSON reply per call.
 	Stream bool
+	// Stall cancels a streaming call that receives no byte for this long;
+	// the call fails as a Timeout, which the retry layer retries. Default
+	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
+	// stream are bounded by the retry policy's CallTimeout instead.
+	Stall time.Duration
+	// Clock times Stall; default clock.Real{}.
+	Clock clock.Clock
 	// HTTPClient sends the requests. Default: the SDK's client.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call. Default: none.
@@ -83,7 +93,9 @@ type Client struct {
 	stream              bool
 	// enc keeps the encoding of every message sent, so that a call
 	// encodes only what is new (request).
-	enc *encoded.Cache
+	enc   *encoded.Cache
+	stall time.Duration
+	clock clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -133,6 +145,8 @@ func New(cfg Config) (*Client, error) {
 		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
 		enc:                 encoded.New(0),
+		stall:               stallOf(cfg.Stall),
+		clock:               clockOf(cfg.Clock),
 	}, nil
 }
 
@@ -166,4 +180,33 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, call)
 	}
 	return c.generateOnce(ctx, call)
+}
+
+// stallOf applies Config.Stall's default.
+func stallOf(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return stall.DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func clockOf(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
+
+// watchStall is the request option of a streaming call: the stall watch,
+// when there is one.
+func (c *Client) watchStall() []option.RequestOption {
+	if c.stall <= 0 {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return stall.Watch(req, next, c.stall, c.clock, Provider)
+	})}
 }

@@ -15,8 +15,8 @@ import (
 // one reply.
 func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Chat.Completions.NewStreaming(ctx, call.params, option.WithRequestBody("application/json", call.body),
-		option.WithResponseInto(&res))
+	stream := c.sdk.Chat.Completions.NewStreaming(ctx, call.params, append(c.watchStall(),
+		option.WithRequestBody("application/json", call.body), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
 	for stream.Next() {

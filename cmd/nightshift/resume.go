@@ -1,0 +1,199 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/taskfile"
+)
+
+// runSettings is what `nightshift run` records in a run's checkpoint
+// (lifecycle.Config.Settings): everything its configuration was built
+// from, paths made absolute, so that `nightshift run --resume RUN` builds
+// the same configuration from anywhere. No key is recorded: they come
+// from the environment, as they did.
+type runSettings struct {
+	Provider       string         `json:"provider"`
+	Model          string         `json:"model,omitempty"`
+	BaseURL        string         `json:"base_url,omitempty"`
+	Scenario       string         `json:"scenario,omitempty"`
+	Stream         bool           `json:"stream,omitempty"`
+	MaxTokensField string         `json:"max_tokens_field,omitempty"`
+	Stall          time.Duration  `json:"stall"`
+	CallTimeout    time.Duration  `json:"call_timeout"`
+	Backoff        time.Duration  `json:"backoff"`
+	RetryBudget    time.Duration  `json:"retry_budget"`
+	RPM            int            `json:"rpm,omitempty"`
+	TPM            int            `json:"tpm,omitempty"`
+	Events         string         `json:"events,omitempty"`
+	Keep           bool           `json:"keep,omitempty"`
+	KeepState      time.Duration  `json:"keep_state"`
+	Dir            string         `json:"dir"`
+	BaseDir        string         `json:"base_dir"`
+	Spec           *taskfile.Spec `json:"spec"`
+}
+
+// settingsOf records the configuration of a run about to start.
+func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMessage, error) {
+	s := runSettings{
+		Provider: f.provider, Model: model, BaseURL: f.baseURL, Scenario: absPath(f.scenario),
+		Stream: f.stream, MaxTokensField: f.maxTokensField, Stall: f.stall, CallTimeout: f.callTimeout,
+		Backoff: f.backoff, RetryBudget: f.retryBudget, RPM: f.rpm, TPM: f.tpm,
+		Events: absPath(f.events), Keep: f.keep, KeepState: f.keepState,
+		Dir: absPath(dir), BaseDir: absPath(spec.BaseDir),
+	}
+	cp := *spec
+	cp.OutputSchema, cp.ModelsFile = absPath(cp.OutputSchema), absPath(cp.ModelsFile)
+	s.Spec = &cp
+	if s.Provider == "" {
+		// The provider the environment chose: a resume must not choose
+		// another because a key was set since.
+		if p, err := resolveProvider("", osGetenv); err == nil {
+			s.Provider = p
+		}
+	}
+	return json.Marshal(s)
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return absDir(p)
+}
+
+// resumeFlags are the flags that may come with --resume: the limits a
+// paused run may be given anew, and where to find it.
+var resumeFlags = []string{"resume", "budget-usd", "budget-tokens", "timeout", "stall", "call-timeout", "state-dir", "dir"}
+
+// runResume is `nightshift run --resume RUN`: the run's recorded
+// configuration, with new budget and time limits if given, goes on from
+// its checkpoint.
+func runResume(cmd *cobra.Command, f *runFlags, task string) error {
+	if task != "" {
+		return usagef("--resume goes on with the run's own task: drop %q", task)
+	}
+	var others []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(resumeFlags, fl.Name) {
+			others = append(others, "--"+fl.Name)
+		}
+	})
+	if len(others) > 0 {
+		return usagef("--resume reuses the run's recorded configuration; only --budget-usd, --budget-tokens, --timeout, --stall and --call-timeout may change: drop %s", strings.Join(others, ", "))
+	}
+	dir, ck, err := findPaused(cmd, f)
+	if err != nil {
+		return err
+	}
+	var s runSettings
+	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
+		return usagef("run %s has no configuration recorded by nightshift run (a batch or night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
+	}
+	g, spec := s.flags(f.stateDir), s.Spec
+	spec.BaseDir = s.BaseDir
+	changed := cmd.Flags().Changed
+	if changed("budget-usd") {
+		spec.BudgetUSD = f.budgetUSD
+	}
+	if changed("budget-tokens") {
+		spec.BudgetTokens = f.budgetTokens
+	}
+	if changed("timeout") {
+		spec.Timeout = taskfile.Duration(f.timeout)
+	}
+	if changed("stall") {
+		g.stall = f.stall
+	}
+	if changed("call-timeout") {
+		g.callTimeout = f.callTimeout
+	}
+	if spec.BudgetUSD < 0 || spec.BudgetTokens < 0 || spec.Timeout < 0 {
+		return usagef("--budget-usd, --budget-tokens and --timeout must not be negative")
+	}
+	cfg, err := runConfig(g, spec, g.limiters())
+	if err != nil {
+		return err
+	}
+	cfg.Dir = dir
+	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	evFile, err := openEvents(g.events)
+	if err != nil {
+		return err
+	}
+	var jsonSink event.Sink
+	if evFile != nil {
+		defer evFile.Close()
+		jsonSink = event.NewJSON(evFile)
+	}
+	cfg.Events = event.Multi(event.NewText(stderr), jsonSink)
+	if in, ok := cmd.InOrStdin().(*os.File); ok {
+		cfg.Asker = gate.Interactive(in, stderr)
+	}
+	res, err := lifecycle.Resume(cmd.Context(), cfg, f.resume)
+	if err != nil {
+		return notResumed(err, f.resume, dir, f.stateDir)
+	}
+	if res.Answer != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
+	}
+	printEnd(res, f.stateDir, stderr)
+	return exitWith(exitFor(res.Outcome))
+}
+
+// flags rebuilds the flags a run was started with.
+func (s runSettings) flags(stateDir string) *runFlags {
+	return &runFlags{
+		modelFlags: modelFlags{provider: s.Provider, model: s.Model, baseURL: s.BaseURL, scenario: s.Scenario,
+			stream: s.Stream, maxTokensField: s.MaxTokensField, stall: s.Stall},
+		dir: s.Dir, backoff: s.Backoff, retryBudget: s.RetryBudget, rpm: s.RPM, tpm: s.TPM,
+		events: s.Events, keep: s.Keep, keepState: s.KeepState, callTimeout: s.CallTimeout,
+		stateDir: stateDir, resume: "",
+	}
+}
+
+// findPaused finds the paused run's workspace and checkpoint: in --dir
+// when it is given, else by its ID in the state directory.
+func findPaused(cmd *cobra.Command, f *runFlags) (string, *lifecycle.Checkpoint, error) {
+	dir := f.dir
+	if !cmd.Flags().Changed("dir") {
+		d, _, err := lifecycle.FindRun(f.stateDir, f.resume)
+		if err != nil {
+			return "", nil, usagef("%v: no paused run of that ID (its workspace: --dir DIR)", err)
+		}
+		dir = d
+	}
+	ck, err := lifecycle.ReadCheckpoint(lifecycle.Config{Dir: absDir(dir), StateBase: f.stateDir}, f.resume)
+	if err != nil {
+		return "", nil, usagef("%v: nothing to resume", err)
+	}
+	return absDir(dir), ck, nil
+}
+
+// notResumed explains a resume that could not begin.
+func notResumed(err error, run, dir, stateDir string) error {
+	switch {
+	case errors.Is(err, journal.ErrNotPending), errors.Is(err, lifecycle.ErrNoCheckpoint):
+		return usagef("%v: run %s is not paused in %s (it ended, or was recovered)", err, run, filepath.Clean(dir))
+	case errors.Is(err, journal.ErrDamaged):
+		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf("%w\nundo it with: nightshift recover --dir %s%s", err, dir, stateArg(stateDir))}
+	}
+	return notStarted(err, dir, stateDir)
+}

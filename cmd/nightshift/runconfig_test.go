@@ -1,0 +1,43 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/taskfile"
+)
+
+// TestRunConfigBoundsEveryCall: a call that does not stream gets the
+// whole-call limit, a stream gets none (its silence is watched instead);
+// the budget, the time limit, the loop limit and the interrupt rule reach
+// the lifecycle, and the scripted model is priced at $0 by the table.
+func TestRunConfigBoundsEveryCall(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n"})
+	three, off := 3, -1
+	spec := &taskfile.Spec{Task: "x", BaseDir: dir, MaxSteps: 5, Retries: &three, NoJudge: true,
+		BudgetTokens: 1000, Timeout: taskfile.Duration(time.Hour), LoopLimit: &off, RollbackOnInterrupt: true}
+	for _, stream := range []bool{false, true} {
+		f := &runFlags{modelFlags: modelFlags{provider: "scripted", scenario: filepath.Join(dir, "s.yaml"), stream: stream, stall: defaultStall},
+			callTimeout: defaultCallTimeout}
+		cfg, err := runConfig(f, spec, f.limiters())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := defaultCallTimeout
+		if stream {
+			want = 0
+		}
+		if cfg.Retry.CallTimeout != want {
+			t.Errorf("stream %v: call timeout %s, want %s", stream, cfg.Retry.CallTimeout, want)
+		}
+		if cfg.Budget.Tokens != 1000 || cfg.Timeout != time.Hour || cfg.LoopLimit != -1 || !cfg.RollbackOnInterrupt {
+			t.Errorf("config %+v", cfg)
+		}
+		if c := cfg.Price(llm.Usage{InputTokens: 1000, OutputTokens: 1000}); !c.Known() {
+			t.Errorf("the scripted model's cost is %v, want known ($0)", c)
+		}
+	}
+}
