@@ -83,7 +83,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		}
 	}
 	p := m.cache.promptOf(req, wireNone, headAndRolling(req))
-	return r.response(p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
+	return r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
 }
 
 func (m *Model) statusError(r *Reply) *llm.Error {

@@ -72,9 +72,11 @@ func (r *Reply) stop() llm.StopReason {
 }
 
 // response is the reply as an llm.Response to req.
-func (r *Reply) response(p *prompt, cache func() cacheUse, content []llm.Block) *llm.Response {
+func (r *Reply) response(model string, p *prompt, cache func() cacheUse, content []llm.Block) *llm.Response {
 	return &llm.Response{
-		Model:      "scripted",
+		// The model asked is the model that answers, as the server
+		// echoes it.
+		Model:      cmp.Or(model, "scripted"),
 		Content:    content,
 		StopReason: r.stop(),
 		Usage:      r.usage(p, cache, content),
