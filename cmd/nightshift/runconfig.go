@@ -77,6 +77,16 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.LoopLimit != nil {
 		loopLimit = *spec.LoopLimit
 	}
+	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
+		return lifecycle.Config{}, usageError(err)
+	}
+	if spec.ContextWindow < 0 {
+		return lifecycle.Config{}, usagef("--context-window must not be negative")
+	}
+	fb, err := fallbackOf(mf, spec, table, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
 	return lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
@@ -104,6 +114,47 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Exit:                exitFor,
 		StateBase:           f.stateDir,
 		KeepState:           keepState(f.keepState),
+		NoCache:             spec.NoCache,
+		ContextWindow:       contextWindow(spec, b, table),
+		Fallback:            fb,
+	}, nil
+}
+
+// contextWindow is the worker's context window: the spec's
+// (--context-window), else the model table's, else 0 (unknown: no
+// compaction).
+func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int {
+	if spec.ContextWindow > 0 {
+		return spec.ContextWindow
+	}
+	if row, ok := table.Lookup(worker.provider, priceName(table, worker.provider, worker.name)); ok {
+		return int(row.ContextWindow)
+	}
+	return 0
+}
+
+// fallbackOf builds the model --fallback-model names, nil for none. Its
+// endpoint follows the judge's rule (judgeFlags): on the worker's
+// provider it calls the worker's endpoint; on another provider, that
+// provider's own *_BASE_URL or its public API. It gets its credential's
+// limiter and its price.
+func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, error) {
+	ff, ok := mf.judgeFlags(spec.FallbackModel)
+	if !ok {
+		return nil, nil
+	}
+	fb, err := ff.resolve(osGetenv)
+	if err != nil {
+		return nil, fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err)
+	}
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, fb.provider, fb.name, "the fallback model"); err != nil {
+			return nil, err
+		}
+	}
+	return &agent.Fallback{
+		Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
+		Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
 	}, nil
 }
 
