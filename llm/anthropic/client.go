@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
@@ -76,9 +77,11 @@ type Client struct {
 	stream    bool
 	// enc keeps the encoding of every message sent, so that a call
 	// encodes only what is new (request).
-	enc   *encoded.Cache
-	stall time.Duration
-	clock clock.Clock
+	enc *encoded.Cache
+	// bodies lends the request bodies of calls that do not stream.
+	bodies reqbody.Pool
+	stall  time.Duration
+	clock  clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)

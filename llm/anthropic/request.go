@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/cachepoint"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
 // The forms a message or a head is encoded in: without or with a cache
@@ -26,6 +27,9 @@ const (
 type call struct {
 	params sdk.MessageNewParams
 	body   []byte
+	// pooled is body's buffer when it is lent from the client's pool (a
+	// call that does not stream; see send).
+	pooled *reqbody.Body
 }
 
 // request maps a provider-neutral request onto the API's body. A request
@@ -74,24 +78,33 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
 		}
 	}
-	msgs := make([][]byte, len(kept))
-	size := len(system) + len(tools) + len(model) + 96
-	for i := range kept {
-		form := plain
+	form := func(i int) int {
 		if slices.Contains(marks, i) {
-			form = marked
+			return marked
 		}
-		m := &kept[i]
-		if msgs[i], err = c.enc.Message(m, form, func() ([]byte, error) { return json.Marshal(messageParam(*m, form == marked)) }); err != nil {
-			return nil, err
-		}
-		size += len(msgs[i]) + 1
+		return plain
 	}
+	// The param's own MarshalJSON: json.Marshal would scan its output
+	// once more to check and compact it.
+	encode := func(m *llm.Message, form int) ([]byte, error) { return messageParam(*m, form == marked).MarshalJSON() }
+	// The body's size, as the previous call of a conversation left it
+	// (a pooled buffer), or a guess: appending grows it if need be.
+	size := len(system) + len(tools) + len(model) + 96 + 512*len(kept)
 
 	// The envelope is assembled here; everything in it was encoded by
 	// the SDK's types. "stream" comes first, where the SDK's own setting
 	// of it (NewStreaming sets it on the body) finds it at once.
-	b := make([]byte, 0, size)
+	// A call that does not stream borrows its body's buffer (reqbody); a
+	// streaming one's body is copied by the SDK anyway (it sets
+	// "stream" itself).
+	var pooled *reqbody.Body
+	var b []byte
+	if stream {
+		b = make([]byte, 0, size)
+	} else {
+		pooled = c.bodies.Get(size)
+		b = pooled.Bytes
+	}
 	if stream {
 		b = append(b, `{"stream":true,"model":`...)
 	} else {
@@ -109,14 +122,15 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		b = append(b, tools...)
 	}
 	b = append(b, `,"messages":[`...)
-	for i, m := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, m...)
+	b, err = c.enc.Append(b, ',', kept, form, encode)
+	if err != nil {
+		return nil, err
 	}
 	b = append(b, "]}"...)
-	return &call{params: sdk.MessageNewParams{Model: model, MaxTokens: maxTokens}, body: b}, nil
+	if pooled != nil {
+		pooled.Bytes = b
+	}
+	return &call{params: sdk.MessageNewParams{Model: model, MaxTokens: maxTokens}, body: b, pooled: pooled}, nil
 }
 
 // appendString appends s as a JSON string.
@@ -127,8 +141,20 @@ func appendString(b []byte, s string) []byte {
 
 // keptMessages is the conversation as the API takes it. The API refuses
 // empty text blocks and messages without content, so both are left out;
-// consecutive messages of one role are merged by the API itself.
+// consecutive messages of one role are merged by the API itself. A
+// conversation with nothing to leave out (the usual one) is returned as
+// it is.
 func keptMessages(in []llm.Message) []llm.Message {
+	all := true
+	for _, m := range in {
+		for _, b := range m.Content {
+			all = all && sendable(b)
+		}
+		all = all && len(m.Content) > 0
+	}
+	if all {
+		return in
+	}
 	out := make([]llm.Message, 0, len(in))
 	for _, m := range in {
 		n := 0

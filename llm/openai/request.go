@@ -10,6 +10,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
 // errorPrefix marks a failed tool's result. Chat Completions has no
@@ -23,6 +24,9 @@ const errorPrefix = "ERROR: "
 type call struct {
 	params sdk.ChatCompletionNewParams
 	body   []byte
+	// pooled is body's buffer when it is lent from the client's pool (a
+	// call that does not stream).
+	pooled *reqbody.Body
 }
 
 // request maps a provider-neutral request onto the API's body. A request
@@ -52,31 +56,32 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		}
 	}
 	size := len(tools) + len(model) + 128
-	var parts [][]byte
+	var sys []byte
 	if req.System != "" {
-		sys, err := c.enc.Parts([]string{req.System}, 1, func() ([]byte, error) { return json.Marshal(sdk.SystemMessage(req.System)) })
+		var err error
+		sys, err = c.enc.Parts([]string{req.System}, 1, func() ([]byte, error) { return json.Marshal(sdk.SystemMessage(req.System)) })
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, sys)
 		size += len(sys) + 1
 	}
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		enc, err := c.enc.Message(m, 0, func() ([]byte, error) { return encodeMessages(messages(*m)) })
-		if err != nil {
-			return nil, err
-		}
-		if len(enc) > 0 {
-			parts = append(parts, enc)
-			size += len(enc) + 1
-		}
-	}
+	size += 512 * len(req.Messages) // a guess: appending grows the body if need be
+	encode := func(m *llm.Message, _ int) ([]byte, error) { return encodeMessages(messages(*m)) }
 
 	// The envelope is assembled here; everything in it was encoded by
 	// the SDK's types. "stream" comes first, where the SDK's own setting
 	// of it (NewStreaming sets it on the body) finds it at once.
-	b := make([]byte, 0, size)
+	// A call that does not stream borrows its body's buffer (reqbody); a
+	// streaming one's body is copied by the SDK anyway (it sets
+	// "stream" itself).
+	var pooled *reqbody.Body
+	var b []byte
+	if stream {
+		b = make([]byte, 0, size)
+	} else {
+		pooled = c.bodies.Get(size)
+		b = pooled.Bytes
+	}
 	if stream {
 		b = append(b, `{"stream":true,"stream_options":{"include_usage":true},"model":`...)
 	} else {
@@ -95,14 +100,23 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		b = append(b, tools...)
 	}
 	b = append(b, `,"messages":[`...)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, p...)
+	if sys != nil {
+		b = append(b, sys...)
+		b = append(b, ',')
+	}
+	mark := len(b)
+	var err error
+	if b, err = c.enc.Append(b, ',', req.Messages, func(int) int { return 0 }, encode); err != nil {
+		return nil, err
+	}
+	if sys != nil && len(b) == mark {
+		b = b[:mark-1] // no message after the system prompt: no comma
 	}
 	b = append(b, "]}"...)
-	return &call{params: sdk.ChatCompletionNewParams{Model: model}, body: b}, nil
+	if pooled != nil {
+		pooled.Bytes = b
+	}
+	return &call{params: sdk.ChatCompletionNewParams{Model: model}, body: b, pooled: pooled}, nil
 }
 
 // encodeMessages encodes the API messages one llm message maps onto,
@@ -110,7 +124,9 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 func encodeMessages(ms []sdk.ChatCompletionMessageParamUnion) ([]byte, error) {
 	var b []byte
 	for i, m := range ms {
-		enc, err := json.Marshal(m)
+		// The param's own MarshalJSON: json.Marshal would scan its
+		// output once more to check and compact it.
+		enc, err := m.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}

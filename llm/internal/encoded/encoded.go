@@ -1,30 +1,43 @@
-// Package encoded keeps the wire encoding of the messages a provider has
-// sent, so that each message of a conversation is encoded once, not once
-// per call: an agent's call at step 200 resends 199 steps of history, and
-// encoding them again with the SDKs' reflection-based encoders made the
-// harness's own cost per step grow with the conversation (issue 15).
+// Package encoded keeps the wire encoding of what a provider has sent, so
+// that each message of a conversation is encoded once, not once per call:
+// an agent's call at step 200 resends 199 steps of history, and encoding
+// them again with the SDKs' reflection-based encoders made the harness's
+// own cost per step grow with the conversation (issue 15).
 //
-// Entries are keyed by content, never by identity: a message that is
-// equal to one encoded before gets the same bytes, whoever built it, and a
-// message that differs in any byte is encoded anew. A lookup hashes the
-// message and compares it with the entry found, field by field; strings
-// that share their memory (the history an agent resends) compare in
-// constant time, so a hit costs little more than the hash.
+// Messages are kept per conversation, by position: a call's messages are
+// compared with the ones the previous call of the same conversation sent
+// at the same places, and each one that is the same (field by field, in
+// the same form) gets its kept encoding. An agent resends its history
+// with the very same strings, and a string compared with itself compares
+// in constant time, so a call costs the number of its messages' blocks
+// plus the encoding of what is new, not the size of the history. A
+// conversation is known by where its first message's blocks are, which an
+// agent keeps for the whole run; anything else (a compacted history, a
+// message changed in place) is simply encoded again.
+//
+// Other pieces of a request (its system prompt and tools) are kept by
+// content (Parts).
 package encoded
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
 // DefaultMaxBytes bounds the encodings one Cache keeps: enough for the
-// histories of dozens of long runs at once. Past it, the least recently
-// used half goes.
+// histories of dozens of long runs at once. Past it, the conversations
+// and parts least recently used go.
 const DefaultMaxBytes = 64 << 20
+
+// Forms is how many forms a message may be encoded in (a provider's own
+// variants: without and with a cache breakpoint).
+const Forms = 2
 
 // Cache keeps encodings. It is safe for concurrent use; a provider client
 // holds one for all its calls.
@@ -32,69 +45,155 @@ type Cache struct {
 	seed maphash.Seed
 	max  int
 
-	mu      sync.Mutex
-	entries map[uint64][]*entry
-	bytes   int
-	tick    uint64
+	mu    sync.Mutex
+	convs map[uintptr]*conv
+	parts map[uint64][]*part
+	bytes int
+	tick  uint64
 }
 
-// entry is one encoding: of a message (msg set) or of a list of strings
-// (parts set; a request's head: its system prompt and tools).
-type entry struct {
+// conv is one conversation's messages as last sent, with their
+// encodings.
+type conv struct {
+	mu    sync.Mutex
+	slots []slot
+	bytes int
+	used  uint64
+}
+
+type slot struct {
+	msg llm.Message
+	enc [Forms][]byte
+}
+
+// part is the encoding of a list of strings.
+type part struct {
 	form  int
-	msg   llm.Message
 	parts []string
 	enc   []byte
 	used  uint64
 }
 
-// New returns a Cache keeping at most maxBytes of encodings (0:
+// New returns a Cache keeping about maxBytes of encodings at most (0:
 // DefaultMaxBytes).
 func New(maxBytes int) *Cache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	return &Cache{seed: maphash.MakeSeed(), max: maxBytes, entries: make(map[uint64][]*entry)}
+	return &Cache{seed: maphash.MakeSeed(), max: maxBytes, convs: make(map[uintptr]*conv), parts: make(map[uint64][]*part)}
 }
 
-// Message returns the encoding of m in the given form (a provider's own
-// variants: with or without a cache breakpoint, say), made by enc on the
-// first request and kept. The bytes returned must not be modified.
-func (c *Cache) Message(m *llm.Message, form int, enc func() ([]byte, error)) ([]byte, error) {
-	h := c.hashMessage(m, form)
-	c.mu.Lock()
-	for _, e := range c.entries[h] {
-		if e.form == form && e.parts == nil && sameMessage(&e.msg, m) {
-			c.tick++
-			e.used = c.tick
-			c.mu.Unlock()
-			return e.enc, nil
-		}
-	}
-	c.mu.Unlock()
-	b, err := enc()
+// Messages returns the encoding of each message of a conversation in the
+// form form(i) (0 <= form < Forms): the kept one when the message is the
+// one the conversation's previous call sent at that place, else one made
+// by enc and kept. The bytes returned must not be modified.
+func (c *Cache) Messages(msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error)) ([][]byte, error) {
+	out := make([][]byte, 0, len(msgs))
+	err := c.each(msgs, form, enc, func(b []byte) { out = append(out, b) })
 	if err != nil {
 		return nil, err
 	}
-	c.put(h, &entry{form: form, msg: cloneMessage(m), enc: b})
-	return b, nil
+	return out, nil
+}
+
+// Append appends the encodings Messages would return to dst, sep between
+// each two that are not empty, without a list of them: a body is built
+// in one pass.
+func (c *Cache) Append(dst []byte, sep byte, msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error)) ([]byte, error) {
+	first := true
+	err := c.each(msgs, form, enc, func(b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		if !first {
+			dst = append(dst, sep)
+		}
+		first = false
+		dst = append(dst, b...)
+	})
+	return dst, err
+}
+
+// each hands yield the encoding of each message, in order (see Messages).
+func (c *Cache) each(msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error), yield func([]byte)) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	key := uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
+	c.mu.Lock()
+	cv := c.convs[key]
+	if cv == nil {
+		cv = &conv{}
+		c.convs[key] = cv
+	}
+	c.tick++
+	cv.used = c.tick
+	c.mu.Unlock()
+
+	cv.mu.Lock()
+	before := cv.bytes
+	var err error
+	for i := range msgs {
+		f := form(i)
+		m := &msgs[i]
+		if i < len(cv.slots) && !sameMessage(&cv.slots[i].msg, m) {
+			cv.bytes -= cv.slots[i].size()
+			cv.slots = cv.slots[:i]
+		}
+		if i == len(cv.slots) {
+			cv.slots = append(cv.slots, slot{msg: cloneMessage(m)})
+			cv.bytes += cv.slots[i].size()
+		}
+		s := &cv.slots[i]
+		if s.enc[f] == nil {
+			var b []byte
+			if b, err = enc(m, f); err != nil {
+				break
+			}
+			s.enc[f] = b
+			cv.bytes += len(b)
+		}
+		yield(s.enc[f])
+	}
+	if err == nil && len(cv.slots) > len(msgs) {
+		// The conversation is shorter than when last sent: what lies
+		// past its end will not come back in place.
+		for _, s := range cv.slots[len(msgs):] {
+			cv.bytes -= s.size()
+		}
+		cv.slots = cv.slots[:len(msgs)]
+	}
+	grown := cv.bytes - before
+	cv.mu.Unlock()
+	c.mu.Lock()
+	c.bytes += grown
+	if c.bytes > c.max {
+		c.evict(cv)
+	}
+	c.mu.Unlock()
+	return err
 }
 
 // Parts returns the encoding of a list of strings in the given form (a
 // request's head, for example: its system prompt and tools' specs), made
-// by enc on the first request and kept.
+// by enc on the first request and kept, by content.
 func (c *Cache) Parts(parts []string, form int, enc func() ([]byte, error)) ([]byte, error) {
 	var mh maphash.Hash
 	mh.SetSeed(c.seed)
-	writeInt(&mh, form)
-	writeInt(&mh, len(parts))
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(form)<<32|uint64(len(parts)))
+	mh.Write(n[:])
 	for _, p := range parts {
-		writeString(&mh, p)
+		// Length-prefixed, so that no two lists hash alike by moving
+		// bytes from one string to its neighbour.
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		mh.Write(n[:])
+		mh.WriteString(p)
 	}
 	h := mh.Sum64()
 	c.mu.Lock()
-	for _, e := range c.entries[h] {
-		if e.form == form && e.parts != nil && slices.Equal(e.parts, parts) {
+	for _, e := range c.parts[h] {
+		if e.form == form && slices.Equal(e.parts, parts) {
 			c.tick++
 			e.used = c.tick
 			c.mu.Unlock()
@@ -106,67 +205,66 @@ func (c *Cache) Parts(parts []string, form int, enc func() ([]byte, error)) ([]b
 	if err != nil {
 		return nil, err
 	}
-	// A nil list still marks a parts entry.
-	c.put(h, &entry{form: form, parts: append(make([]string, 0, len(parts)), parts...), enc: b})
+	e := &part{form: form, parts: slices.Clone(parts), enc: b}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tick++
+	e.used = c.tick
+	c.parts[h] = append(c.parts[h], e)
+	c.bytes += e.size()
+	if c.bytes > c.max {
+		c.evict(nil)
+	}
 	return b, nil
 }
 
-// put stores e under h, making room first when the cache is full.
-func (c *Cache) put(h uint64, e *entry) {
-	size := e.size()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, old := range c.entries[h] {
-		if old.form == e.form && ((e.parts == nil && old.parts == nil && sameMessage(&old.msg, &e.msg)) ||
-			(e.parts != nil && old.parts != nil && slices.Equal(old.parts, e.parts))) {
-			return // a concurrent call stored it first
+// evict drops the least recently used conversations and parts, but
+// keep, until the cache holds half its maximum. It runs once per half of
+// the cache's capacity at most, so its sort is paid for by many calls.
+func (c *Cache) evict(keep *conv) {
+	type item struct {
+		used uint64
+		drop func() int
+	}
+	var all []item
+	for k, cv := range c.convs {
+		if cv == keep {
+			continue
 		}
+		all = append(all, item{cv.used, func() int {
+			delete(c.convs, k)
+			cv.mu.Lock()
+			defer cv.mu.Unlock()
+			return cv.bytes
+		}})
 	}
-	if c.bytes+size > c.max {
-		c.evict()
-	}
-	c.tick++
-	e.used = c.tick
-	c.entries[h] = append(c.entries[h], e)
-	c.bytes += size
-}
-
-// evict drops the least recently used half of the entries (by bytes).
-// It runs once per half of the cache's capacity at most, so its sort is
-// paid for by many stores.
-func (c *Cache) evict() {
-	type ref struct {
-		h uint64
-		e *entry
-	}
-	var all []ref
-	for h, es := range c.entries {
+	for h, es := range c.parts {
 		for _, e := range es {
-			all = append(all, ref{h, e})
+			all = append(all, item{e.used, func() int {
+				rest := slices.DeleteFunc(c.parts[h], func(x *part) bool { return x == e })
+				if len(rest) == 0 {
+					delete(c.parts, h)
+				} else {
+					c.parts[h] = rest
+				}
+				return e.size()
+			}})
 		}
 	}
-	slices.SortFunc(all, func(a, b ref) int {
+	slices.SortFunc(all, func(a, b item) int {
 		switch {
-		case a.e.used < b.e.used:
+		case a.used < b.used:
 			return -1
-		case a.e.used > b.e.used:
+		case a.used > b.used:
 			return 1
 		}
 		return 0
 	})
-	for _, r := range all {
+	for _, it := range all {
 		if c.bytes <= c.max/2 {
 			break
 		}
-		es := c.entries[r.h]
-		i := slices.Index(es, r.e)
-		es = slices.Delete(es, i, i+1)
-		if len(es) == 0 {
-			delete(c.entries, r.h)
-		} else {
-			c.entries[r.h] = es
-		}
-		c.bytes -= r.e.size()
+		c.bytes -= it.drop()
 	}
 }
 
@@ -175,59 +273,42 @@ func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
-	for _, es := range c.entries {
+	for _, es := range c.parts {
 		n += len(es)
+	}
+	for _, cv := range c.convs {
+		cv.mu.Lock()
+		for _, s := range cv.slots {
+			for _, e := range s.enc {
+				if e != nil {
+					n++
+				}
+			}
+		}
+		cv.mu.Unlock()
 	}
 	return n
 }
 
-func (e *entry) size() int {
-	n := len(e.enc) + 64
-	for _, b := range e.msg.Content {
+// size is what a slot holds besides its encodings: its strings are the
+// caller's too, but a cached message keeps them alive.
+func (s *slot) size() int {
+	n := 64
+	for _, b := range s.msg.Content {
 		n += len(b.Text) + len(b.ID) + len(b.Name) + len(b.Input) + len(b.ToolUseID) + 64
 	}
+	for _, e := range s.enc {
+		n += len(e)
+	}
+	return n
+}
+
+func (e *part) size() int {
+	n := len(e.enc) + 64
 	for _, p := range e.parts {
 		n += len(p) + 16
 	}
 	return n
-}
-
-func (c *Cache) hashMessage(m *llm.Message, form int) uint64 {
-	var mh maphash.Hash
-	mh.SetSeed(c.seed)
-	writeInt(&mh, form)
-	writeString(&mh, string(m.Role))
-	for i := range m.Content {
-		b := &m.Content[i]
-		writeString(&mh, string(b.Type))
-		writeString(&mh, b.Text)
-		writeString(&mh, b.ID)
-		writeString(&mh, b.Name)
-		writeInt(&mh, len(b.Input))
-		mh.Write(b.Input)
-		writeString(&mh, b.ToolUseID)
-		if b.IsError {
-			mh.WriteByte(1)
-		} else {
-			mh.WriteByte(0)
-		}
-	}
-	return mh.Sum64()
-}
-
-// writeString writes s length-prefixed, so that no two sequences of
-// fields hash alike by shifting bytes between neighbours.
-func writeString(h *maphash.Hash, s string) {
-	writeInt(h, len(s))
-	h.WriteString(s)
-}
-
-func writeInt(h *maphash.Hash, n int) {
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(n >> (8 * i))
-	}
-	h.Write(b[:])
 }
 
 // sameMessage reports whether two messages have the same content.

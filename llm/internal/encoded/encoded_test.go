@@ -10,11 +10,13 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
-// counter is an encoder that counts its calls.
+// counter is an encoder that counts its calls and encodes a message as
+// its first block's text and the form.
 type counter struct{ n int }
 
-func (c *counter) enc(tag string) func() ([]byte, error) {
-	return func() ([]byte, error) { c.n++; return []byte(tag), nil }
+func (c *counter) enc(m *llm.Message, form int) ([]byte, error) {
+	c.n++
+	return fmt.Appendf(nil, "%s/%d", m.Content[0].Text, form), nil
 }
 
 func msg(text string) llm.Message {
@@ -24,28 +26,49 @@ func msg(text string) llm.Message {
 	}}
 }
 
-func TestAMessageIsEncodedOncePerForm(t *testing.T) {
+func plain(int) int { return 0 }
+
+func encodings(t *testing.T, c *Cache, msgs []llm.Message, form func(int) int, enc *counter) []string {
+	t.Helper()
+	b, err := c.Messages(msgs, form, enc.enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(b))
+	for i := range b {
+		out[i] = string(b[i])
+	}
+	return out
+}
+
+func TestAConversationEncodesEachMessageOncePerForm(t *testing.T) {
 	c := New(0)
 	var enc counter
-	m := msg("alpha")
-	for range 3 {
-		if b, _ := c.Message(&m, 0, enc.enc("plain")); string(b) != "plain" {
-			t.Fatalf("got %q", b)
+	msgs := []llm.Message{msg("task")}
+	for i := range 5 {
+		got := encodings(t, c, msgs, plain, &enc)
+		if got[len(got)-1] != msgs[len(msgs)-1].Content[0].Text+"/0" {
+			t.Fatalf("call %d: %v", i, got)
 		}
+		msgs = append(msgs, msg(fmt.Sprintf("step %d", i)))
 	}
-	// Equal content built anew (other memory) is the same message.
-	again := msg(strings.Clone("alpha"))
-	c.Message(&again, 0, enc.enc("plain"))
-	if enc.n != 1 {
-		t.Errorf("%d encodings of one message, want 1", enc.n)
+	if enc.n != 5 {
+		t.Errorf("%d encodings for 5 messages sent in 5 calls, want 5", enc.n)
 	}
-	if b, _ := c.Message(&m, 1, enc.enc("marked")); string(b) != "marked" || enc.n != 2 {
-		t.Errorf("another form: %q after %d encodings", b, enc.n)
+	// The last one in another form: one more encoding.
+	last := func(i int) int {
+		if i == len(msgs)-1 {
+			return 1
+		}
+		return 0
+	}
+	got := encodings(t, c, msgs, last, &enc)
+	if enc.n != 6 || got[len(got)-1] != "step 4/1" {
+		t.Errorf("%d encodings, last %q", enc.n, got[len(got)-1])
 	}
 }
 
-func TestAnyDifferenceIsAnotherMessage(t *testing.T) {
-	base := msg("alpha")
+func TestAnyDifferenceIsEncodedAgain(t *testing.T) {
 	variants := map[string]func(m *llm.Message){
 		"text":     func(m *llm.Message) { m.Content[0].Text = "alphb" },
 		"is_error": func(m *llm.Message) { m.Content[0].IsError = true },
@@ -57,71 +80,96 @@ func TestAnyDifferenceIsAnotherMessage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := New(0)
 			var enc counter
-			c.Message(&base, 0, enc.enc("base"))
-			v := msg("alpha")
-			change(&v)
-			if b, _ := c.Message(&v, 0, enc.enc("changed")); string(b) != "changed" {
-				t.Errorf("a changed %s got the old encoding", name)
+			msgs := []llm.Message{msg("task"), msg("alpha")}
+			encodings(t, c, msgs, plain, &enc)
+			change(&msgs[1])
+			encodings(t, c, msgs, plain, &enc)
+			if enc.n != 3 {
+				t.Errorf("a changed %s was not encoded again (%d encodings)", name, enc.n)
 			}
 		})
 	}
 }
 
-func TestAStoredMessageDoesNotChangeWithTheCallersSlices(t *testing.T) {
+func TestAMessageChangedInPlaceIsEncodedAgain(t *testing.T) {
 	c := New(0)
 	var enc counter
-	m := msg("alpha")
-	c.Message(&m, 0, enc.enc("first"))
-	m.Content[1].Input[9] = 'z' // the caller reuses its buffer
-	if b, _ := c.Message(&m, 0, enc.enc("second")); string(b) != "second" {
-		t.Errorf("a message changed in place got the encoding of what it was: %q", b)
+	msgs := []llm.Message{msg("task"), msg("alpha")}
+	encodings(t, c, msgs, plain, &enc)
+	msgs[1].Content[1].Input[9] = 'z' // the caller reuses its buffer
+	encodings(t, c, msgs, plain, &enc)
+	if enc.n != 3 {
+		t.Errorf("a message changed in place kept its old encoding (%d encodings)", enc.n)
+	}
+}
+
+func TestAShorterConversationForgetsWhatWasPastItsEnd(t *testing.T) {
+	c := New(0)
+	var enc counter
+	msgs := []llm.Message{msg("task"), msg("a"), msg("b")}
+	encodings(t, c, msgs, plain, &enc)
+	got := encodings(t, c, msgs[:2], plain, &enc)
+	if len(got) != 2 || enc.n != 3 || c.Len() != 2 {
+		t.Errorf("got %v after %d encodings, %d kept", got, enc.n, c.Len())
 	}
 }
 
 func TestPartsAreKeyedByEveryString(t *testing.T) {
 	c := New(0)
-	var enc counter
-	c.Parts([]string{"ab", "c"}, 0, enc.enc("1"))
-	c.Parts([]string{"ab", "c"}, 0, enc.enc("1"))
-	if b, _ := c.Parts([]string{"a", "bc"}, 0, enc.enc("2")); string(b) != "2" {
+	n := 0
+	enc := func(s string) func() ([]byte, error) { return func() ([]byte, error) { n++; return []byte(s), nil } }
+	c.Parts([]string{"ab", "c"}, 0, enc("1"))
+	c.Parts([]string{"ab", "c"}, 0, enc("1"))
+	if b, _ := c.Parts([]string{"a", "bc"}, 0, enc("2")); string(b) != "2" {
 		t.Errorf("strings shifted between parts share an encoding")
 	}
-	if enc.n != 2 {
-		t.Errorf("%d encodings, want 2", enc.n)
+	if b, _ := c.Parts([]string{"ab", "c"}, 1, enc("3")); string(b) != "3" {
+		t.Errorf("another form shares an encoding")
+	}
+	if n != 3 {
+		t.Errorf("%d encodings, want 3", n)
 	}
 }
 
 func TestAFullCacheDropsWhatWasLeastRecentlyUsed(t *testing.T) {
-	c := New(4 << 10)
+	c := New(64 << 10)
 	var enc counter
-	keep := msg("kept: used on every call")
+	keep := []llm.Message{msg("kept: used on every call")}
 	for i := range 200 {
-		c.Message(&keep, 0, enc.enc("keep"))
-		m := msg(fmt.Sprintf("message %d %s", i, strings.Repeat("x", 100)))
-		c.Message(&m, 0, enc.enc("other"))
+		encodings(t, c, keep, plain, &enc)
+		other := []llm.Message{msg(fmt.Sprintf("conversation %d %s", i, strings.Repeat("x", 1000)))}
+		encodings(t, c, other, plain, &enc)
 	}
 	if enc.n != 201 {
-		t.Errorf("%d encodings: the message in use was dropped", enc.n)
+		t.Errorf("%d encodings: the conversation in use was dropped", enc.n)
 	}
 	if c.bytes > c.max {
 		t.Errorf("%d bytes kept, over the %d allowed", c.bytes, c.max)
 	}
 }
 
-func TestConcurrentCallsShareOneCache(t *testing.T) {
-	c := New(64 << 10)
+func TestConcurrentConversationsShareOneCache(t *testing.T) {
+	c := New(256 << 10)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 200 {
-				m := msg(fmt.Sprintf("g%d m%d", g%2, i%50))
-				want := m.Content[0].Text
-				b, err := c.Message(&m, i%2, func() ([]byte, error) { return []byte(want), nil })
-				if err != nil || string(b) != want {
-					t.Errorf("got %q, want %q", b, want)
+			msgs := []llm.Message{msg(fmt.Sprintf("task %d", g))}
+			for i := range 100 {
+				msgs = append(msgs, msg(fmt.Sprintf("g%d m%d", g, i)))
+				b, err := c.Messages(msgs, func(j int) int { return j % 2 }, func(m *llm.Message, f int) ([]byte, error) {
+					return fmt.Appendf(nil, "%s/%d", m.Content[0].Text, f), nil
+				})
+				if err != nil {
+					t.Error(err)
 					return
+				}
+				for j, e := range b {
+					if want := fmt.Sprintf("%s/%d", msgs[j].Content[0].Text, j%2); string(e) != want {
+						t.Errorf("got %q, want %q", e, want)
+						return
+					}
 				}
 			}
 		}()
