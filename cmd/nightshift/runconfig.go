@@ -145,7 +145,7 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiter
 	}
 	fb, err := ff.resolve(osGetenv)
 	if err != nil {
-		return nil, fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err)
+		return nil, usageError(fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err))
 	}
 	if spec.BudgetUSD > 0 {
 		if err := checkPriced(table, fb.provider, fb.name, "the fallback model"); err != nil {
