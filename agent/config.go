@@ -86,6 +86,10 @@ type Config struct {
 	Clock clock.Clock
 	// RunID names the run in events and records; default a new ID.
 	RunID string
+	// Observer, when set, sees each model and tool call begin and end,
+	// and each event in the context of the call it belongs to: traces
+	// (package tracing). Default none.
+	Observer Observer
 	// Exit, when set, maps the outcome to the exit status of the process
 	// that ran it, for the outcome event's exit field. Default none: the
 	// field is left out, since a run inside a library has no exit status
@@ -101,6 +105,12 @@ type Config struct {
 	// call unknown, and a dollar budget then cannot be kept.
 	Price      budget.Pricer
 	JudgePrice budget.Pricer
+	// Meter, when set, is another run's meter that this run's calls go
+	// behind instead of one of its own: a subagent's (MeterOf), so that
+	// its calls count against its parent's Budget and in its parent's
+	// usage. This run's own Usage and Cost are then what it spent.
+	// Default a meter of the run's own, with Budget.
+	Meter *budget.Meter
 	// Timeout is the run's wall-clock limit, timed on Clock from Run's
 	// start; default none. When it passes, the call or tool running is
 	// stopped and the run ends timeout (paused: resumable).
@@ -146,6 +156,18 @@ type Config struct {
 	// in Results and cut in the history to its head and tail; default
 	// DefaultResultCap (32 KiB), or a tenth of a small ContextWindow.
 	ResultCap int
+	// Start holds more fields for the run's start event, each also shown
+	// as key=value on its human line: where the judge's calls go
+	// ("judge", "judge_endpoint") and how commands are confined
+	// ("sandbox"), so that a person sees both before anything runs.
+	// Keys must not be the event's own (ts, run, step, type, task,
+	// model, max_steps). Nil adds none.
+	Start []StartField
+}
+
+// StartField is one extra field of the start event.
+type StartField struct {
+	Key, Value string
 }
 
 // Fallback is the second model of a run (Config.Fallback).

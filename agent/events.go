@@ -9,14 +9,18 @@ import (
 )
 
 func (r *run) emit(typ, detail string, data map[string]any) {
-	r.cfg.Events.Emit(event.Event{
+	e := event.Event{
 		TS:     r.cfg.Clock.Now(),
 		Run:    r.cfg.RunID,
 		Step:   r.res.Steps,
 		Type:   typ,
 		Detail: detail,
 		Data:   data,
-	})
+	}
+	r.cfg.Events.Emit(e)
+	if r.cfg.Observer != nil {
+		r.cfg.Observer.Event(r.inner, e)
+	}
 }
 
 // turnEvent emits `[turn · tool_use=read_file,write_file]` or

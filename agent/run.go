@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -56,6 +57,12 @@ type run struct {
 	est         budget.Estimator
 	compactions int
 	resultsCut  int
+	// inner is the context of the innermost call under way, for the
+	// Observer's events (see observe.go).
+	inner context.Context
+	// base is what a shared meter (Config.Meter) had spent before this
+	// run: the run's own spend is what it spent since.
+	base budget.Spend
 }
 
 // Run runs the task to exactly one outcome. It never panics on a
@@ -69,6 +76,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		task:   task,
 		res:    &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
 		maxTok: cfg.MaxTokens,
+		inner:  ctx,
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -82,14 +90,24 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		spent = st.Spent
 	}
 	r.meter = budget.NewMeter(cfg.Budget, spent)
+	if cfg.Meter != nil {
+		r.meter, r.base = cfg.Meter, cfg.Meter.Spent()
+	}
 	r.spent()
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback)
+	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback), RoleWorker)
 	r.judge = r.verifier()
 	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
 	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
+	for _, f := range cfg.Start {
+		if _, taken := data[f.Key]; taken || f.Key == "" {
+			continue
+		}
+		data[f.Key] = f.Value
+		detail += " " + f.Key + "=" + f.Value
+	}
 	if cfg.Resume != nil {
 		data["resumed"], data["from_step"] = true, r.res.Steps
 		detail += fmt.Sprintf(" resumed at step %d", r.res.Steps)
@@ -392,6 +410,8 @@ func checksOf(v verify.Verdict) []string {
 func (r *run) verifier() *verify.Verifier {
 	v := &verify.Verifier{Rules: []verify.Rule{verify.NotEmpty()}}
 	if r.cfg.Verifier != nil {
+		// The sandbox of its cmd: checks and its redactor come along.
+		v.Commands, v.Redact = r.cfg.Verifier.Commands, r.cfg.Verifier.Redact
 		for _, rule := range r.cfg.Verifier.Rules {
 			if rule.Name() != "not-empty" {
 				v.Rules = append(v.Rules, rule)
@@ -405,7 +425,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil)
+			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil), RoleJudge)
 			v.Judge = &j
 		}
 	}
@@ -416,6 +436,25 @@ func (r *run) verifier() *verify.Verifier {
 func (r *run) spent() {
 	s := r.meter.Spent()
 	r.res.Usage, r.res.Cost = s.Usage, s.Cost
+	if r.cfg.Meter != nil {
+		r.res.Usage, r.res.Cost = since(s, r.base)
+	}
+}
+
+// since is what was spent from base to now on a shared meter; a cost
+// unknown at either end is unknown.
+func since(now, base budget.Spend) (llm.Usage, models.Cost) {
+	u := llm.Usage{
+		InputTokens: now.Usage.InputTokens - base.Usage.InputTokens, OutputTokens: now.Usage.OutputTokens - base.Usage.OutputTokens,
+		CacheWriteTokens: now.Usage.CacheWriteTokens - base.Usage.CacheWriteTokens,
+		CacheReadTokens:  now.Usage.CacheReadTokens - base.Usage.CacheReadTokens,
+	}
+	n, okN := now.Cost.USD()
+	b, okB := base.Cost.USD()
+	if !okN || !okB {
+		return u, models.Unknown
+	}
+	return u, models.USD(n - b)
 }
 
 // apiEnd ends the run on a call's error (classify).
@@ -466,6 +505,9 @@ func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 // retries, the loop and the night's roles alike, reports them this way.
 func RetryEvent(a retry.Attempt) (detail string, data map[string]any) {
 	data = map[string]any{"attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "class": string(a.Class)}
+	if a.Cause != "" {
+		data["cause"] = a.Cause
+	}
 	if a.Status != 0 {
 		data["status"] = a.Status
 	}

@@ -114,7 +114,7 @@ turns:
 		if res.Outcome != agent.Done {
 			t.Fatalf("outcome = %s (%s), want done", res.Outcome, res.Reason)
 		}
-		if diff := cmp.Diff([]string{"[retry · status=429 attempt=1 wait=2000ms]"}, f.lines("retry")); diff != "" {
+		if diff := cmp.Diff([]string{"[retry · status=429 attempt=1 wait=2000ms retry-after=2s]"}, f.lines("retry")); diff != "" {
 			t.Errorf("retry lines (-want +got):\n%s", diff)
 		}
 		if got := f.clock.Waits(); !cmp.Equal(got, []time.Duration{2 * time.Second}) {

@@ -46,6 +46,9 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 		recorded[b.ToolUseID] = b
 	}
 	out := make([]llm.Block, 0, len(uses))
+	// A tool that calls models on the run's behalf (a subagent) finds the
+	// run's meter here (MeterOf).
+	ctx = context.WithValue(ctx, runKey{}, r)
 	for _, u := range uses {
 		if b, ok := recorded[u.ID]; ok {
 			out = append(out, b)
@@ -106,7 +109,14 @@ func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
 // checkpointer; a stop when a gate parked it or the run's context ended
 // while it ran.
 func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
+	var class tool.Class
+	if t := r.tool(u.Name); t != nil {
+		class = t.Class()
+	}
+	// The call's span holds the gate's decision as well as the call.
+	ctx, end := r.observeTool(ctx, u, class)
 	res, class, parked := r.decideAndRun(ctx, u)
+	end(res)
 	if parked != nil {
 		return llm.Block{}, toolStop{parked: parked}
 	}
@@ -126,19 +136,72 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
 func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.Class, *gate.Action) {
 	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
 	t := r.tool(u.Name)
-	if t == nil {
-		// An invented tool: the set answers with the tools that exist.
-		res := r.callSet(ctx, u)
+	// A call that cannot run (an invented tool, input its schema
+	// rejects) is answered before the gate: nobody is asked to approve
+	// it, and the audit log says it was rejected, not allowed.
+	var invalid error
+	if r.cfg.Tools != nil {
+		invalid = r.cfg.Tools.Validate(u.Name, u.Input)
+	}
+	if t == nil || invalid != nil {
+		res := r.callSet(ctx, u) // the set's answer: the tools that exist, or the schema's complaint
+		class := tool.Read       // nothing ran: as harmless as a read
+		if t != nil {
+			class = t.Class()
+			data["class"] = string(class)
+		}
+		if r.cfg.Gate != nil {
+			a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Input: u.Input}
+			if t != nil {
+				a.Class = class
+			}
+			data["decision"], data["decided_by"] = string(gate.Reject), string(gate.BySchema)
+			if err := r.cfg.Gate.Reject(a, firstLine(res.Content)); err != nil {
+				res = tool.Error(fmt.Sprintf("refused: %s was not run; the audit log could not be written: %v", u.Name, err))
+			}
+		}
 		data["is_error"] = res.IsError
 		data["result"] = firstLine(res.Content)
 		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
-		return res, tool.Read, nil
+		return res, class, nil
 	}
 	class := t.Class()
 	data["class"] = string(class)
+	// What must happen before the call runs: the capture of the workspace
+	// before a danger-class tool, so that what a command changes is rolled
+	// back too (seed 000, section 4.4), and the checkpoint. With a gate it
+	// runs inside the gate's decision, once the call is allowed and before
+	// the decision is audited: a call it could not prepare for is audited
+	// as refused, with the reason, not as allowed.
+	captured := false
+	prepare := func(ctx context.Context) error {
+		// A command, or a tool nightshift cannot see into (an MCP
+		// server's that is not read-class), may change any file: the
+		// workspace is captured before it, so a rollback undoes it too.
+		if tool.Captured(t) && r.cfg.Snapshots != nil {
+			if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
+				return fmt.Errorf("the workspace could not be captured for rollback: %w", err)
+			}
+			captured = true
+		}
+		if r.cfg.Checkpoint != nil {
+			if err := r.cfg.Checkpoint.BeforeTool(ctx, u, class); err != nil {
+				return fmt.Errorf("the run's checkpoint could not be written: %w", err)
+			}
+		}
+		return nil
+	}
+	defer func() {
+		if !captured {
+			return
+		}
+		if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
+			r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
+		}
+	}()
 	if r.cfg.Gate != nil {
 		a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
-		v, err := r.cfg.Gate.Check(ctx, a)
+		v, err := r.cfg.Gate.CheckThen(ctx, a, prepare)
 		data["decision"], data["decided_by"] = string(v.Decision), string(v.By)
 		var parked *gate.ParkedError
 		if errors.As(err, &parked) {
@@ -152,30 +215,17 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 				res = tool.Error(fmt.Sprintf("refused: %s was not run; the gate could not decide: %v", u.Name, err))
 			}
 			data["is_error"] = true
-			r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
+			if v.Decision == gate.Refuse {
+				r.emit("tool", u.Name+" not run: "+v.Reason, data)
+			} else {
+				r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
+			}
 			return res, class, nil
 		}
-	}
-	if class == tool.Danger && r.cfg.Snapshots != nil {
-		// Capture the workspace first, so that what a command changes is
-		// rolled back too (seed 000, section 4.4).
-		if err := r.cfg.Snapshots.Snapshot(ctx); err != nil {
-			data["is_error"] = true
-			r.emit("tool", u.Name+" not run: the workspace could not be captured", data)
-			return tool.Error(fmt.Sprintf("%s was not run: the workspace could not be captured for rollback: %v", u.Name, err)), class, nil
-		}
-		defer func() {
-			if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
-				r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
-			}
-		}()
-	}
-	if r.cfg.Checkpoint != nil {
-		if err := r.cfg.Checkpoint.BeforeTool(ctx, u, class); err != nil {
-			data["is_error"] = true
-			r.emit("tool", u.Name+" not run: the checkpoint could not be written", data)
-			return tool.Error(fmt.Sprintf("%s was not run: the run's checkpoint could not be written: %v", u.Name, err)), class, nil
-		}
+	} else if err := prepare(ctx); err != nil {
+		data["is_error"] = true
+		r.emit("tool", u.Name+" not run: "+err.Error(), data)
+		return tool.Error(fmt.Sprintf("%s was not run: %v", u.Name, err)), class, nil
 	}
 	var res tool.Result
 	if class == tool.Read {

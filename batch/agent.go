@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -11,7 +12,9 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -57,13 +60,22 @@ func (a *Agent) Run(ctx context.Context, spec *taskfile.Spec, dir string) *agent
 	if err != nil {
 		return &agent.Result{Outcome: notStartedOutcome(err), Reason: err.Error(), Err: err}
 	}
-	return &res.Result
+	// A copy, so that the summary does not keep the run's record (its
+	// events, its patch) alive for the rest of the batch: the record is
+	// on disk, and a batch of thousands of tasks holds only their ends.
+	out := res.Result
+	return &out
 }
 
 // notStartedOutcome is the outcome of a task whose run could not begin.
 func notStartedOutcome(err error) agent.Outcome {
 	if errors.Is(err, journal.ErrNeedsRecovery) {
 		return agent.NeedsRecovery
+	}
+	if errors.Is(err, mcp.ErrConfig) {
+		// An MCP server of the task's that did not start: a mistake in
+		// the task, not a failure of the run.
+		return agent.Usage
 	}
 	return agent.Failed
 }
@@ -74,7 +86,7 @@ func notStartedOutcome(err error) agent.Outcome {
 // none), its gate rules on top of base.Policy, its output schema (read
 // relative to the task file), and a verifier of its checks and base's
 // rules, with base's judge given the task's rubric unless the task says
-// no_judge. Each task is its own run (its own run ID) in its own
+// no_judge, and its MCP servers after base's. Each task is its own run (its own run ID) in its own
 // workspace, its state kept with it: base.StateDir and base.RunID are not
 // used. A check, a gate rule or a schema that cannot be used is an error.
 func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
@@ -116,6 +128,12 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		}
 		cfg.Policy = p
 	}
+	servers, err := spec.MCPServers()
+	if err != nil {
+		return cfg, err
+	}
+	// The task's MCP servers join base's (the command's --mcp).
+	cfg.MCP = append(slices.Clone(base.MCP), servers...)
 	if spec.OutputSchema != "" {
 		s, err := verify.LoadSchema(spec.BaseDir, spec.OutputSchema)
 		if err != nil {
@@ -128,6 +146,23 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		return cfg, err
 	}
 	cfg.Verifier = v
+	// How its commands run: the spec's word where it says one.
+	if spec.Sandbox != "" {
+		m, err := sandbox.ParseMode(spec.Sandbox)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Sandbox.Mode = m
+	}
+	cfg.Sandbox.Net = cfg.Sandbox.Net || spec.SandboxNet
+	cfg.Sandbox.Env = append(slices.Clone(cfg.Sandbox.Env), spec.Env...)
+	d, err := spec.CommandDuration()
+	if err != nil {
+		return cfg, err
+	}
+	if d > 0 {
+		cfg.CommandTimeout = d
+	}
 	return cfg, nil
 }
 

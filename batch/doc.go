@@ -12,7 +12,9 @@
 // them should go through one retry.Limiter per provider credential (a
 // retry.Limiters registry), so that they share the provider's rate limit
 // instead of colliding on it: a batch of fifty tasks under a limit of ten
-// requests a second is paced, not stampeded (issue 5).
+// requests a second is paced, not stampeded (issue 5). A registry with
+// retry.LimiterConfig.Dir set shares the limiters with the machine's
+// other processes as well (issue 13).
 //
 // Each task runs through the run lifecycle (batch.Agent, lifecycle.Run),
 // as `nightshift run` runs one: the gate decides before any tool runs,

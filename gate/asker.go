@@ -64,11 +64,13 @@ func Interactive(in *os.File, out io.Writer) Asker {
 
 // Ask shows the preview and reads one line: "y" or "yes" allows, anything
 // else (an empty line, end of input) refuses. One question at a time.
+// Everything shown is escaped (see Escape): what a person approves is
+// what will run, whatever characters the model put in it.
 func (t *TerminalAsker) Ask(ctx context.Context, a Action) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.out, "\n── %s (%s) wants to run ──\n%s\n", a.Tool, a.Class, strings.TrimRight(a.Preview, "\n"))
-	fmt.Fprintf(t.out, "Allow %s? [y/N] ", a.Tool)
+	fmt.Fprintf(t.out, "\n── %s (%s) wants to run ──\n%s\n", Escape(a.Tool), Escape(string(a.Class)), strings.TrimRight(Escape(a.Preview), "\n"))
+	fmt.Fprintf(t.out, "Allow %s? [y/N] ", Escape(a.Tool))
 	type read struct {
 		line string
 		err  error

@@ -23,7 +23,9 @@ type Entry struct {
 	// Input is the call's one-line summary, not its full input: the
 	// content of a write stays out of the log.
 	Input string `json:"input"`
-	// Decision is allow, deny or park.
+	// Decision is allow, deny, park, refuse (allowed, but the run could
+	// not prepare for it) or reject (no such tool, or input that does not
+	// match its schema).
 	Decision string `json:"decision"`
 	By       By     `json:"by"`
 	Reason   string `json:"reason,omitempty"`

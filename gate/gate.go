@@ -42,6 +42,13 @@ const (
 	// ByApproval is an approval given earlier for the same call (same
 	// tool, same input), for example to a parked task.
 	ByApproval By = "approval"
+	// BySchema is the tool set: the call named no tool of the run, or its
+	// input did not match the tool's schema. Its decision is Reject.
+	BySchema By = "schema"
+	// ByRun is the run itself: the call was allowed, but what must happen
+	// before it runs (the capture of the workspace for rollback) failed.
+	// Its decision is Refuse.
+	ByRun By = "run"
 )
 
 // Verdict is the gate's answer for one call.
@@ -127,12 +134,23 @@ func (g *Gate) Policy() Policy { return g.cfg.Policy }
 // (a *ParkedError), ctx ended, asking failed, or the audit log could not
 // be written (the verdict is then a deny: an unaudited call does not run).
 func (g *Gate) Check(ctx context.Context, a Action) (Verdict, error) {
-	if a.Summary == "" || a.Preview == "" {
-		sum, pre := Describe(g.cfg.Files, a.Tool, a.Input)
-		a.Summary = cmpOr(a.Summary, sum)
-		a.Preview = cmpOr(a.Preview, pre)
-	}
+	return g.CheckThen(ctx, a, nil)
+}
+
+// CheckThen is Check with a step that must succeed before an allowed call
+// runs (the journal's capture of the workspace, so that what a command
+// changes can be rolled back). prepare runs after the decision and before
+// it is audited: when it fails, the call is not run, and the audit log
+// says it was refused by the run (ByRun, decision Refuse) and why, not
+// that it was allowed. Nil prepare is Check.
+func (g *Gate) CheckThen(ctx context.Context, a Action, prepare func(context.Context) error) (Verdict, error) {
+	a = g.described(a)
 	v, err := g.decide(ctx, a)
+	if err == nil && v.Allowed() && prepare != nil {
+		if perr := prepare(ctx); perr != nil {
+			v = Verdict{Decision: Refuse, By: ByRun, Reason: perr.Error()}
+		}
+	}
 	if errors.Is(err, ErrParked) {
 		if aerr := g.audit(a, "park", ByPolicy, "waits for a person's approval"); aerr != nil {
 			return Verdict{Decision: Deny, By: ByPolicy, Reason: "the audit log could not be written"}, aerr
@@ -146,6 +164,25 @@ func (g *Gate) Check(ctx context.Context, a Action) (Verdict, error) {
 		return Verdict{Decision: Deny, By: ByPolicy, Reason: "the audit log could not be written"}, err
 	}
 	return v, nil
+}
+
+// Reject audits a call that never reached the policy because it could not
+// run: it named no tool of the run, or its input did not match the
+// tool's schema. reason is what the model was told. The audit log then
+// shows the call as rejected (BySchema, decision Reject), not allowed.
+func (g *Gate) Reject(a Action, reason string) error {
+	a = g.described(a)
+	return g.audit(a, string(Reject), BySchema, reason)
+}
+
+// described fills a's summary and preview when they are empty.
+func (g *Gate) described(a Action) Action {
+	if a.Summary == "" || a.Preview == "" {
+		sum, pre := Describe(g.cfg.Files, a.Tool, a.Input)
+		a.Summary = cmpOr(a.Summary, sum)
+		a.Preview = cmpOr(a.Preview, pre)
+	}
+	return a
 }
 
 func (g *Gate) decide(ctx context.Context, a Action) (Verdict, error) {

@@ -13,12 +13,21 @@ import (
 // Decision is what the policy says about a tool call.
 type Decision string
 
-// The decisions. A Verdict only ever carries Allow or Deny: the gate
-// resolves Ask by asking.
+// The decisions of a policy. A Verdict carries Allow, Deny or Refuse: the
+// gate resolves Ask by asking.
 const (
 	Allow Decision = "allow"
 	Ask   Decision = "ask"
 	Deny  Decision = "deny"
+)
+
+// The decisions the gate records beside a policy's.
+const (
+	// Refuse: the policy allowed the call, but the run could not prepare
+	// for it (see Gate.CheckThen), so it did not run.
+	Refuse Decision = "refuse"
+	// Reject: the call could not run at all (see Gate.Reject).
+	Reject Decision = "reject"
 )
 
 // DefaultSpec is the policy when nobody says otherwise: reads and writes
@@ -33,6 +42,9 @@ var defaults = map[tool.Class]Decision{tool.Read: Allow, tool.Write: Allow, tool
 type Policy struct {
 	classes map[tool.Class]Decision
 	names   map[string]Decision
+	// rules holds each name rule as it was written, for Validate's
+	// message.
+	rules map[string]string
 }
 
 // toolName is what a tool name may look like in a rule.
@@ -44,7 +56,7 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // a task file does; a later rule for the same key wins, and a rule for a
 // tool name beats the rule for its class.
 func ParsePolicy(specs ...string) (Policy, error) {
-	p := Policy{classes: maps.Clone(defaults), names: map[string]Decision{}}
+	p := Policy{classes: maps.Clone(defaults), names: map[string]Decision{}, rules: map[string]string{}}
 	for _, spec := range specs {
 		for rule := range strings.SplitSeq(spec, ",") {
 			rule = strings.TrimSpace(rule)
@@ -68,9 +80,53 @@ func ParsePolicy(specs ...string) (Policy, error) {
 				return Policy{}, fmt.Errorf("gate: approval rule %q: %q is neither a class (read, write, danger) nor a tool name", rule, key)
 			}
 			p.names[key] = d
+			p.rules[key] = rule
 		}
 	}
 	return p, nil
+}
+
+// UnknownToolError is a policy naming a tool that the run does not have:
+// a misspelt name (run_comand=deny) would otherwise decide nothing, and
+// the class rule would let the tool run.
+type UnknownToolError struct {
+	// Rules are the rules, as written, that name no tool of the run.
+	Rules []string
+	// Tools are the run's tools, sorted.
+	Tools []string
+}
+
+func (e *UnknownToolError) Error() string {
+	noun := "rule names"
+	if len(e.Rules) > 1 {
+		noun = "rules name"
+	}
+	quoted := make([]string, len(e.Rules))
+	for i, r := range e.Rules {
+		quoted[i] = fmt.Sprintf("%q", r)
+	}
+	return fmt.Sprintf("gate: the approval %s %s no tool of this run; the tools are %s, and the classes read, write and danger",
+		noun, strings.Join(quoted, ", "), strings.Join(e.Tools, ", "))
+}
+
+// Validate checks that every tool the policy names is among tools, the
+// names of the run's final tool set (built-in, MCP, ...): call it once
+// every source of tools has listed its own. The error is an
+// *UnknownToolError naming the rules and the tools; a caller treats it as
+// a usage error. Class names are checked by ParsePolicy already.
+func (p Policy) Validate(tools []string) error {
+	var bad []string
+	for _, n := range slices.Sorted(maps.Keys(p.names)) {
+		if !slices.Contains(tools, n) {
+			bad = append(bad, cmpOr(p.rules[n], n+"="+string(p.names[n])))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	known := slices.Clone(tools)
+	slices.Sort(known)
+	return &UnknownToolError{Rules: bad, Tools: known}
 }
 
 // Decide returns the decision for the tool name of class c: the rule for

@@ -3,19 +3,30 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/diff"
 )
 
-// Bounds of what Describe shows.
+// Bounds of what Describe shows and reads.
 const (
-	maxSummary      = 200 // characters of an audit summary
-	maxPreviewLines = 60  // lines of a diff or a new file shown to a person
+	maxSummary      = 200     // characters of an audit summary
+	maxPreviewLines = 60      // lines of a diff or a new file shown to a person
+	maxPreviewRead  = 1 << 20 // bytes of a file read for a preview
+	// previewTimeout bounds the reading of a file for a preview: a
+	// preview is never a reason for a run to hang.
+	previewTimeout = 2 * time.Second
 )
+
+// escapedNote ends a preview that had characters escaped, so that a
+// person knows the backslashes were not typed.
+const escapedNote = "(characters a terminal would act on are shown escaped, as \\r, \\x1b or \\u202e)"
 
 // Describe returns what a call will do, as a one-line summary for the
 // audit log and a preview for the person asked to approve it: for
@@ -23,7 +34,22 @@ const (
 // file (with the diff of an overwrite); for edit_file the diff of the
 // edit in its context, read from files; for run_command the exact command
 // line; for any other tool its name and input. files may be nil.
+//
+// Both are safe to print on a terminal: control characters and those
+// that reorder or hide text are escaped (see Escape), and the preview
+// then says so. Only regular files are read, at most their first MiB,
+// within two seconds: a FIFO or a device in the workspace cannot hang
+// the gate.
 func Describe(files fs.FS, toolName string, input json.RawMessage) (summary, preview string) {
+	summary, preview = describe(files, toolName, input)
+	summary = Escape(summary)
+	if p, escaped := escape(preview); escaped {
+		preview = strings.TrimRight(p, "\n") + "\n" + escapedNote
+	}
+	return summary, preview
+}
+
+func describe(files fs.FS, toolName string, input json.RawMessage) (summary, preview string) {
 	var in struct {
 		Path    *string `json:"path"`
 		Content *string `json:"content"`
@@ -45,12 +71,20 @@ func Describe(files fs.FS, toolName string, input json.RawMessage) (summary, pre
 }
 
 func describeWrite(files fs.FS, p, content string) (string, string) {
-	old, err := readFile(files, p)
-	if err != nil {
+	old, size, err := readFile(files, p)
+	var nr *notRegularError
+	switch {
+	case errors.As(err, &nr):
+		summary := fmt.Sprintf("write_file %s (%d bytes, over %s)", p, len(content), nr.kind)
+		return oneLine(summary), summary + "\n(the file tools refuse to write anything but a regular file)"
+	case err != nil:
 		summary := fmt.Sprintf("write_file %s (%d bytes, new file)", p, len(content))
 		return oneLine(summary), summary + "\n" + firstLines(content, maxPreviewLines)
 	}
-	summary := fmt.Sprintf("write_file %s (%d bytes, overwrites a file of %d bytes)", p, len(content), len(old))
+	summary := fmt.Sprintf("write_file %s (%d bytes, overwrites a file of %d bytes)", p, len(content), size)
+	if int64(len(old)) < size {
+		return oneLine(summary), summary + "\n(the file is too large to show a diff; the new content begins:)\n" + firstLines(content, maxPreviewLines)
+	}
 	d := diff.Unified("a/"+p, "b/"+p, old, []byte(content))
 	if d == "" {
 		d = "(the same content: nothing changes)\n"
@@ -60,8 +94,12 @@ func describeWrite(files fs.FS, p, content string) (string, string) {
 
 func describeEdit(files fs.FS, p, old, new string) (string, string) {
 	summary := fmt.Sprintf("edit_file %s (replace %d bytes with %d bytes)", p, len(old), len(new))
-	content, err := readFile(files, p)
-	if err == nil {
+	content, size, err := readFile(files, p)
+	var nr *notRegularError
+	if errors.As(err, &nr) {
+		return oneLine(summary), summary + fmt.Sprintf("\n(%s is %s; the file tools refuse to edit anything but a regular file)", p, nr.kind)
+	}
+	if err == nil && int64(len(content)) == size {
 		if i := bytes.Index(content, []byte(old)); i >= 0 {
 			after := append(append(append([]byte(nil), content[:i]...), new...), content[i+len(old):]...)
 			return oneLine(summary), summary + "\n" + firstLines(diff.Unified("a/"+p, "b/"+p, content, after), maxPreviewLines)
@@ -71,16 +109,81 @@ func describeEdit(files fs.FS, p, old, new string) (string, string) {
 	return oneLine(summary), summary + "\n" + firstLines(diff.Unified("old", "new", []byte(old), []byte(new)), maxPreviewLines)
 }
 
-// readFile reads p from files, if there are files and p is a path in them.
-func readFile(files fs.FS, p string) ([]byte, error) {
+// notRegularError is a path that exists but is no regular file.
+type notRegularError struct{ kind string }
+
+func (e *notRegularError) Error() string { return "not a regular file: " + e.kind }
+
+// kindOf names a file type for a person.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a regular file"
+}
+
+// readFile reads at most maxPreviewRead bytes of p from files and returns
+// them with the file's size. Only a regular file is read (a FIFO would
+// block its reader until someone writes), and the read gives up after
+// previewTimeout; a read that gave up is left to finish on its own.
+func readFile(files fs.FS, p string) ([]byte, int64, error) {
 	if files == nil {
-		return nil, fs.ErrNotExist
+		return nil, 0, fs.ErrNotExist
 	}
 	c := path.Clean(strings.TrimPrefix(p, "./"))
 	if !fs.ValidPath(c) {
-		return nil, fs.ErrInvalid
+		return nil, 0, fs.ErrInvalid
 	}
-	return fs.ReadFile(files, c)
+	fi, err := fs.Stat(files, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, &notRegularError{kindOf(fi.Mode())}
+	}
+	type read struct {
+		data []byte
+		size int64
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, size, err := readHead(files, c)
+		done <- read{data, size, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.size, r.err
+	case <-time.After(previewTimeout):
+		return nil, 0, fmt.Errorf("%s could not be read within %s", p, previewTimeout)
+	}
+}
+
+func readHead(files fs.FS, name string) ([]byte, int64, error) {
+	f, err := files.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	// Checked again on the open file: the name may have been swapped.
+	if !fi.Mode().IsRegular() {
+		return nil, 0, &notRegularError{kindOf(fi.Mode())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxPreviewRead))
+	return data, max(fi.Size(), int64(len(data))), err
 }
 
 // oneLine makes s fit one line of the audit log.

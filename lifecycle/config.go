@@ -3,7 +3,7 @@ package lifecycle
 import (
 	"encoding/json"
 	"errors"
-	"os"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -15,10 +15,15 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/memory"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -54,12 +59,39 @@ type Config struct {
 	// System is the worker's system prompt; default agent.DefaultSystem.
 	System string
 
-	// Tools returns the run's tools over its workspace; default
-	// DefaultTools: the file tools and run_command. A tool that starts
-	// processes gives them journal.Mark(root.Dir()) in their environment,
-	// as DefaultTools does, so that `nightshift recover` can tell that one
-	// outlived a killed run.
+	// Tools returns the run's tools over its workspace; default the file
+	// tools and run_command in the run's sandbox (see Sandbox), whose
+	// commands carry journal.Mark(root.Dir()) in their environment, so
+	// that `nightshift recover` can tell that one outlived a killed run. A
+	// caller's own tool that starts processes should do both: run them as
+	// Sandbox says, and give them the mark.
 	Tools func(root *workspace.Root) []tool.Tool
+
+	// Sandbox says how the run's commands (run_command and the cmd:
+	// checks) are confined: its Mode (default auto), Net and Env. Its Dir
+	// is the workspace, and the run's state folder is added to its Hide;
+	// see package sandbox. A sandbox that cannot be had (Mode bwrap
+	// without a working bubblewrap, Env naming a credential) keeps the
+	// run from starting with an error matching sandbox.ErrConfig.
+	Sandbox sandbox.Config
+	// CommandTimeout bounds each command of run_command; default
+	// command.DefaultTimeout (2 minutes).
+	CommandTimeout time.Duration
+	// Warn is told, once each before the run starts, what the person
+	// running it must know about its sandbox: that there is none (mode
+	// none, or auto without bubblewrap). Default: the warnings are only
+	// in the run's start event (its sandbox field).
+	Warn func(line string)
+
+	// Redact keeps credentials out of everything the run hands on: the
+	// tool results the model reads, what the judge is sent, the events,
+	// the audit log, the run record and the verifier's reasons. Nil
+	// redacts nothing (cmd/nightshift gives one of the environment's
+	// credentials).
+	Redact *redact.Redactor
+	// Start adds fields to the run's start event, such as where the judge
+	// goes; the sandbox field is added by the run itself.
+	Start []agent.StartField
 
 	// Policy is the gate's policy; the zero Policy is gate's default
 	// (read and write allowed, danger asks).
@@ -177,6 +209,40 @@ type Config struct {
 	// Default none: a run inside a library has no exit status, and the
 	// field is left out. cmd/nightshift hands its table here.
 	Exit func(agent.Outcome) int
+
+	// The ecosystem (lifecycle/ecosystem.go): tools from MCP servers, a
+	// subagent, memory across attempts, traces. Each is off by default.
+
+	// MCP are MCP servers whose tools join the run's (package tool/mcp),
+	// named SERVER__tool: started in the workspace before the first model
+	// call and stopped when the run ends. A server that does not start,
+	// or a tool name that collides, keeps the run from starting (an error
+	// matching mcp.ErrConfig). Default none.
+	MCP []mcp.Server
+	// Subagents adds delegate_task {brief}: a child loop with the run's
+	// read-class tools only, its own step brake (SubagentSteps, default
+	// 10), and the run's model, retry policy, limiter, gate, events and
+	// trace; its final answer is the tool's result, its usage counts in
+	// the run's. The child has no delegate_task. Default off.
+	Subagents     bool
+	SubagentSteps int
+	// Memory adds remember {note} and recall {query} over its store, tells
+	// the worker (in its system prompt, which the judge never sees) what
+	// earlier attempts noted and why they failed, and adds this run's
+	// failure reason to the store when it does not end done. Nil: no
+	// memory.
+	Memory *Memory
+	// Trace records the run, its model calls and its tool calls as
+	// OpenTelemetry spans (package tracing). Nil: no trace.
+	Trace *tracing.Tracer
+}
+
+// Memory is where a run's notes are kept (Config.Memory).
+type Memory struct {
+	// Store keeps the notes; default the workspace's own, in its state
+	// folder (statedir.MemoryName), outside the workspace. The night
+	// gives the task's, in its ledger.
+	Store memory.Store
 }
 
 // Errors of a Config that cannot run.
@@ -193,9 +259,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errNoDir
 	case c.Model == nil:
 		return c, errNoModel
-	}
-	if c.Tools == nil {
-		c.Tools = DefaultTools
 	}
 	if c.Events == nil {
 		c.Events = event.Discard
@@ -216,12 +279,34 @@ func (c Config) withDefaults() (Config, error) {
 // unless Config.KeepState says otherwise.
 const DefaultKeepState = 30 * 24 * time.Hour
 
-// DefaultTools are a run's tools unless Config.Tools says otherwise: the
-// file tools (read_file, list_dir, write_file, edit_file) and run_command,
-// which the gate asks about by default. Every command carries the
-// workspace's journal.Mark in its environment (with command.SafeEnv's
-// variables), by which recover finds a command that outlived its run.
+// DefaultTools are the file tools (read_file, list_dir, write_file,
+// edit_file) and run_command, which the gate asks about by default, in a
+// sandbox of mode auto whose commands carry the workspace's journal.Mark,
+// by which recover finds a command that outlived its run. A run without
+// Config.Tools has these, with run_command in the run's own sandbox
+// (Config.Sandbox).
 func DefaultTools(root *workspace.Root) []tool.Tool {
-	env := append(command.SafeEnv(os.Environ()), journal.Mark(root.Dir()))
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Env: env}))
+	sb, err := sandbox.New(sandbox.Config{Dir: root.Dir(), Set: []string{journal.Mark(root.Dir())}})
+	if err != nil {
+		// run_command then says why with each call.
+		return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir()}))
+	}
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb}))
+}
+
+// DefaultToolNames are the names of DefaultTools, sorted: what a gate
+// rule of a run with the default tools may name.
+func DefaultToolNames() []string {
+	var names []string
+	for _, t := range fs.Tools(nil) {
+		names = append(names, t.Spec().Name)
+	}
+	names = append(names, command.Name)
+	slices.Sort(names)
+	return names
+}
+
+// defaultTools are DefaultTools with run_command in sb.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
+	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
 }

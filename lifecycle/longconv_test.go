@@ -296,7 +296,7 @@ turns:
 	if !strings.Contains(strings.Join(names, ","), "read_result") {
 		t.Errorf("tools after the cut: %v", names)
 	}
-	if strings.Contains(strings.Join(toolNames(requests[0]), ","), "read_result") {
+	if strings.Contains(strings.Join(toolNames(*requests[0]), ","), "read_result") {
 		t.Errorf("read_result was a tool before any result was cut")
 	}
 	back := requests[2].Messages[4].Content[0]
@@ -308,13 +308,6 @@ turns:
 	}
 }
 
-func toolNames(req *llm.Request) []string {
-	var out []string
-	for _, s := range req.Tools {
-		out = append(out, s.Name)
-	}
-	return out
-}
 
 // fallbackSetup gives f a fallback model playing yaml as "small".
 func fallbackSetup(t *testing.T, f *fixture, yaml string) {

@@ -38,6 +38,9 @@ type Result struct {
 	// PruneErr says why old records and checkpoints could not all be
 	// pruned at the start (Config.KeepState); the run went on.
 	PruneErr error
+	// MemoryErr says why the run's failure could not be added to its
+	// memory (Config.Memory); the run's outcome stands.
+	MemoryErr error
 	// Record is the run record, written to RecordPath; RecordErr says why
 	// it could not be written.
 	Record     *agent.Record

@@ -6,26 +6,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
+	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // Run runs task through the whole lifecycle of a run, in this order:
 //
-//  1. the workspace: Dir opened, every tool path confined to it;
+//  1. the workspace: Dir opened, every tool path confined to it, and the
+//     sandbox its commands run in (package sandbox);
 //  2. the journal, a journal.Tx attached to the workspace, so that no
 //     change happens before its prior state is on disk, with snapshots
 //     before every danger-class tool (a command can touch any file); and
 //     the checkpoint, StateDir/checkpoints/<run>/, where the run's
 //     progress is appended after every step, with a journal of its own
 //     for each tool call that may change the workspace;
-//  3. the tool set, every call's input checked against its schema;
+//  3. the tool set, every call's input checked against its schema and
+//     every result redacted (Config.Redact);
 //  4. the gate, which decides before any tool runs and audits it;
 //  5. the retry policy and the credential's limiter, and the budget, on
 //     every model call of the run (worker and judge, continuations and
@@ -45,8 +51,10 @@ import (
 //
 // The error is not nil only when the run could not begin, and then
 // nothing ran and the workspace is as it was: a Config without Dir or
-// Model, a workspace that cannot be opened, tools that do not validate,
-// an audit log that cannot be opened, or a journal that refuses
+// Model, a workspace that cannot be opened, a sandbox that cannot be had
+// (sandbox.ErrConfig), tools that do not validate, a gate rule naming no
+// tool of the run (*gate.UnknownToolError), an audit log that cannot be
+// opened, or a journal that refuses
 // (journal.ErrNeedsRecovery: an earlier run died there; journal.ErrBusy:
 // another run is active there). Everything that goes wrong once the run
 // has begun is in the Result.
@@ -77,6 +85,27 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	pruneErr := error(nil)
 	if cfg.KeepState > 0 {
 		_, pruneErr = statedir.Prune(state, cfg.KeepState, cfg.Clock.Now())
+	}
+	// The sandbox of the run's commands: made once the state folder
+	// exists, so that it is hidden from them, with the whole state
+	// directory (statedir.Base, and StateBase when the caller moved it).
+	// Its commands carry the journal's mark, by which recover finds one
+	// that outlived a killed run.
+	sbc := cfg.Sandbox
+	sbc.Dir = root.Dir()
+	sbc.Hide = append(slices.Clone(sbc.Hide), state)
+	if cfg.StateBase != "" {
+		sbc.Hide = append(sbc.Hide, cfg.StateBase)
+	}
+	sbc.Set = append(slices.Clone(sbc.Set), journal.Mark(root.Dir()))
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Warn != nil {
+		for _, w := range sb.Warnings() {
+			cfg.Warn(w)
+		}
 	}
 
 	// 2. The journal: from here on every way out rolls back, unless the
@@ -116,10 +145,32 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	defer ck.close()
 
-	// 3. The tools.
-	tools, err := tool.NewSet(cfg.Tools(root)...)
+	// 3. The tools: the run's own (whose results the model reads only
+	// once the redactor has been through them: a command can print a key
+	// it found), then the MCP servers' (started now, so that one that
+	// does not start stops the run before any model call), memory's and
+	// delegate_task (lifecycle/ecosystem.go); every gate rule is checked
+	// against them all.
+	var ts []tool.Tool
+	if cfg.Tools != nil {
+		ts = cfg.Tools(root)
+	} else {
+		ts = defaultTools(root, sb, cfg.CommandTimeout)
+	}
+	x, err := openExtras(ctx, cfg, root, state, ts)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close() //nolint:errcheck // a server that stops badly changes nothing the run did
+	tools, err := tool.NewSet(append(ts, x.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	tools.SetConfig(tool.Config{Redact: redactFunc(cfg.Redact)})
+	// A gate rule must name a tool the run has: a misspelt one would
+	// decide nothing, and its class's rule would let the tool run.
+	if err := cfg.Policy.Validate(tools.Names()); err != nil {
+		return nil, err
 	}
 
 	// 4. The gate.
@@ -130,12 +181,25 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	defer audit.Close()
 	g := gate.New(gate.Config{
 		Policy: cfg.Policy, Asker: cfg.Asker, Approved: cfg.Approved,
-		Audit: auditors{audit, cfg.Audit}, Files: root.FS(), Clock: cfg.Clock,
+		Audit: cfg.Redact.Auditor(auditors{audit, cfg.Audit}), Files: root.FS(), Clock: cfg.Clock,
 	})
 
+	// The trace: the run's span, its calls' spans beneath it.
+	ctx, span := cfg.Trace.Run(ctx, traceInfo(cfg, task))
+	var observer agent.Observer
+	if span != nil {
+		observer = span
+	}
+
 	rec := &event.Recorder{}
-	events := event.Multi(cfg.Events, rec)
+	// One redactor in front of every sink: the caller's (stderr,
+	// --events) and the record see the same events.
+	events := cfg.Redact.Sink(event.Multi(cfg.Events, rec))
 	ck.events = events
+	verifier := verifierIn(cfg.Verifier, sb, cfg.Redact)
+	if x.delegate != nil {
+		x.delegate.bind(g, events, observer)
+	}
 	out := &Result{Dir: root.Dir(), StateDir: state, PruneErr: pruneErr}
 	started := cfg.Clock.Now()
 	var st *agent.State
@@ -148,11 +212,11 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	// turn with the verifier, saves its progress after every step, and
 	// ends in one outcome.
 	res := agent.Run(ctx, agent.Config{
-		Model: cfg.Model, ModelName: cfg.ModelName, System: cfg.System,
+		Model: cfg.Model, ModelName: cfg.ModelName, System: x.system(cfg.System), Observer: observer,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
-		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: cfg.Verifier,
+		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: verifier,
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
 		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
 		Checkpoint: ck, Resume: st,
@@ -160,11 +224,14 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,
 		Results: resultStore{dir: filepath.Join(ck.dir, resultsName)}, ResultCap: cfg.ResultCap,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
+		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
 		// before the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, events) },
+		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
+	out.MemoryErr = x.remember(ctx, cfg, res)
+	span.End(res)
 
 	// 9. The run record. A resumed run's record holds the events of
 	// every part of the run.
@@ -184,9 +251,53 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		code := cfg.Exit(res.Outcome)
 		r.Exit = &code
 	}
+	redactRecord(cfg.Redact, r)
 	out.Record = r
 	out.RecordPath, out.RecordErr = r.Write(state)
+	out.Answer = cfg.Redact.String(out.Answer)
+	out.Reason = cfg.Redact.String(out.Reason)
 	return out, nil
+}
+
+// verifierIn returns v (or the default verifier) with its cmd: checks run
+// in sb and its reasons, and what its judge is sent, redacted. v itself
+// is not changed: callers share one across runs.
+func verifierIn(v *verify.Verifier, sb *sandbox.Sandbox, r *redact.Redactor) *verify.Verifier {
+	out := &verify.Verifier{}
+	if v != nil {
+		c := *v
+		out = &c
+	}
+	if out.Commands == nil {
+		out.Commands = sb
+	}
+	if out.Redact == nil && r != nil {
+		out.Redact = r.String
+	}
+	return out
+}
+
+// redactFunc is r's String, or nil for no redactor.
+func redactFunc(r *redact.Redactor) func(string) string {
+	if r == nil {
+		return nil
+	}
+	return r.String
+}
+
+// redactRecord replaces the secrets in what a run record holds besides
+// its events, which passed through the redactor as they were emitted.
+func redactRecord(r *redact.Redactor, rec *agent.Record) {
+	if r == nil {
+		return
+	}
+	rec.Task, rec.Reason, rec.Error, rec.Answer, rec.Patch =
+		r.String(rec.Task), r.String(rec.Reason), r.String(rec.Error), r.String(rec.Answer), r.String(rec.Patch)
+	for _, list := range [][]string{rec.FailedChecks, rec.RolledBack, rec.Conflicts} {
+		for i := range list {
+			list[i] = r.String(list[i])
+		}
+	}
 }
 
 // stateDir returns the run's state folder, made when missing: dir when

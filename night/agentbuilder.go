@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
@@ -16,9 +17,13 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
@@ -58,6 +63,14 @@ type AgentBuilder struct {
 	// Exit fills the exit field of each run's outcome event and record;
 	// default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Sandbox, CommandTimeout, Warn and Redact are handed to each run:
+	// how its commands are confined and for how long, who hears that
+	// there is no sandbox, and the credentials kept out of everything
+	// the run hands on (see lifecycle.Config).
+	Sandbox        sandbox.Config
+	CommandTimeout time.Duration
+	Warn           func(line string)
+	Redact         *redact.Redactor
 	// StateBase is the state directory (statedir.Base) under which each
 	// task workspace's journal, audit log and records live, outside the
 	// workspace; default statedir.Base("") (see
@@ -67,6 +80,13 @@ type AgentBuilder struct {
 	// model (roles.builder.fallback) and the pipeline's no_cache; default
 	// none.
 	Pipeline *Pipeline
+	// MCP are the MCP servers whose tools each attempt gets (the
+	// pipeline's mcp:); default none. Subagents gives each attempt
+	// delegate_task (roles.builder.subagents). Trace records each
+	// attempt's run as a span, a child of its step's. See lifecycle.Config.
+	MCP       []mcp.Server
+	Subagents bool
+	Trace     *tracing.Tracer
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -110,6 +130,8 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
+		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
+		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
 	}, taskText(a.Task.Title, a.Task.Body))
 	if err != nil {
 		return fail(err)
@@ -131,6 +153,14 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return f
 	}
 	return out
+}
+
+// memoryOf is an assignment's memory for its run.
+func memoryOf(a Assignment) *lifecycle.Memory {
+	if a.Memory == nil {
+		return nil
+	}
+	return &lifecycle.Memory{Store: a.Memory}
 }
 
 func taskText(title, body string) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/memory"
 )
 
 // Builder runs one builder step: one attempt at one task, in the task's own
@@ -39,6 +40,11 @@ type Assignment struct {
 	// Approved are actions a person approved for this task: the gate
 	// allows them when the same call comes again.
 	Approved []ledger.ParkedAction
+	// Memory is the task's memory: the notes and failure reasons of the
+	// attempts before this one, which it starts with, and where its
+	// remember tool keeps notes (in the ledger, with the task). Nil when
+	// the pipeline turns the builder's memory off.
+	Memory memory.Store
 }
 
 // Attempt is what one builder attempt did.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -13,9 +14,13 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/mcp"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -56,6 +61,10 @@ type Pipeline struct {
 	// NoCache turns prompt caching off for every role's calls, as
 	// --no-cache does; default false: caching on.
 	NoCache bool `yaml:"no_cache"`
+	// MCP are MCP servers whose tools the builder's attempts get, as in a
+	// task file's mcp: section (a command or a url, a class, classes per
+	// tool; default danger, which at night parks the task).
+	MCP map[string]taskfile.MCPServer `yaml:"mcp"`
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
@@ -113,6 +122,13 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// Subagents gives the builder delegate_task (a read-only sub-agent);
+	// default off.
+	Subagents bool `yaml:"subagents"`
+	// Memory gives the builder remember and recall over its task's notes
+	// in the ledger, and starts each attempt with the notes and failure
+	// reasons of the task's earlier attempts; default on.
+	Memory *bool `yaml:"memory"`
 	// Approve holds the builder's gate rules, as in a task file or
 	// --approve: "run_command=deny", "danger=ask". On top of the default
 	// (read and write allowed, danger asks); at night a call the gate
@@ -126,6 +142,16 @@ type RoleSpec struct {
 	// rescued is no failure. Default none.
 	Fallback   string `yaml:"fallback"`
 	FallbackOn string `yaml:"fallback_on"`
+	// Sandbox is how the builder's commands are confined, as --sandbox:
+	// auto (the default), bwrap or none.
+	Sandbox string `yaml:"sandbox"`
+	// SandboxNet lets the builder's sandboxed commands reach the network.
+	SandboxNet bool `yaml:"sandbox_net"`
+	// Env names the variables the builder's commands get on top of the
+	// allow-list, as --env; never a credential.
+	Env []string `yaml:"env"`
+	// CommandTimeout bounds each of the builder's commands; default 2m.
+	CommandTimeout Duration `yaml:"command_timeout"`
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
@@ -208,8 +234,24 @@ func (p *Pipeline) check() error {
 		if r.Ceiling < 0 || r.MaxSteps < 0 {
 			return fmt.Errorf("roles.%s: ceiling and max_steps must not be negative", role)
 		}
-		if len(r.Approve) > 0 && role != ledger.Builder {
-			return fmt.Errorf("roles.%s: approve is for the builder, the only role that runs tools", role)
+		if role != ledger.Builder {
+			for field, set := range map[string]bool{
+				"approve": len(r.Approve) > 0, "sandbox": r.Sandbox != "", "sandbox_net": r.SandboxNet,
+				"env": len(r.Env) > 0, "command_timeout": r.CommandTimeout != 0,
+			} {
+				if set {
+					return fmt.Errorf("roles.%s: %s is for the builder, the only role that runs tools", role, field)
+				}
+			}
+		}
+		if _, err := sandbox.ParseMode(r.Sandbox); err != nil {
+			return fmt.Errorf("roles.%s.%w", role, err)
+		}
+		if r.CommandTimeout < 0 {
+			return fmt.Errorf("roles.%s: command_timeout must not be negative", role)
+		}
+		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
 		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
@@ -251,7 +293,23 @@ func (p *Pipeline) check() error {
 	if p.WorkDir == "" {
 		p.WorkDir = "work"
 	}
+	if _, err := p.MCPServers(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// MCPServers returns the builder's MCP servers (mcp:), sorted by name, a
+// relative program path read from the pipeline file's folder.
+func (p *Pipeline) MCPServers() ([]mcp.Server, error) {
+	return taskfile.Servers(p.MCP, p.dir)
+}
+
+// BuilderMemory reports whether the builder has memory (on unless
+// roles.builder.memory says false).
+func (p *Pipeline) BuilderMemory() bool {
+	m := p.Roles[ledger.Builder].Memory
+	return m == nil || *m
 }
 
 // Path resolves a path written in the pipeline file.
@@ -267,6 +325,65 @@ func (p *Pipeline) Policy() gate.Policy {
 	// check parsed these rules already; the error cannot happen.
 	pol, _ := gate.ParsePolicy(p.Roles[ledger.Builder].Approve...)
 	return pol
+}
+
+// BuilderToolNames are the names of the default builder's tools as far
+// as they are known before the night starts, for ValidatePolicy: the
+// default tools, remember and recall (memory), delegate_task
+// (subagents), and the names its approve rules give tools of its MCP
+// servers (SERVER__tool), which only a run can check, once the servers
+// listed their tools.
+func (p *Pipeline) BuilderToolNames() []string {
+	b := p.Roles[ledger.Builder]
+	cfg := lifecycle.Config{Subagents: b.Subagents}
+	if p.BuilderMemory() {
+		cfg.Memory = &lifecycle.Memory{}
+	}
+	cfg.MCP, _ = p.MCPServers()
+	names, prefixes := lifecycle.ExtraToolNames(cfg)
+	names = append(lifecycle.DefaultToolNames(), names...)
+	for _, spec := range b.Approve {
+		for rule := range strings.SplitSeq(spec, ",") {
+			key, _, _ := strings.Cut(strings.TrimSpace(rule), "=")
+			for _, pre := range prefixes {
+				if strings.HasPrefix(key, pre) {
+					names = append(names, key)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// ValidatePolicy checks the builder's approve rules against tools, the
+// names of the builder's final tool set: a rule naming no tool of it is an
+// error matching ErrBadPipeline (exit 2) that lists the tools.
+func (p *Pipeline) ValidatePolicy(tools []string) error {
+	if err := p.Policy().Validate(tools); err != nil {
+		return fmt.Errorf("%w: roles.builder.approve: %w", ErrBadPipeline, err)
+	}
+	return nil
+}
+
+// BuilderCommands returns how the builder's commands run: its sandbox
+// (mode, network, variables) and the command timeout (0: the default).
+func (p *Pipeline) BuilderCommands() (sandbox.Config, time.Duration) {
+	b := p.Roles[ledger.Builder]
+	// check parsed the mode already; the error cannot happen.
+	mode, _ := sandbox.ParseMode(b.Sandbox)
+	return sandbox.Config{Mode: mode, Net: b.SandboxNet, Env: b.Env}, time.Duration(b.CommandTimeout)
+}
+
+// KeyEnvs returns the variables the pipeline's models take their keys
+// from (api_key_env), for the redactor.
+func (p *Pipeline) KeyEnvs() []string {
+	var out []string
+	for _, m := range p.Models {
+		if m.APIKeyEnv != "" {
+			out = append(out, m.APIKeyEnv)
+		}
+	}
+	return out
 }
 
 // Role returns the role's spec, or nil when the pipeline has no such role.

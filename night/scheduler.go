@@ -15,7 +15,9 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/tracing"
 )
 
 // Config is one night's set-up. Zero fields take the documented defaults.
@@ -63,6 +65,15 @@ type Config struct {
 	// Exit fills the exit field of the builder's runs' outcome events and
 	// records; default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
+	// Redact keeps credentials out of what the default builder's runs
+	// hand on (lifecycle.Config.Redact); default none.
+	Redact *redact.Redactor
+	// Warn hears, once per builder run, that its commands have no
+	// sandbox; default none (the runs' start events say so).
+	Warn func(line string)
+	// Trace records the night, its steps and the builder's runs as
+	// OpenTelemetry spans (package tracing); default none.
+	Trace *tracing.Tracer
 }
 
 // Summary is how a night ended.
@@ -81,6 +92,7 @@ type Scheduler struct {
 	rules Rules
 	night ledger.Night
 	st    *state
+	trace *tracing.Night
 }
 
 // Run runs the night of cfg's pipeline to its end: the window closed, the
@@ -120,8 +132,22 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 	}
 	cfg.Limiters = lims
 	if cfg.Builder == nil {
+		// The builder's gate rules name tools it has: checked here, before
+		// the night starts, against the default builder's tools, memory's,
+		// delegate_task, and its MCP servers' (by their SERVER__ prefix:
+		// each run checks the rest once its servers listed their tools).
+		if err := cfg.Pipeline.ValidatePolicy(cfg.Pipeline.BuilderToolNames()); err != nil {
+			return nil, err
+		}
+		servers, err := cfg.Pipeline.MCPServers()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+		}
+		sbc, timeout := cfg.Pipeline.BuilderCommands()
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
+			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
 			Pipeline: cfg.Pipeline}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
@@ -145,6 +171,8 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	s.night = n
+	_, s.trace = s.cfg.Trace.Night(ctx, n.ID, name)
+	defer func() { s.trace.End(string(s.night.End), s.night.Reason, s.night.End.Early()) }()
 	if err := s.st.load(ctx, s.l, n.ID); err != nil {
 		return nil, err
 	}

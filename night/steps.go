@@ -68,7 +68,8 @@ func (s *Scheduler) step(ctx context.Context, c ledger.Claim, fn ledger.StepFunc
 	var res ledger.Result
 	// RunStep returns after the worker recorded the result, so res is
 	// written before it is read.
-	keep := func(ctx context.Context, st ledger.Step) ledger.Result { res = fn(ctx, st); return res }
+	traced := s.traced(fn)
+	keep := func(ctx context.Context, st ledger.Step) ledger.Result { res = traced(ctx, st); return res }
 	st, err := s.l.RunStep(ctx, c, keep)
 	if errors.Is(err, ledger.ErrTaken) || errors.Is(err, ledger.ErrCeiling) {
 		return false, nil
@@ -173,7 +174,8 @@ func (s *Scheduler) build(t ledger.Task) ledger.StepFunc {
 			a = Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err}
 		} else {
 			a = s.cfg.Builder.Attempt(ctx, Assignment{Night: s.night.ID, Step: st, Task: t, Worker: st.Worker, Level: st.Level,
-				Dir: dir, System: s.p.Roles[ledger.Builder].Prompt, MaxSteps: s.p.Roles[ledger.Builder].MaxSteps, Approved: approved})
+				Dir: dir, System: s.p.Roles[ledger.Builder].Prompt, MaxSteps: s.p.Roles[ledger.Builder].MaxSteps, Approved: approved,
+				Memory: s.memoryFor(st)})
 		}
 		now := s.clk.Now()
 		res := ledger.Result{Outcome: string(a.Outcome), Answer: a.Answer, Reason: a.Reason, Checks: a.Checks,

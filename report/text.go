@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
@@ -24,7 +25,9 @@ func (r *Report) Text(w io.Writer) error {
 	if len(r.Attention) > 0 {
 		b.WriteString("Needs a person:\n")
 		for _, a := range r.Attention {
-			fmt.Fprintf(&b, "  %-17s task %d %q: %s (for %s", a.Status, a.Task, a.Title, a.Action, a.For.Round(time.Minute))
+			// The action is what a model asked to run: shown escaped, so
+			// that what a person approves is what will run (issue 11).
+			fmt.Fprintf(&b, "  %-17s task %d %q: %s (for %s", a.Status, a.Task, a.Title, gate.Escape(a.Action), a.For.Round(time.Minute))
 			if a.Status != "approved-not-run" {
 				fmt.Fprintf(&b, ", deadline %s", a.Deadline.Format("2006-01-02 15:04"))
 			}

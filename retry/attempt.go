@@ -10,6 +10,19 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
+// The causes of a retry's wait, as Attempt.Cause and the human line name
+// them.
+const (
+	// CauseRetryAfter: the server's Retry-After (or retry-after-ms).
+	CauseRetryAfter = "retry-after"
+	// CauseReset: no Retry-After, but the response's rate-limit headers
+	// said when an exhausted window gives a request back.
+	CauseReset = "reset"
+	// CauseBackoff: the failure said nothing about when to come back, so
+	// the wait is the exponential backoff.
+	CauseBackoff = "backoff"
+)
+
 // Attempt describes one retry, reported to Policy.OnRetry before its wait.
 type Attempt struct {
 	// Attempt is the 1-based number of this retry.
@@ -21,8 +34,15 @@ type Attempt struct {
 	Class llm.Class
 	// Wait is how long the retry waits first, rounded to the millisecond.
 	Wait time.Duration
-	// RetryAfter is the server's requested wait, or zero.
+	// RetryAfter is the server's requested wait (its Retry-After, or the
+	// wait its rate-limit reset implies), or zero.
 	RetryAfter time.Duration
+	// Cause says what decided the wait: CauseRetryAfter, CauseReset or
+	// CauseBackoff.
+	Cause string
+	// Backoff is the exponential backoff before jitter when Cause is
+	// CauseBackoff, else zero.
+	Backoff time.Duration
 	// Budgeted is true when the wait is a rate-limit Retry-After waited
 	// out within Policy.Budget instead of counted against Policy.Retries.
 	Budgeted bool
@@ -30,15 +50,21 @@ type Attempt struct {
 	Err error
 }
 
-// newAttempt describes retry k of err with the given wait.
-func newAttempt(k int, err error, wait, retryAfter time.Duration, budgeted bool) Attempt {
+// newAttempt describes retry k of err: its wait, and d, what the cause
+// named (the server's wait, or the backoff before jitter).
+func newAttempt(k int, err error, wait, d time.Duration, cause string, budgeted bool) Attempt {
 	a := Attempt{
-		Attempt:    k,
-		Class:      llm.ClassOf(err),
-		Wait:       wait.Round(time.Millisecond),
-		RetryAfter: retryAfter,
-		Budgeted:   budgeted,
-		Err:        err,
+		Attempt:  k,
+		Class:    llm.ClassOf(err),
+		Wait:     wait.Round(time.Millisecond),
+		Cause:    cause,
+		Budgeted: budgeted,
+		Err:      err,
+	}
+	if cause == CauseBackoff {
+		a.Backoff = d
+	} else {
+		a.RetryAfter = d
 	}
 	var e *llm.Error
 	if errors.As(err, &e) {
@@ -48,8 +74,11 @@ func newAttempt(k int, err error, wait, retryAfter time.Duration, budgeted bool)
 }
 
 // Line is the detail text of the human event line, without the brackets
-// and kind: "status=429 attempt=1 wait=1000ms", or for a failure without a
-// status "error=connection attempt=2 wait=2000ms".
+// and kind: the failure, the retry's number, the wait, and its cause with
+// what the cause named. For example "status=429 attempt=1 wait=1020ms
+// retry-after=1s", "status=429 attempt=2 wait=510ms reset=500ms", or for
+// a failure without a status "error=connection attempt=2 wait=1843ms
+// backoff=2s".
 func (a Attempt) Line() string {
 	var b strings.Builder
 	if a.Status != 0 {
@@ -64,6 +93,16 @@ func (a Attempt) Line() string {
 	b.WriteString(" wait=")
 	b.WriteString(strconv.FormatInt(a.Wait.Milliseconds(), 10))
 	b.WriteString("ms")
+	switch {
+	case a.Cause == CauseBackoff:
+		b.WriteString(" backoff=")
+		b.WriteString(a.Backoff.Round(time.Millisecond).String())
+	case a.Cause != "":
+		b.WriteString(" ")
+		b.WriteString(a.Cause)
+		b.WriteString("=")
+		b.WriteString(a.RetryAfter.Round(time.Millisecond).String())
+	}
 	return b.String()
 }
 
@@ -76,14 +115,18 @@ func cmpClass(c llm.Class) llm.Class {
 }
 
 // Event returns the retry event: type "retry", Line as its detail, and
-// attempt, wait_ms, class, status (when there is one), retry_after_ms
-// (when the server sent one), budgeted and error as its fields.
+// attempt, wait_ms, cause, class, status (when there is one),
+// retry_after_ms (when the server said when), budgeted and error as its
+// fields.
 func (a Attempt) Event() event.Event {
 	data := map[string]any{
 		"attempt":  a.Attempt,
 		"wait_ms":  a.Wait.Milliseconds(),
 		"class":    string(a.Class),
 		"budgeted": a.Budgeted,
+	}
+	if a.Cause != "" {
+		data["cause"] = a.Cause
 	}
 	if a.Status != 0 {
 		data["status"] = a.Status

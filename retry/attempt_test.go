@@ -22,17 +22,28 @@ func TestOnRetryLines(t *testing.T) {
 		{
 			name: "a 429 reads as the seed's line",
 			errs: []error{statusErr(429, "rate_limit_error", "slow down")},
-			want: []string{"status=429 attempt=1 wait=1000ms"},
+			want: []string{"status=429 attempt=1 wait=1000ms backoff=1s"},
 		},
 		{
 			name: "failures without a status name their class",
 			errs: []error{&llm.Error{Class: llm.Timeout}, &llm.Error{Class: llm.Connection}},
-			want: []string{"error=timeout attempt=1 wait=1000ms", "error=connection attempt=2 wait=2000ms"},
+			want: []string{"error=timeout attempt=1 wait=1000ms backoff=1s", "error=connection attempt=2 wait=2000ms backoff=2s"},
 		},
 		{
 			name: "an unclassified error says unknown",
 			errs: []error{errors.New("flaky")},
-			want: []string{"error=unknown attempt=1 wait=1000ms"},
+			want: []string{"error=unknown attempt=1 wait=1000ms backoff=1s"},
+		},
+		{
+			name: "a wait the server named says so, with the jitter on top",
+			errs: []error{&llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: time.Second}},
+			want: []string{"status=429 attempt=1 wait=1000ms retry-after=1s"},
+		},
+		{
+			name: "a wait read from the rate-limit reset says so",
+			errs: []error{&llm.Error{Class: llm.RateLimited, Status: 429, Header: header(
+				"x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1s")}},
+			want: []string{"status=429 attempt=1 wait=500ms reset=500ms"},
 		},
 	}
 	for _, tt := range tests {
@@ -69,9 +80,9 @@ func TestAttemptEvent(t *testing.T) {
 	e := got[0].Event()
 	want := map[string]any{
 		"attempt": 1, "wait_ms": int64(2000), "class": "rate-limited", "status": 429,
-		"retry_after_ms": int64(2000), "budgeted": true, "error": err.Error(),
+		"retry_after_ms": int64(2000), "cause": "retry-after", "budgeted": true, "error": err.Error(),
 	}
-	if e.Type != "retry" || e.Line() != "[retry · status=429 attempt=1 wait=2000ms]" {
+	if e.Type != "retry" || e.Line() != "[retry · status=429 attempt=1 wait=2000ms retry-after=2s]" {
 		t.Errorf("event line = %q", e.Line())
 	}
 	if diff := cmp.Diff(want, e.Data); diff != "" {

@@ -27,6 +27,7 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 	var (
 		zero    T
 		retries int // retries counted against p.Retries
+		blind   int // failures that did not say when to come back
 		waited  time.Duration
 	)
 	for calls := 1; ; calls++ {
@@ -45,23 +46,28 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 		if !p.Retryable(err) {
 			return zero, err
 		}
-		ra := retryAfter(err)
+		server, cause := serverWait(err, p.Clock.Now())
 		// A 429 that says how long to wait is wrong timing in its purest
 		// form: it is waited out within the budget instead of spending a
 		// retry, which keeps bounding failures that give no such promise
 		// (issue 5).
-		budgeted := p.Budget > 0 && ra > 0 && llm.ClassOf(err) == llm.RateLimited
+		budgeted := p.Budget > 0 && server > 0 && llm.ClassOf(err) == llm.RateLimited
 		if !budgeted {
 			if retries >= p.Retries {
 				return zero, &ExhaustedError{Attempts: calls, Waited: waited, Last: err}
 			}
 			retries++
 		}
-		wait := p.wait(calls, ra)
+		if server == 0 {
+			blind++
+			cause = CauseBackoff
+			server = p.backoff(blind)
+		}
+		wait := p.wait(server, cause)
 		if p.Budget > 0 && waited+wait > p.Budget {
 			return zero, &ExhaustedError{Attempts: calls, Waited: waited, OverBudget: true, Last: err}
 		}
-		p.OnRetry(newAttempt(calls, err, wait, ra, budgeted))
+		p.OnRetry(newAttempt(calls, err, wait, server, cause, budgeted))
 		if serr := p.Clock.Sleep(ctx, wait); serr != nil {
 			return zero, fmt.Errorf("retry: stopped waiting %s to retry after %v: %w", wait.Round(time.Millisecond), err, serr)
 		}
@@ -103,11 +109,24 @@ func stopped(ctx context.Context, err error) error {
 	return fmt.Errorf("retry: %w (the call failed with: %v)", ctx.Err(), err)
 }
 
-// retryAfter is the server's requested wait carried by err, or zero.
-func retryAfter(err error) time.Duration {
+// serverWait is how long the server that refused err asked the caller to
+// wait, and where it said so: its Retry-After (CauseRetryAfter), or for a
+// 429 or an overload without one, the time until an exhausted rate-limit
+// window named in the response's headers gives a request back
+// (CauseReset). It is zero when the server did not say.
+func serverWait(err error, now time.Time) (time.Duration, string) {
 	var e *llm.Error
-	if errors.As(err, &e) {
-		return e.RetryAfter
+	if !errors.As(err, &e) {
+		return 0, ""
 	}
-	return 0
+	if e.RetryAfter > 0 {
+		return e.RetryAfter, CauseRetryAfter
+	}
+	if e.Class != llm.RateLimited && e.Class != llm.Overloaded {
+		return 0, ""
+	}
+	if d := resetWait(e.Header, now); d > 0 {
+		return d, CauseReset
+	}
+	return 0, ""
 }

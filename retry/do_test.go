@@ -173,16 +173,36 @@ func TestDoWaits(t *testing.T) {
 			want: []time.Duration{2500 * time.Millisecond},
 		},
 		{
-			name: "a shorter retry-after never lowers the wait",
+			name: "a retry-after below the backoff is waited as it is",
 			p:    retry.Policy{Retries: 3, Rand: constRand(0)},
-			err:  &llm.Error{Class: llm.Overloaded, Status: 503, RetryAfter: 1500 * time.Millisecond},
-			want: []time.Duration{1500 * time.Millisecond, 2 * s, 4 * s},
+			err:  &llm.Error{Class: llm.Overloaded, Status: 503, RetryAfter: 500 * time.Millisecond},
+			want: []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond},
 		},
 		{
 			name: "a retry-after wait is spread by up to the jitter of the backoff",
 			p:    retry.Policy{Retries: 1, Rand: constRand(0.5)},
 			err:  &llm.Error{Class: llm.Overloaded, Status: 503, RetryAfter: 3 * s},
 			want: []time.Duration{3*s + time.Duration(float64(s)*0.2*0.5)},
+		},
+		{
+			name: "a short retry-after is spread by up to the jitter of itself",
+			p:    retry.Policy{Retries: 1, Rand: constRand(0.5)},
+			err:  &llm.Error{Class: llm.Overloaded, Status: 503, RetryAfter: 100 * time.Millisecond},
+			want: []time.Duration{100*time.Millisecond + time.Duration(float64(100*time.Millisecond)*0.2*0.5)},
+		},
+		{
+			name: "a 429 without retry-after waits for its exhausted window's next request",
+			p:    retry.Policy{Budget: s, Rand: constRand(0)},
+			err: &llm.Error{Class: llm.RateLimited, Status: 429, Header: header(
+				"x-ratelimit-limit-requests", "60", "x-ratelimit-remaining-requests", "0",
+				"x-ratelimit-reset-requests", "30s")},
+			want: []time.Duration{s / 2, s / 2},
+		},
+		{
+			name: "blind failures after server-timed ones back off from the start",
+			p:    retry.Policy{Retries: 3, Rand: constRand(0)},
+			err:  &llm.Error{Class: llm.Overloaded, Status: 529, RetryAfter: 5 * s},
+			want: []time.Duration{5 * s, 5 * s, 5 * s},
 		},
 	}
 	for _, tt := range tests {
@@ -209,4 +229,30 @@ func roundMS(ds []time.Duration) []time.Duration {
 		out[i] = d.Round(time.Millisecond)
 	}
 	return out
+}
+
+// Regression (issue 13): consecutive 429s that each said "retry after 1s"
+// were waited 1.1s, 1.7s, 3.9s, 7.6s, 13.6s, 26.2s, 31.7s: the backoff
+// grew on top of what the server said, while the limit freed a slot
+// every half second. The wait is the Retry-After plus a small spread,
+// however many came before.
+func TestRetryAfterIsNotGrownExponentially(t *testing.T) {
+	const n = 7
+	limited := &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: time.Second}
+	fake := clock.NewFake(epoch)
+	var lines []string
+	p := retry.Policy{Retries: 0, Clock: fake, Rand: constRand(0.1),
+		OnRetry: func(a retry.Attempt) { lines = append(lines, a.Line()) }}
+	fn, _ := script(repeat(limited, n)...)
+	if _, err := retry.Do(context.Background(), p, fn); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range fake.Waits() {
+		if w < time.Second || w > time.Second*12/10 {
+			t.Errorf("wait %d = %s, want the 1s Retry-After plus at most 20%%", i+1, w)
+		}
+	}
+	if want := "status=429 attempt=7 wait=1020ms retry-after=1s"; len(lines) != n || lines[n-1] != want {
+		t.Errorf("lines = %q, want %d ending %q", lines, n, want)
+	}
 }

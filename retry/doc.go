@@ -3,11 +3,14 @@
 // connections) and never "wrong content" (bad requests, auth, quota): a 400
 // resent ten thousand times is still a 400 (seed 000, section 4.2).
 //
-// Waits grow exponentially from Policy.Backoff with jitter taken off, are
-// capped at Policy.MaxBackoff, are never shorter than the server's
-// Retry-After, and go through an injected clock, so tests never sleep. Every
-// retry is reported to Policy.OnRetry before its wait, so it can be printed
-// as the human line `[retry · status=429 attempt=1 wait=1000ms]`.
+// A failure whose server says when to come back (a Retry-After, or the
+// reset of an exhausted rate-limit window) waits that long plus a small
+// spread, never more however many came before. Failures that say nothing
+// wait an exponential backoff from Policy.Backoff with jitter taken off,
+// capped at Policy.MaxBackoff. Every wait goes through an injected clock,
+// so tests never sleep, and every retry is reported to Policy.OnRetry
+// before its wait, so it can be printed as the human line
+// `[retry · status=429 attempt=1 wait=1020ms retry-after=1s]`.
 //
 // Policy.Retries bounds the retries of overloads, 5xx and rate limits that
 // give no Retry-After: `--retries N` means at most N+1 calls. A 429 that
@@ -17,6 +20,10 @@
 // A Limiter, shared by every run in the process through a Limiters
 // registry, paces the calls made under one provider credential: it learns
 // the limit from rate-limit headers and from 429s, and can be set by hand.
+// With LimiterConfig.Dir set (OpenLimiter), the processes of a machine
+// that call one endpoint with one key share one limiter through a small
+// file there, under a file lock, so that separate processes pace as one
+// batch.
 //
 // Wrapping a model:
 //

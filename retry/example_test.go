@@ -31,7 +31,7 @@ func ExampleWrap() {
 	resp, err := m2.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
 	fmt.Println(resp.Message().Text(), err)
 	// Output:
-	// [retry · status=429 attempt=1 wait=1000ms]
+	// [retry · status=429 attempt=1 wait=1000ms backoff=1s]
 	// hello <nil>
 }
 

@@ -76,3 +76,28 @@ func parseReset(v string, now time.Time) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// resetWait is how long until the request windows h names give back a
+// request when one of them has none left: the providers' limits refill
+// continuously, so one request comes back after the window's time over
+// its limit, or at the reset when no limit is sent. It is the longest
+// such wait, or zero when no request window is exhausted. Token windows
+// are not read: how many tokens the refused call needs is not known here,
+// so a refusal for tokens without a Retry-After backs off instead.
+func resetWait(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	var d time.Duration
+	for _, w := range readWindows(h, requestHeaders, now) {
+		left := w.reset.Sub(now)
+		if w.remaining >= 1 || left <= 0 {
+			continue
+		}
+		if w.limit >= 1 {
+			left = time.Duration(float64(left) / w.limit)
+		}
+		d = max(d, left)
+	}
+	return d
+}

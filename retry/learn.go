@@ -8,6 +8,25 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
+// Learned rates stay within these bounds: a limiter never paces slower
+// than one request a minute on its own, and forgets a learned rate that
+// has grown past any real provider's limit.
+const (
+	minLearnedRPM = 1
+	maxLearnedRPM = 100_000
+	// minEvidence is how many successes in the last minute a 429 needs
+	// before the limiter learns a rate from it.
+	minEvidence = 3
+	// slowDownFactor is the multiplicative decrease on a 429.
+	slowDownFactor = 0.75
+	// headerMargin is how much slower than the headers' pace calls are
+	// spaced. A provider counts a call when it arrives, the limiter when
+	// its turn starts; the time between varies by a few milliseconds, so
+	// calls spaced exactly at the limit are refused whenever one lands a
+	// little earlier than the call a window before it did.
+	headerMargin = 0.03
+)
+
 // Observe reports how a call went: h is the response's headers (nil when
 // there were none) and err the call's error (nil on success). A failed
 // call's headers are read from its *llm.Error when h is nil.
@@ -17,68 +36,90 @@ func (l *Limiter) Observe(h http.Header, err error) {
 	if h == nil && e != nil {
 		h = e.Header
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.clock.Now()
-	l.learnHeaders(h, now)
-	switch {
-	case err == nil:
-		l.speedUp(now)
-	case e == nil:
-	case e.Class == llm.RateLimited:
-		ra := e.RetryAfter
-		if ra == 0 {
-			ra = llm.RetryAfter(h, now)
+	l.with(true, func(st *state, now time.Time) {
+		st.release(l.pid)
+		st.learnHeaders(h, now)
+		switch {
+		case err == nil:
+			st.success(now)
+			st.speedUp(now)
+		case e == nil:
+		case e.Class == llm.RateLimited:
+			st.limited++
+			ra := e.RetryAfter
+			if ra == 0 {
+				ra = llm.RetryAfter(h, now)
+			}
+			if ra == 0 {
+				ra = resetWait(h, now)
+			}
+			st.hold(now.Add(ra))
+			if st.headersAt.IsZero() || now.Sub(st.headersAt) >= minute {
+				st.slowDown(now, ra)
+			}
+		case e.Class == llm.Overloaded:
+			// An overload is the server's, not this credential's: it does
+			// not change the pace, but its Retry-After holds every caller
+			// back.
+			st.hold(now.Add(e.RetryAfter))
 		}
-		l.hold(now.Add(ra))
-		l.slowDown(now, ra)
-	case e.Class == llm.Overloaded:
-		// An overload is the server's, not this credential's: it does not
-		// change the pace, but its Retry-After holds every caller back.
-		l.hold(now.Add(e.RetryAfter))
-	}
+	})
+	l.signal()
 }
 
 // hold blocks every call until t. The turns already handed out were
 // booked before the server refused: their holders take a new turn after
 // t (see Wait) instead of calling into the refusal one after another.
-func (l *Limiter) hold(t time.Time) {
-	if !t.After(l.blocked) {
+func (st *state) hold(t time.Time) {
+	if !t.After(st.blocked) {
 		return
 	}
-	l.blocked = t
-	l.gen++
-	l.nextReq, l.nextTok = t, t
+	st.blocked = t
+	st.gen++
+	st.nextReq, st.nextTok = t, t
 }
 
 // learnHeaders sets the header paces from the strictest window h names.
-func (l *Limiter) learnHeaders(h http.Header, now time.Time) {
+func (st *state) learnHeaders(h http.Header, now time.Time) {
 	if h == nil {
 		return
 	}
 	if ws := readWindows(h, requestHeaders, now); len(ws) > 0 {
-		l.reqPace = l.headerPace(ws, now, 1)
+		st.reqPace = st.headerPace(st.reqPace, ws, now, 1)
+		st.headersAt = now
 	}
 	if ws := readWindows(h, tokenHeaders, now); len(ws) > 0 {
-		l.tokPace = l.headerPace(ws, now, max(l.lastEst, 1))
+		st.tokPace = st.headerPace(st.tokPace, ws, now, max(st.lastEst, 1))
+		st.headersAt = now
 	}
 }
 
-// headerPace spreads each window's remaining units evenly until its reset
-// and returns the strictest. A window with nothing left blocks calls for
-// the time one call's units (need) take to come back: the provider's
-// limits refill continuously, so waiting for the full reset would waste
-// most of it; a fixed-window server says so with a 429 and Retry-After.
-func (l *Limiter) headerPace(ws []window, now time.Time, need int) pace {
+// headerPace spreads each window's limit evenly until its reset and
+// returns the strictest spacing, headerMargin slower. A window with
+// nothing left blocks calls for the time one call's units (need) take to
+// come back: the provider's limits refill continuously, so waiting for
+// the full reset would waste most of it; a fixed-window server says so
+// with a 429 and Retry-After.
+//
+// The limit over the time left until the reset is the spacing at the
+// limit only when the headers are read as the window's last call is
+// counted; read later (the headers of a 429, an answer that took long),
+// the time left is shorter and so is the spacing it gives, never longer.
+// So while the last pace holds for the same limit, the longer of the two
+// is kept (regression: twenty processes spaced their turns a quarter of
+// a second apart under a limit of two a second after reading a 429's
+// headers half a window late; 20 of 100 calls were refused).
+func (st *state) headerPace(prev pace, ws []window, now time.Time, need int) pace {
 	var p pace
 	for _, w := range ws {
 		left := w.reset.Sub(now)
 		if left <= 0 {
 			continue
 		}
+		left = time.Duration(float64(left) * (1 + headerMargin))
 		var every time.Duration
 		switch {
-		case w.remaining >= 1 && w.limit >= 1:
+		case w.limit >= 1:
 			// The limit refills continuously (Anthropic's token bucket,
 			// OpenAI's and a sliding window alike): until the window is
 			// whole again, the units left now and the limit-remaining
@@ -87,29 +128,35 @@ func (l *Limiter) headerPace(ws []window, now time.Time, need int) pace {
 			every = time.Duration(float64(left) / w.limit)
 		case w.remaining >= 1:
 			every = time.Duration(float64(left) / w.remaining)
-		case w.limit >= 1:
-			every = time.Duration(float64(left) / w.limit)
-			l.blocked = latest(l.blocked, now.Add(every*time.Duration(need)))
 		default:
-			l.blocked = latest(l.blocked, w.reset)
+			st.blocked = latest(st.blocked, w.reset)
 		}
 		if every > p.every {
-			p = pace{every: every, until: w.reset}
+			p = pace{every: every, until: w.reset, limit: w.limit}
+		}
+	}
+	if p.limit >= 1 && p.limit == prev.limit && now.Before(prev.until) && prev.every > p.every {
+		p.every = prev.every
+	}
+	for _, w := range ws {
+		if w.remaining < 1 && w.limit >= 1 && w.reset.After(now) {
+			st.blocked = latest(st.blocked, now.Add(p.every*time.Duration(need)))
 		}
 	}
 	return p
 }
 
-// slowDown learns a rate from a 429: the first time, what the server
-// accepted until it refused; after that, the multiplicative decrease of
-// the learned rate to 3/4 (or to what the server accepted, if lower). The
-// 429s of one episode (those before calm) slow it down once.
-func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
-	if now.Before(l.calm) {
+// slowDown learns a rate from a 429 that came without rate-limit headers:
+// the first time, what the server accepted until it refused; after that,
+// the multiplicative decrease of the learned rate to 3/4 (or to what the
+// server accepted, if lower). The 429s of one episode (those before calm)
+// slow it down once.
+func (st *state) slowDown(now time.Time, retryAfter time.Duration) {
+	if now.Before(st.calm) {
 		return
 	}
-	l.trim(now)
-	if len(l.ok) < minEvidence {
+	st.trim(now.Add(-minute))
+	if st.successes(time.Time{}) < minEvidence {
 		// Too few calls to say what the server accepts: a 429 on the
 		// first calls says nothing of the rate (a burst, another
 		// process). Its Retry-After already holds every caller back;
@@ -124,54 +171,37 @@ func (l *Limiter) slowDown(now time.Time, retryAfter time.Duration) {
 	// that time, even when the run is younger than a minute (a minute's
 	// count alone would read a limit of 600 a minute, met in six seconds,
 	// as 45 a minute).
-	span := max(now.Sub(l.ok[0])+retryAfter, time.Second)
-	rate := float64(len(l.ok)) * float64(minute) / float64(span)
-	if l.learned > 0 {
+	from := st.ok[0].at
+	span := max(now.Sub(from)+retryAfter, time.Second)
+	rate := float64(st.successes(from)) * float64(minute) / float64(span)
+	if st.learned > 0 {
 		// Paced at the learned rate and still refused: it was too fast.
-		rate = min(rate, l.learned*slowDownFactor)
+		rate = min(rate, st.learned*slowDownFactor)
 	} else {
-		l.lesson = lesson{from: l.ok[0], span: span, until: now.Add(retryAfter)}
+		st.lesson = lesson{from: from, span: span, until: now.Add(retryAfter)}
 	}
-	l.learned = max(minLearnedRPM, rate)
-	l.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/l.learned)))
+	st.learned = max(minLearnedRPM, rate)
+	st.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/st.learned)))
 }
 
-// speedUp records a success and, once the last slow-down has calmed,
-// raises the learned rate by a little: each success adds its share of one
-// request a minute (or of 5% when that is more), so that at the paced rate
-// the limit grows by that much per minute, not per call.
-func (l *Limiter) speedUp(now time.Time) {
-	if len(l.ok) >= maxSuccesses {
-		l.ok = append(l.ok[:0], l.ok[len(l.ok)/2:]...)
-	}
-	l.ok = append(l.ok, now)
-	if now.Before(l.lesson.until) {
+// speedUp follows a success (already recorded) and, once the last
+// slow-down has calmed, raises the learned rate by a little: each success
+// adds its share of one request a minute (or of 5% when that is more), so
+// that at the paced rate the limit grows by that much per minute, not per
+// call.
+func (st *state) speedUp(now time.Time) {
+	if now.Before(st.lesson.until) {
 		// A success while the first 429's Retry-After holds every call
 		// back was a call the server accepted before it refused, its
 		// answer still on the way: it counts in the rate learned.
-		n := 0
-		for _, t := range l.ok {
-			if !t.Before(l.lesson.from) {
-				n++
-			}
-		}
-		l.learned = max(l.learned, float64(n)*float64(minute)/float64(l.lesson.span))
+		n := st.successes(st.lesson.from)
+		st.learned = max(st.learned, float64(n)*float64(minute)/float64(st.lesson.span))
 	}
-	if l.learned == 0 || now.Before(l.calm) {
+	if st.learned == 0 || now.Before(st.calm) {
 		return
 	}
-	l.learned += max(1, l.learned/20) / l.learned
-	if l.learned > maxLearnedRPM {
-		l.learned = 0
+	st.learned += max(1, st.learned/20) / st.learned
+	if st.learned > maxLearnedRPM {
+		st.learned = 0
 	}
-}
-
-// trim drops successes older than a minute.
-func (l *Limiter) trim(now time.Time) {
-	cut := now.Add(-minute)
-	i := 0
-	for i < len(l.ok) && !l.ok[i].After(cut) {
-		i++
-	}
-	l.ok = append(l.ok[:0], l.ok[i:]...)
 }

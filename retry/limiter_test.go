@@ -67,6 +67,24 @@ func waitsOf(t *testing.T, l *retry.Limiter, c *frozenClock, n, est int) []time.
 	return out
 }
 
+// callsOf makes n calls one after another, each reporting a success
+// before the next starts, and returns how long each waited for its turn.
+func callsOf(t *testing.T, l *retry.Limiter, c *frozenClock, n, est int) []time.Duration {
+	t.Helper()
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = waitsOf(t, l, c, 1, est)[0]
+		l.Observe(nil, nil)
+	}
+	return out
+}
+
+// slower is a header pace as the limiter spaces it: 3% slower than the
+// headers say, so that calls do not land on the limit's very edge.
+func slower(left time.Duration, units float64) time.Duration {
+	return time.Duration(float64(time.Duration(float64(left)*1.03)) / units)
+}
+
 func header(kv ...string) http.Header {
 	h := http.Header{}
 	for i := 0; i < len(kv); i += 2 {
@@ -82,34 +100,36 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 		name string
 		h    http.Header
 		est  int
-		want []time.Duration // waits of three calls after the response
+		// want are the waits of three calls after the response: the
+		// first is one spacing after the call the response answered.
+		want []time.Duration
 	}{
 		{
 			name: "Anthropic's remaining requests are spread until the reset",
 			h:    header("anthropic-ratelimit-requests-remaining", "10", "anthropic-ratelimit-requests-reset", reset),
-			want: []time.Duration{0, 30 * s / 10, 30 * s / 10 * 2},
+			want: []time.Duration{slower(30*s, 10), slower(30*s, 10) * 2, slower(30*s, 10) * 3},
 		},
 		{
 			name: "OpenAI's remaining requests are spread until a reset like 6m0s",
 			h:    header("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", "6m0s"),
-			want: []time.Duration{0, 6 * time.Minute / 4, 6 * time.Minute / 4 * 2},
+			want: []time.Duration{slower(6*time.Minute, 4), slower(6*time.Minute, 4) * 2, slower(6*time.Minute, 4) * 3},
 		},
 		{
 			name: "OpenAI's millisecond resets are read",
 			h:    header("x-ratelimit-remaining-requests", "2", "x-ratelimit-reset-requests", "20ms"),
-			want: []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond},
+			want: []time.Duration{slower(20*time.Millisecond, 2), slower(20*time.Millisecond, 2) * 2, slower(20*time.Millisecond, 2) * 3},
 		},
 		{
 			name: "with the limit known, the whole limit is spread until the reset, since it refills meanwhile",
 			h: header("anthropic-ratelimit-requests-limit", "60", "anthropic-ratelimit-requests-remaining", "10",
 				"anthropic-ratelimit-requests-reset", epoch.Add(60*s).Format(time.RFC3339)),
-			want: []time.Duration{0, s, 2 * s},
+			want: []time.Duration{slower(60*s, 60), slower(60*s, 60) * 2, slower(60*s, 60) * 3},
 		},
 		{
 			name: "remaining tokens pace calls by their estimated size",
 			h:    header("x-ratelimit-remaining-tokens", "1000", "x-ratelimit-reset-tokens", "1s"),
 			est:  500,
-			want: []time.Duration{0, s / 1000 * 500, s / 1000 * 500 * 2},
+			want: []time.Duration{slower(s, 1000) * 500, slower(s, 1000) * 500 * 2, slower(s, 1000) * 500 * 3},
 		},
 		{
 			name: "the strictest of Anthropic's token windows wins",
@@ -117,13 +137,13 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 				"anthropic-ratelimit-input-tokens-remaining", "100000", "anthropic-ratelimit-input-tokens-reset", reset,
 				"anthropic-ratelimit-output-tokens-remaining", "3000", "anthropic-ratelimit-output-tokens-reset", reset),
 			est:  100,
-			want: []time.Duration{0, 30 * s / 3000 * 100, 30 * s / 3000 * 100 * 2},
+			want: []time.Duration{slower(30*s, 3000) * 100, slower(30*s, 3000) * 100 * 2, slower(30*s, 3000) * 100 * 3},
 		},
 		{
 			name: "no requests left blocks for one request's share of the window",
 			h: header("anthropic-ratelimit-requests-limit", "60", "anthropic-ratelimit-requests-remaining", "0",
 				"anthropic-ratelimit-requests-reset", epoch.Add(60*s).Format(time.RFC3339)),
-			want: []time.Duration{s, 2 * s, 3 * s},
+			want: []time.Duration{slower(60*s, 60), slower(60*s, 60) * 2, slower(60*s, 60) * 3},
 		},
 		{
 			name: "no requests left and no limit blocks until the reset",
@@ -143,7 +163,7 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 			l.Wait(context.Background(), tt.est) // the call whose response had h
 			c.waits = nil
 			l.Observe(tt.h, nil)
-			if diff := cmp.Diff(tt.want, waitsOf(t, l, c, 3, tt.est)); diff != "" {
+			if diff := cmp.Diff(tt.want, callsOf(t, l, c, 3, tt.est)); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
 			}
 		})
@@ -153,8 +173,8 @@ func TestLimiterLearnsFromHeaders(t *testing.T) {
 		l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
 		l.Observe(nil, &llm.Error{Class: llm.Transient, Status: 500,
 			Header: header("x-ratelimit-remaining-requests", "5", "x-ratelimit-reset-requests", "10s")})
-		if got := l.State().Interval; got != 2*s {
-			t.Errorf("interval = %s, want 2s", got)
+		if got, want := l.State().Interval, slower(10*s, 5); got != want {
+			t.Errorf("interval = %s, want %s", got, want)
 		}
 	})
 	t.Run("the header pace ends at the reset", func(t *testing.T) {
@@ -242,7 +262,7 @@ func TestLimiterManualRate(t *testing.T) {
 			[]time.Duration{0, time.Second, 2 * time.Second}},
 		{"the stricter of --rpm and --tpm wins", retry.LimiterConfig{RPM: 6000, TPM: 6000}, 200,
 			[]time.Duration{0, 2 * time.Second, 4 * time.Second}},
-		{"no rate lets calls through at once", retry.LimiterConfig{}, 1000,
+		{"no rate lets calls one after another through at once", retry.LimiterConfig{}, 1000,
 			[]time.Duration{0, 0, 0}},
 	}
 	for _, tt := range tests {
@@ -250,7 +270,7 @@ func TestLimiterManualRate(t *testing.T) {
 			c := &frozenClock{now: epoch}
 			tt.cfg.Clock = c
 			l := retry.NewLimiter(tt.cfg)
-			if diff := cmp.Diff(tt.want, waitsOf(t, l, c, 3, tt.est)); diff != "" {
+			if diff := cmp.Diff(tt.want, callsOf(t, l, c, 3, tt.est)); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
 			}
 		})
@@ -496,5 +516,35 @@ func TestLimiterCountsLateAnswersInTheFirstLesson(t *testing.T) {
 	l.Observe(nil, nil)
 	if got := l.State().LearnedRPM; got > rpm(5)+1 {
 		t.Errorf("learned %v rpm after the hold, want only the slow speed-up from %v", got, rpm(5))
+	}
+}
+
+// Regression (issue 13): the headers of a 429, read half a window after
+// the window's last accepted call, spread the limit over the half window
+// left, so the turns booked next were a quarter of a second apart under a
+// limit of two a second (twenty processes: 20 of 100 calls answered 429).
+// A window read late gives a shorter spacing, never a longer one, so the
+// longer spacing of the same limit is kept while it holds.
+func TestLimiterKeepsTheLongerSpacingOfALimit(t *testing.T) {
+	s := time.Second
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	window := func(limit, remaining string, reset time.Time) http.Header {
+		return header("anthropic-ratelimit-requests-limit", limit, "anthropic-ratelimit-requests-remaining", remaining,
+			"anthropic-ratelimit-requests-reset", reset.Format(time.RFC3339Nano))
+	}
+	reset := epoch.Add(s)
+	l.Observe(window("2", "1", reset), nil)
+	if got, want := l.State().Interval, slower(s, 2); got != want {
+		t.Fatalf("interval = %s, want %s", got, want)
+	}
+	c.Advance(s / 2)
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: s / 2, Header: window("2", "0", reset)})
+	if got, want := l.State().Interval, slower(s, 2); got != want {
+		t.Errorf("interval after the late 429 = %s, want still %s", got, want)
+	}
+	l.Observe(window("10", "9", epoch.Add(s)), nil)
+	if got, want := l.State().Interval, slower(s/2, 10); got != want {
+		t.Errorf("interval after the limit changed = %s, want the new limit's %s", got, want)
 	}
 }

@@ -42,15 +42,19 @@ type Policy struct {
 	// (NoRetries) means none. 429s that carry a Retry-After do not count
 	// against it (see Budget).
 	Retries int
-	// Backoff is the wait before the first retry; it doubles with each
-	// retry after that. Default 1s.
+	// Backoff is the wait before the first retry of a failure that says
+	// nothing about when to come back; it doubles with each such retry
+	// after that. A failure whose server says when (Retry-After, or a
+	// rate-limit reset) waits that long instead. Default 1s.
 	Backoff time.Duration
 	// MaxBackoff caps the computed wait (not the server's Retry-After).
 	// Default 60s.
 	MaxBackoff time.Duration
 	// Jitter is the fraction taken off the computed wait at random, in
 	// [0, 1): with Backoff 1s the first retry waits in (800ms, 1000ms].
-	// Default 0.2; a negative value turns jitter off.
+	// A wait the server named gets up to this fraction of it added
+	// instead (at most Jitter*Backoff). Default 0.2; a negative value
+	// turns jitter off.
 	Jitter float64
 	// Budget is the total wait allowed across the retries of one call.
 	// A rate-limit 429 with a Retry-After is waited out within it rather
@@ -125,17 +129,19 @@ func (p Policy) backoff(k int) time.Duration {
 	return min(d, p.MaxBackoff)
 }
 
-// wait is the wait before retry k given the server's Retry-After. The
-// jitter is taken off the backoff; the result is never shorter than
-// retryAfter. When the Retry-After decides the wait, a spread of up to
-// Jitter*Backoff is added on top, so that several processes told the same
-// Retry-After do not all call again at the same instant.
-func (p Policy) wait(k int, retryAfter time.Duration) time.Duration {
+// wait is the wait before a retry. When the server said when to come back
+// (cause CauseRetryAfter or CauseReset: a Retry-After, or the reset of an
+// exhausted rate-limit window), the wait is that time plus a spread of up
+// to Jitter of it (at most Jitter*Backoff), so that several processes
+// told the same time do not all call again at the same instant; it never
+// grows on top of what the server said (issue 13: a process told "retry
+// after 1s" waited 1.1s, 1.7s, 3.9s ... 31.7s while a slot freed every
+// half second). Otherwise (CauseBackoff) d is the exponential backoff of
+// the blind failure, and the jitter is taken off it.
+func (p Policy) wait(d time.Duration, cause string) time.Duration {
 	r := p.Rand()
-	base := p.backoff(k)
-	w := base - time.Duration(float64(base)*p.Jitter*r)
-	if retryAfter > w {
-		w = retryAfter + time.Duration(float64(p.Backoff)*p.Jitter*r)
+	if cause != CauseBackoff {
+		return d + time.Duration(float64(min(d, p.Backoff))*p.Jitter*r)
 	}
-	return w
+	return d - time.Duration(float64(d)*p.Jitter*r)
 }

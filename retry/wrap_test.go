@@ -37,7 +37,7 @@ func TestWrapRetriesGenerate(t *testing.T) {
 	if got := resp.Message().Text(); got != "done" {
 		t.Errorf("answer = %q, want done", got)
 	}
-	want := []string{"status=529 attempt=1 wait=1000ms", "status=529 attempt=2 wait=2000ms"}
+	want := []string{"status=529 attempt=1 wait=1000ms backoff=1s", "status=529 attempt=2 wait=2000ms backoff=2s"}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("retry lines (-want +got):\n%s", diff)
 	}

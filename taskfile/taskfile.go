@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Spec is one task. Zero fields mean "not set here": the command's flags or
@@ -37,6 +40,18 @@ type Spec struct {
 	OutputSchema string `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
 	// Approve holds gate policies, as for --approve.
 	Approve []string `yaml:"approve,omitempty" json:"approve,omitempty"`
+	// Sandbox is how commands are confined, as for --sandbox: auto,
+	// bwrap or none; empty means the flag's (auto).
+	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// SandboxNet lets sandboxed commands reach the network, as
+	// --sandbox-net does.
+	SandboxNet bool `yaml:"sandbox_net,omitempty" json:"sandbox_net,omitempty"`
+	// Env names variables commands get on top of the allow-list, as
+	// --env does.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// CommandTimeout bounds each command, as --command-timeout does:
+	// "5m"; empty means the flag's (2m).
+	CommandTimeout string `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
 	// Limits.
 	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
@@ -57,6 +72,12 @@ type Spec struct {
 	// RollbackOnInterrupt rolls an interrupted run back instead of
 	// pausing it, as --rollback-on-interrupt does.
 	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
+	// MCP are MCP servers whose tools the run gets, by name: each has a
+	// command (stdio: a list of words, or one line split as a shell
+	// would; a relative program path is read from the task file's
+	// folder) or a url (streamable HTTP), and a class and classes per
+	// tool as for --mcp-class (default danger). See MCPServers.
+	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
 
 	// Long conversations (README, "Long runs"), as --no-cache,
 	// --context-window, --fallback-model and --fallback-on: prompt caching
@@ -82,6 +103,15 @@ func (s *Spec) Validate() error {
 	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 || s.ContextWindow < 0 {
 		return errors.New("limits must not be negative")
 	}
+	if _, err := s.MCPServers(); err != nil {
+		return err
+	}
+	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if _, err := s.CommandDuration(); err != nil {
+		return err
+	}
 	return CheckFallbackOn(s.FallbackOn)
 }
 
@@ -92,6 +122,18 @@ func CheckFallbackOn(v string) error {
 		return fmt.Errorf("fallback_on %q: the only choice is quota (timing failures and empty answers always fall back)", v)
 	}
 	return nil
+}
+
+// CommandDuration returns CommandTimeout as a duration; 0 when it is empty.
+func (s *Spec) CommandDuration() (time.Duration, error) {
+	if s.CommandTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s.CommandTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("command_timeout %q: want a positive duration such as 5m", s.CommandTimeout)
+	}
+	return d, nil
 }
 
 // Load reads one task file (YAML; JSON is YAML too).

@@ -21,25 +21,68 @@ import (
 //   - a panic in the tool becomes an error result with the panic's text;
 //   - a call that outlives the timeout (or the caller's deadline) gets an
 //     error result that says it timed out, marked Transient.
+//
+// Every result's content passes through Config.Redact, if set.
 func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Result {
+	res := s.call(ctx, name, input)
+	if f := s.redact.Load(); f != nil {
+		res.Content = (*f)(res.Content)
+	}
+	return res
+}
+
+func (s *Set) call(ctx context.Context, name string, input json.RawMessage) Result {
+	if err := s.Validate(name, input); err != nil {
+		return Error(err.Error())
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	e := s.entries[name]
+	r := s.run(ctx, e.tool, name, input)
+	if _, ok := e.tool.(Opaque); ok {
+		// What a call that timed out did is not known: it is not repeated.
+		r.Transient = false
+	}
+	return r
+}
+
+// InputError is a call that cannot run: an unknown tool, or an input that
+// is not JSON or does not match the tool's schema. Its message is written
+// for the model.
+type InputError struct {
+	// Tool is the name called.
+	Tool string
+	// Msg says what is wrong and what to do instead.
+	Msg string
+}
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Validate checks a call without running it: the tool exists and the
+// input matches its schema (empty input counts as {}). The error is an
+// *InputError, whose message is the result Call would give. The agent
+// asks before the gate does, so that a call that could never run is not
+// put to a person, nor audited as allowed.
+func (s *Set) Validate(name string, input json.RawMessage) error {
 	e, ok := s.entries[name]
 	if !ok {
 		if len(s.names) == 0 {
-			return Error(fmt.Sprintf("unknown tool %q; this run has no tools", name))
+			return &InputError{name, fmt.Sprintf("unknown tool %q; this run has no tools", name)}
 		}
-		return Error(fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(s.names, ", ")))
+		return &InputError{name, fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(s.names, ", "))}
 	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
 	var v any
 	if err := json.Unmarshal(input, &v); err != nil {
-		return Error(fmt.Sprintf("%s: the input is not valid JSON: %v", name, err))
+		return &InputError{name, fmt.Sprintf("%s: the input is not valid JSON: %v", name, err)}
 	}
 	if err := e.schema.Validate(v); err != nil {
-		return Error(fmt.Sprintf("%s: the input does not match the tool's schema: %v", name, err))
+		return &InputError{name, fmt.Sprintf("%s: the input does not match the tool's schema: %v", name, err)}
 	}
-	return s.run(ctx, e.tool, name, input)
+	return nil
 }
 
 // run calls t in its own goroutine so that a tool that ignores its
@@ -48,7 +91,7 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Resu
 // timed out may therefore still happen: that is why only read tools are
 // retried on a Transient result, and why the write tools are idempotent.
 func (s *Set) run(ctx context.Context, t Tool, name string, input json.RawMessage) Result {
-	timeout := s.Timeout()
+	timeout := s.timeoutFor(t)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := make(chan Result, 1)

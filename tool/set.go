@@ -17,9 +17,26 @@ import (
 // Config tunes a Set. The zero value is the default.
 type Config struct {
 	// Timeout bounds one call; the call's context ends when it passes and
-	// the model gets a transient error result. Zero means 60s.
+	// the model gets a transient error result. Zero means 60s. A tool
+	// with a timeout of its own (a Timeouter, such as run_command) gets
+	// that one, plus TimeoutGrace, when it is longer.
 	Timeout time.Duration
+	// Redact, when set, rewrites every result's content before the model
+	// (or anyone) reads it: the run's redactor replaces the values of
+	// credentials with [redacted]. Nil leaves results as they are.
+	Redact func(string) string
 }
+
+// Timeouter is a tool that bounds its own calls, and reports what the
+// caller got so far when the bound passes (run_command keeps a command's
+// output up to the cut). The Set then gives its calls that long.
+type Timeouter interface {
+	Timeout() time.Duration
+}
+
+// TimeoutGrace is what a Timeouter's call gets beyond its own timeout, so
+// that the tool's timeout, which keeps the partial result, fires first.
+const TimeoutGrace = 10 * time.Second
 
 // DefaultTimeout is the per-call timeout when Config.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
@@ -32,6 +49,7 @@ type Set struct {
 	entries map[string]entry
 	names   []string // sorted
 	timeout atomic.Int64
+	redact  atomic.Pointer[func(string) string]
 }
 
 type entry struct {
@@ -93,11 +111,26 @@ func compile(raw json.RawMessage) (*jsonschema.Resolved, error) {
 // the timeout they started with.
 func (s *Set) SetConfig(c Config) {
 	s.timeout.Store(int64(c.Timeout))
+	if c.Redact != nil {
+		s.redact.Store(&c.Redact)
+	} else {
+		s.redact.Store(nil)
+	}
 }
 
 // Timeout returns the per-call timeout in force.
 func (s *Set) Timeout() time.Duration {
 	return cmp.Or(time.Duration(s.timeout.Load()), DefaultTimeout)
+}
+
+// timeoutFor returns the timeout of a call of t: the Set's, or the
+// tool's own plus TimeoutGrace when that is longer.
+func (s *Set) timeoutFor(t Tool) time.Duration {
+	d := s.Timeout()
+	if tt, ok := t.(Timeouter); ok && tt.Timeout() > 0 {
+		d = max(d, tt.Timeout()+TimeoutGrace)
+	}
+	return d
 }
 
 // Specs returns the tools' specifications sorted by name, so that the

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // DefaultCmdTimeout bounds a cmd rule when Cmd is given no timeout.
@@ -28,10 +30,10 @@ type cmdRule struct {
 
 // Cmd returns the rule cmd:COMMAND: `sh -c COMMAND` run in the workspace
 // root, passing on exit status 0 within timeout (0 means
-// DefaultCmdTimeout). The tail of its combined output is kept for the
-// failure message. Variables named like API keys (*_API_KEY) are removed
-// from its environment: a check has no business with them, and its output
-// goes to the model and the record.
+// DefaultCmdTimeout). It runs as run_command does: in the sandbox of
+// Input.Commands (see package sandbox), with an allow-listed environment
+// that holds no credential, and nothing it starts outlives it. The tail
+// of its combined output is kept for the failure message.
 func Cmd(command string, timeout time.Duration) Rule {
 	if timeout <= 0 {
 		timeout = DefaultCmdTimeout
@@ -43,58 +45,39 @@ func (r *cmdRule) Name() string   { return "cmd" }
 func (r *cmdRule) String() string { return "cmd:" + r.command }
 
 func (r *cmdRule) Check(ctx context.Context, in Input) *Failure {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	c := exec.CommandContext(ctx, "sh", "-c", r.command)
-	c.Dir = in.Dir
-	env, secrets := scrubEnv(os.Environ())
-	c.Env = env
-	out := &tail{max: tailBytes}
-	c.Stdout, c.Stderr = out, out
-	// A test suite may leave children holding the output pipe; do not wait
-	// for them past the kill.
-	c.WaitDelay = 5 * time.Second
-	killGroup(c)
-	err := c.Run()
-	if err == nil {
-		return nil
+	fail := func(status string) *Failure {
+		return &Failure{Check: "cmd", Message: fmt.Sprintf("cmd %q: %s", r.command, status)}
 	}
-	var status string
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		status = "timed out after " + r.timeout.String()
-	case errors.As(err, &exit):
-		status = exit.String()
-	default:
-		status = "could not run: " + err.Error()
-	}
-	msg := fmt.Sprintf("cmd %q: %s", r.command, status)
-	if t := out.lastLines(tailLines, secrets); t != "" {
-		msg += "; output tail:\n" + t
-	}
-	return &Failure{Check: "cmd", Message: msg}
-}
-
-// scrubEnv drops API-key variables from env and returns their values, so
-// that any that still reach the output can be redacted.
-func scrubEnv(env []string) (kept, secrets []string) {
-	for _, kv := range env {
-		name, value, _ := strings.Cut(kv, "=")
-		if isKeyName(name) {
-			if len(value) >= 8 {
-				secrets = append(secrets, value)
-			}
-			continue
+	sb := in.Commands
+	if sb == nil {
+		var err error
+		sb, err = sandbox.New(sandbox.Config{Dir: in.Dir, Hide: []string{filepath.Join(in.Dir, workspace.StateDirName)}})
+		if err != nil {
+			return fail("could not run: " + err.Error())
 		}
-		kept = append(kept, kv)
 	}
-	return kept, secrets
-}
-
-func isKeyName(name string) bool {
-	n := strings.ToUpper(name)
-	return n == "API_KEY" || strings.HasSuffix(n, "_API_KEY")
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	out := &tail{max: tailBytes}
+	exit, err := sb.Run(cctx, r.command, out)
+	var status string
+	switch {
+	case err == nil && exit.OK():
+		return nil
+	case err != nil && ctx.Err() != nil:
+		status = "stopped before it finished"
+	case errors.Is(err, context.DeadlineExceeded):
+		status = "timed out after " + r.timeout.String()
+	case err != nil:
+		status = "could not run: " + err.Error()
+	default:
+		status = exit.String()
+	}
+	f := fail(status)
+	if t := out.lastLines(tailLines); t != "" {
+		f.Message += "; output tail:\n" + t
+	}
+	return f
 }
 
 // tail keeps the last max bytes written to it.
@@ -113,13 +96,10 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lastLines returns at most n trailing non-empty lines, with any secret
-// replaced, and a leading "..." when earlier output was dropped.
-func (t *tail) lastLines(n int, secrets []string) string {
+// lastLines returns at most n trailing non-empty lines, and a leading
+// "..." when earlier output was dropped.
+func (t *tail) lastLines(n int) string {
 	s := strings.ToValidUTF8(string(t.buf), "")
-	for _, sec := range secrets {
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-	}
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	cut := t.cut
 	if len(lines) > n {

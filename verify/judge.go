@@ -39,6 +39,11 @@ type Judge struct {
 	// MaxTokens caps the judge's reply. Default 256: a verdict and one
 	// sentence.
 	MaxTokens int
+	// Redact, when set, rewrites what the judge is sent (the task, the
+	// answer, the changed files) and the reason it gives: the judge may be
+	// another provider, and a key the worker came across must not travel
+	// there. Verifier.Redact sets it when it is nil.
+	Redact func(string) string
 
 	// nonce makes the per-call delimiter marker; nil means crypto/rand.
 	// Tests set it to forge delimiters that match.
@@ -66,26 +71,57 @@ func (j *Judge) judge(ctx context.Context, in Input, transcript []string) (Verdi
 		return Verdict{}, llm.Usage{}, errors.New("verify: judge: no model")
 	}
 	req := j.request(in, transcript, j.newNonce())
-	resp, err := j.Model.Generate(ctx, req)
-	if err != nil {
-		return Verdict{}, llm.Usage{}, fmt.Errorf("verify: judge: %w", err)
+	var usage llm.Usage
+	for try := 0; try < 2; try++ {
+		if try == 1 {
+			// A reply without a verdict is asked about once more, in the
+			// same isolated call with the format restated; the judge
+			// still sees nothing of the run but the result.
+			req = withReminder(req)
+		}
+		resp, err := j.Model.Generate(ctx, req)
+		if err != nil {
+			return Verdict{}, usage, fmt.Errorf("verify: judge: %w", err)
+		}
+		usage = usage.Add(resp.Usage)
+		// The verdict is read from the judge's own reply, and only from it.
+		pass, reason, ok := ReadVerdict(resp.Message().Text())
+		if !ok {
+			continue
+		}
+		if pass {
+			return Verdict{Pass: true, Check: "judge", Reason: reason}, usage, nil
+		}
+		return failVerdict("judge", []Failure{{Check: "judge", Message: reason}}), usage, nil
 	}
-	// The verdict is read from the judge's own reply, and only from it.
-	pass, reason := ParseVerdict(resp.Message().Text())
-	if pass {
-		return Verdict{Pass: true, Check: "judge", Reason: reason}, resp.Usage, nil
-	}
-	return failVerdict("judge", []Failure{{Check: "judge", Message: reason}}), resp.Usage, nil
+	return failVerdict("judge", []Failure{{Check: "judge", Message: NoVerdict}}), usage, nil
+}
+
+// reminder ends the user message of the judge's second try.
+const reminder = "\n\nYour previous reply did not begin with a verdict. Reply again: the first line must be exactly PASS or FAIL (a reason may follow after a colon), the second line a one-sentence reason."
+
+// withReminder returns a copy of req whose user message ends with the
+// reminder of the verdict's format.
+func withReminder(req *llm.Request) *llm.Request {
+	r := *req
+	r.Messages = append([]llm.Message(nil), req.Messages...)
+	last := len(r.Messages) - 1
+	r.Messages[last] = llm.UserText(r.Messages[last].Text() + reminder)
+	return &r
 }
 
 // request builds the judge's one call: a system prompt and a single user
 // message, no history and no tools.
 func (j *Judge) request(in Input, transcript []string, nonce string) *llm.Request {
 	p := prompt{nonce: nonce, budget: positive(j.MaxFileBytes, DefaultJudgeMaxFileBytes)}
+	user := p.user(in, transcript)
+	if j.Redact != nil {
+		user = j.Redact(user)
+	}
 	return &llm.Request{
 		Model:     j.ModelName,
 		System:    p.system(j.Rubric),
-		Messages:  []llm.Message{llm.UserText(p.user(in, transcript))},
+		Messages:  []llm.Message{llm.UserText(user)},
 		MaxTokens: positive(j.MaxTokens, DefaultJudgeMaxTokens),
 	}
 }

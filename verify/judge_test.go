@@ -215,3 +215,59 @@ func TestJudgeCallFailureIsAnError(t *testing.T) {
 		t.Errorf("err = %v, want the classified provider error", err)
 	}
 }
+
+// replies is a judge model that answers each call with the next reply.
+type replies struct {
+	judgeModel
+	next []string
+}
+
+func (m *replies) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m.mu.Lock()
+	m.reply, m.next = m.next[0], m.next[1:]
+	m.mu.Unlock()
+	return m.judgeModel.Generate(ctx, req)
+}
+
+// Regression (issue 11): "PASS/FAIL: FAIL" and the like passed. A reply
+// without a verdict is asked about once more; a second one is a FAIL.
+func TestAJudgeWithoutAVerdictIsAskedOnceMoreThenFails(t *testing.T) {
+	in := Input{Task: "t", Answer: "a", Dir: t.TempDir()}
+	tests := []struct {
+		name    string
+		replies []string
+		want    Verdict
+	}{
+		{"a verdict the second time counts", []string{"PASS/FAIL: FAIL", "FAIL: only 3 of 5"},
+			Verdict{Check: "judge", Failures: []Failure{{Check: "judge", Message: "only 3 of 5"}}, Reason: "only 3 of 5"}},
+		{"no verdict twice is a FAIL", []string{"Pass rate 2/5 - FAIL", "PASS? No. FAIL"},
+			Verdict{Check: "judge", Failures: []Failure{{Check: "judge", Message: NoVerdict}}, Reason: NoVerdict}},
+		{"a verdict the first time is not asked again", []string{"PASS.", "FAIL: never asked"},
+			Verdict{Pass: true, Check: "judge"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &replies{next: tt.replies}
+			v, usage, err := (&Judge{Model: m}).Judge(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, v); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+			calls := 2
+			if tt.want.Pass {
+				calls = 1
+			}
+			if len(m.reqs) != calls || usage.Total() != int64(129*calls) {
+				t.Errorf("%d calls, usage %+v; want %d calls and their usage", len(m.reqs), usage, calls)
+			}
+			if calls == 2 {
+				again := m.reqs[1].Messages
+				if len(again) != 1 || !strings.HasSuffix(again[0].Text(), reminder) || m.reqs[0].Messages[0].Text()+reminder != again[0].Text() {
+					t.Errorf("the second request is not the first with the reminder: %+v", again)
+				}
+			}
+		})
+	}
+}

@@ -1,27 +1,50 @@
 package verify
 
 import (
+	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
-// NoVerdict is the reason given when the judge's reply holds no verdict.
+// NoVerdict is the reason given when the judge's reply holds no verdict,
+// even when asked twice.
 const NoVerdict = "the judge gave no verdict"
 
 // noReason is the reason given for a FAIL that came without one.
 const noReason = "the judge gave no reason"
 
-// ParseVerdict reads the judge's reply. The verdict is its first non-empty
-// line, trimmed, with markdown emphasis and heading marks (**PASS**,
-// *PASS*, __PASS__, `PASS`, ## PASS) and a leading "Verdict:" removed. That
-// line passes only if it starts with the word PASS standing alone: followed
-// by nothing, whitespace or punctuation ("PASS.", "PASS - ok"), so that
-// "PASSABLE" is not PASS. The word is matched without regard to case, since
-// a judge that writes "Pass." means it; FAIL is read the same way. The
-// reason is the rest of the verdict line, or the next non-empty line when
-// that is empty. Anything else fails with NoVerdict: silence is not consent.
+// verdictLine is what the first non-empty line of a judge's reply must
+// be, once its Markdown emphasis and a leading "Verdict:" are stripped:
+// the word PASS or FAIL alone, or followed by punctuation and a reason.
+// "PASS/FAIL: FAIL", "Pass or fail: FAIL", "PASS? No. FAIL" and "Pass
+// rate 2/5 - FAIL" are not verdicts.
+var verdictLine = regexp.MustCompile(`(?i)^(PASS|FAIL)(\s*[.!:;,–—-]\s*(.*))?$`)
+
+// emphasis holds the Markdown marks a model wraps a verdict in, with the
+// heading and quote marks that may start its line.
+const emphasis = "*_`#> \t"
+
+// ParseVerdict reads the judge's reply. pass is true only for a PASS
+// verdict (see ReadVerdict); a reply without a verdict fails with the
+// reason NoVerdict: silence is not consent.
 func ParseVerdict(reply string) (pass bool, reason string) {
+	pass, reason, ok := ReadVerdict(reply)
+	if !ok {
+		return false, NoVerdict
+	}
+	return pass, reason
+}
+
+// ReadVerdict reads the judge's reply strictly. Its first non-empty line,
+// with Markdown emphasis (**PASS**, *PASS*, __PASS__, `PASS`, ## PASS)
+// and a leading "Verdict:" stripped, must match
+//
+//	^(PASS|FAIL)(\s*[.!:;,–—-]\s*.*)?$
+//
+// without regard to case. The rest of that line and the lines after it
+// are the reason; a FAIL without one gets "the judge gave no reason". ok
+// is false for anything else: a malformed verdict, which the Judge asks
+// about once more before it counts as a FAIL.
+func ReadVerdict(reply string) (pass bool, reason string, ok bool) {
 	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
 	first := -1
 	for i, l := range lines {
@@ -31,60 +54,43 @@ func ParseVerdict(reply string) (pass bool, reason string) {
 		}
 	}
 	if first < 0 {
-		return false, NoVerdict
+		return false, "", false
 	}
-	line := stripMarks(lines[first])
-	if len(line) >= len("verdict:") && strings.EqualFold(line[:len("verdict:")], "verdict:") {
-		line = stripMarks(line[len("verdict:"):])
-	}
-	var word string
-	for _, w := range []string{"PASS", "FAIL"} {
-		if len(line) >= len(w) && strings.EqualFold(line[:len(w)], w) && wordEnds(line[len(w):]) {
-			word = w
-			break
+	line := strings.TrimLeft(strings.TrimSpace(lines[first]), emphasis)
+	if len(line) >= len("verdict") && strings.EqualFold(line[:len("verdict")], "verdict") {
+		rest := strings.TrimLeft(line[len("verdict"):], emphasis)
+		if !strings.HasPrefix(rest, ":") {
+			return false, "", false
 		}
+		line = strings.TrimLeft(rest[1:], emphasis)
 	}
-	if word == "" {
-		return false, NoVerdict
+	if len(line) < 4 {
+		return false, "", false
 	}
-	reason = cleanReason(line[len(word):])
-	if reason == "" {
-		for _, l := range lines[first+1:] {
-			if reason = cleanReason(l); reason != "" {
-				break
-			}
-		}
+	// The marks that close the emphasis around the word go too:
+	// "**FAIL**: only three" reads as "FAIL: only three".
+	word, after := line[:4], strings.TrimLeft(line[4:], "*_`")
+	m := verdictLine.FindStringSubmatch(word + after)
+	if m == nil {
+		return false, "", false
 	}
-	if word == "FAIL" && reason == "" {
+	parts := []string{cleanReason(m[3])}
+	for _, l := range lines[first+1:] {
+		parts = append(parts, cleanReason(l))
+	}
+	reason = strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	pass = strings.EqualFold(m[1], "PASS")
+	if !pass && reason == "" {
 		reason = noReason
 	}
-	return word == "PASS", reason
+	return pass, reason, true
 }
 
-// emphasis is the set of markdown marks a model wraps a verdict in.
-const emphasis = "*_`#> \t"
-
-// stripMarks trims whitespace and leading markdown marks; the marks after
-// the verdict word are left to wordEnds and cleanReason.
-func stripMarks(s string) string {
-	return strings.TrimLeft(strings.TrimSpace(s), emphasis)
-}
-
-// wordEnds reports whether the text after a verdict word leaves the word
-// standing alone: nothing, whitespace, punctuation or an emphasis mark.
-func wordEnds(rest string) bool {
-	if rest == "" {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	return unicode.IsSpace(r) || unicode.IsPunct(r) || strings.ContainsRune(emphasis, r)
-}
-
-// cleanReason trims the separators and marks between a verdict word and
-// its reason ("PASS - all five steps", "**FAIL**: only three").
-// Trailing bold or italic marks go too; backticks stay, since they may
+// cleanReason trims the marks around a reason's line: emphasis that
+// closes the verdict line ("**FAIL: only three**"), and list or quote
+// marks that start a following line. Backticks stay, since they may
 // close a code span inside the reason.
 func cleanReason(s string) string {
-	s = strings.TrimLeft(strings.TrimSpace(s), emphasis+".:;,-–—)]|")
+	s = strings.TrimLeft(strings.TrimSpace(s), "*_#> \t")
 	return strings.TrimSpace(strings.TrimRight(s, "*_ \t"))
 }

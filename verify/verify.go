@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Input is what a verification looks at: the task, the worker's final
@@ -21,6 +22,10 @@ type Input struct {
 	// final content goes to the judge; a path that no longer exists is
 	// shown as deleted.
 	Changed []string
+	// Commands starts the cmd: checks: the run's sandbox, the one
+	// run_command uses. Nil means Verifier.Commands, and when that is nil
+	// too, a sandbox of mode auto for Dir.
+	Commands *sandbox.Sandbox
 }
 
 // Failure is one failed check.
@@ -67,6 +72,14 @@ type Verifier struct {
 	// Judge is asked only when every rule passed. Nil leaves only the
 	// rules (--no-judge).
 	Judge *Judge
+	// Commands starts the cmd: checks when the Input names no sandbox of
+	// its own (see Input.Commands).
+	Commands *sandbox.Sandbox
+	// Redact, when set, rewrites every failure message and reason before
+	// it goes back to the worker, into events or into records (a check's
+	// output can hold a secret), and what the judge is sent (see
+	// Judge.Redact). Nil leaves them as they are.
+	Redact func(string) string
 }
 
 // Verify runs every rule, so that all their failures go back in one FAIL,
@@ -82,6 +95,20 @@ func (v *Verifier) Verify(ctx context.Context, in Input) (Verdict, llm.Usage, er
 			rules = append(rules, r)
 		}
 	}
+	if in.Commands == nil {
+		in.Commands = v.Commands
+	}
+	verdict, usage, err := v.verify(ctx, in, rules)
+	if v.Redact != nil {
+		verdict.Reason = v.Redact(verdict.Reason)
+		for i := range verdict.Failures {
+			verdict.Failures[i].Message = v.Redact(verdict.Failures[i].Message)
+		}
+	}
+	return verdict, usage, err
+}
+
+func (v *Verifier) verify(ctx context.Context, in Input, rules []Rule) (Verdict, llm.Usage, error) {
 	var fails []Failure
 	for _, r := range rules {
 		if f := r.Check(ctx, in); f != nil {
@@ -98,7 +125,13 @@ func (v *Verifier) Verify(ctx context.Context, in Input) (Verdict, llm.Usage, er
 	if v.Judge == nil {
 		return Verdict{Pass: true, Check: "rules"}, llm.Usage{}, nil
 	}
-	return v.Judge.Judge(ctx, in)
+	j := v.Judge
+	if j.Redact == nil && v.Redact != nil {
+		jj := *j
+		jj.Redact = v.Redact
+		j = &jj
+	}
+	return j.Judge(ctx, in)
 }
 
 // failVerdict builds a FAIL decided by check.

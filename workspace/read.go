@@ -1,20 +1,30 @@
 package workspace
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 )
 
-// ReadFile returns the content of the file at rel.
+// ReadFile returns the content of the file at rel, which must be a
+// regular file (see ErrNotRegular).
 func (r *Root) ReadFile(rel string) ([]byte, error) {
 	p, err := r.resolve(rel, false)
 	if err != nil {
 		return nil, err
 	}
-	return r.root.ReadFile(p)
+	f, _, err := r.openRegular(rel, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // ReadHead returns at most n bytes from the start of the file at rel and
@@ -26,23 +36,59 @@ func (r *Root) ReadHead(rel string, n int64) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := r.root.Open(p)
+	f, fi, err := r.openRegular(rel, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if fi.IsDir() {
-		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
 		return nil, 0, err
 	}
 	return data, max(fi.Size(), int64(len(data))), nil
+}
+
+// ErrNotRegular is wrapped by the error of a read or an edit of
+// something that is neither a regular file nor a folder: a FIFO, a
+// socket, a device. Opening a FIFO to read it would wait for a writer
+// that never comes.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens the resolved path p (rel as given) for reading
+// without waiting, and returns it only if it is a regular file: O_NONBLOCK
+// makes the open of a FIFO return at once, and the check is made on the
+// open file, so a name swapped after a check cannot slip past it. A
+// folder gives an error wrapping syscall.EISDIR.
+func (r *Root) openRegular(rel, p string) (*os.File, fs.FileInfo, error) {
+	f, err := r.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		err = &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
+	case !fi.Mode().IsRegular():
+		err = &fs.PathError{Op: "read", Path: rel, Err: fmt.Errorf("%w (%v)", ErrNotRegular, fi.Mode().Type())}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// Resolve returns the workspace-relative, slash-separated path that rel
+// names once its symlinks are followed inside the workspace: the file a
+// write to rel would change. A path that leaves the workspace or enters
+// the state folder is refused as every access is.
+func (r *Root) Resolve(rel string) (string, error) {
+	p, err := r.resolve(rel, false)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(p), nil
 }
 
 // Stat describes the file at rel, following symlinks inside the

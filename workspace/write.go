@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,12 @@ func (r *Root) Edit(rel string, fn func(old []byte) ([]byte, error)) (changed bo
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old, err := r.root.ReadFile(p)
+	f, _, err := r.openRegular(rel, p)
+	if err != nil {
+		return false, err
+	}
+	old, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -43,7 +46,7 @@ headers and 429s (or --rpm/--tpm by hand).
 
 The tasks file is a YAML list of tasks (or {tasks: [...]}), JSON lines
 (*.jsonl), or a folder of task files; each task has the fields of a
---task-file (docs/batch.md). Run's limit flags are the defaults for tasks
+--task-file (docs/many-runs.md). Run's limit flags are the defaults for tasks
 that do not set them; --check and --approve add to every task's own.
 
 Progress goes to stderr: a live bar on a terminal, one line per finished task
@@ -75,11 +78,11 @@ interrupted.`,
 func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	for _, n := range perTaskFlags {
 		if cmd.Flags().Changed(n) {
-			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/batch.md)", n)
+			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
 	}
 	if f.tasks == "" {
-		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/batch.md)")
+		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/many-runs.md)")
 	}
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1")
@@ -103,22 +106,40 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err != nil {
 		return err
 	}
+	base.Redact = redactorOf(cmd.Context())
 	// Everything that would stop a task before it runs is found now, so
 	// that a typo in task 180 does not surface an hour in.
+	stderr := cmd.ErrOrStderr()
+	warned := map[string]bool{}
 	for i, s := range specs {
-		specs[i] = batchSpec(f, s)
-		if err := checkSpec(base, specs[i]); err != nil {
+		specs[i] = batchSpec(f, s, cmd.Flags().Changed)
+		warnings, err := checkSpec(base, specs[i])
+		if err != nil {
 			return usagef("task %s: %v", s.Name, err)
+		}
+		// Each task's log has its sandbox's warnings; the person at the
+		// terminal hears each once.
+		for _, w := range warnings {
+			if !warned[w] {
+				warned[w] = true
+				warnf(stderr, "%s", w)
+			}
 		}
 	}
 
-	stderr := cmd.ErrOrStderr()
 	live := false
-	if fh, ok := stderr.(*os.File); ok {
+	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
+	defer closeLimiters(limiters, stderr)
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	base.Trace = tr
 	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
-		return prepareBatchTask(f, spec, dir, cfg, limiters)
+		return prepareBatchTask(cmd.Context(), f, spec, dir, cfg, limiters)
 	}}
 	sum, err := batch.Run(cmd.Context(), batch.Config{
 		Parallel: f.parallel,
@@ -140,8 +161,10 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 }
 
 // batchSpec fills what a task leaves unset from the flags: the task's own
-// fields win, and --check and --approve add to its own. It returns a copy.
-func batchSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
+// fields win, and --check, --approve and --env add to its own; a
+// --sandbox or --command-timeout given on the command line wins over the
+// task's. It returns a copy.
+func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *taskfile.Spec {
 	s := *in
 	if s.MaxSteps == 0 {
 		s.MaxSteps = f.maxSteps
@@ -162,28 +185,45 @@ func batchSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
 	if s.JudgeModel == "" {
 		s.JudgeModel = f.judgeModel
 	}
+	if s.Sandbox == "" || changed("sandbox") {
+		s.Sandbox = f.sandbox
+	}
+	s.SandboxNet = s.SandboxNet || f.sandboxNet
+	s.Env = append(append([]string(nil), s.Env...), f.env...)
+	if s.CommandTimeout == "" || changed("command-timeout") {
+		s.CommandTimeout = f.commandTimeout.String()
+	}
 	return &s
 }
 
 // checkSpec finds what would stop a task at its start: its limits, its
 // folder, and what batch.TaskConfig would refuse (a check that cannot run,
 // a bad gate rule, an unreadable output schema).
-func checkSpec(base lifecycle.Config, s *taskfile.Spec) error {
+func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err error) {
 	if s.MaxSteps < 1 || s.MaxTokens < 0 || *s.Retries < 0 {
-		return fmt.Errorf("max_steps must be at least 1 and the limits not negative")
+		return nil, fmt.Errorf("max_steps must be at least 1 and the limits not negative")
 	}
 	if s.ModelsFile != "" {
-		return fmt.Errorf("models_file: a batch's tasks share one model table: give it with --models")
+		return nil, fmt.Errorf("models_file: a batch's tasks share one model table: give it with --models")
 	}
 	if s.FallbackModel != "" || s.FallbackOn != "" {
-		return fmt.Errorf("fallback_model, fallback_on: a batch's tasks share one fallback: give it with --fallback-model and --fallback-on")
+		return nil, fmt.Errorf("fallback_model, fallback_on: a batch's tasks share one fallback: give it with --fallback-model and --fallback-on")
 	}
 	probe := llm.Usage{InputTokens: 1, OutputTokens: 1}
 	if s.BudgetUSD > 0 && (base.Price == nil || !base.Price(probe).Known() || base.JudgePrice != nil && !base.JudgePrice(probe).Known()) {
-		return fmt.Errorf("budget_usd: the model table has no price for the model: give its prices with --models FILE, or set budget_tokens instead")
+		return nil, fmt.Errorf("budget_usd: the model table has no price for the model: give its prices with --models FILE, or set budget_tokens instead")
 	}
-	if _, err := batch.TaskConfig(base, s, ""); err != nil {
-		return err
+	cfg, err := batch.TaskConfig(base, s, "")
+	if err != nil {
+		return nil, err
+	}
+	// Its sandbox can be had (bubblewrap for --sandbox bwrap, no
+	// credential in env); where it lands does not matter here.
+	sbc := cfg.Sandbox
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return nil, err
 	}
 	if s.Dir != "" {
 		dir := s.Dir
@@ -191,10 +231,10 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) error {
 			dir = filepath.Join(s.BaseDir, dir)
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("dir %s: not a folder", dir)
+			return nil, fmt.Errorf("dir %s: not a folder", dir)
 		}
 	}
-	return nil
+	return sb.Warnings(), nil
 }
 
 // prepareBatchTask gives one task what only the command knows: its event
@@ -202,7 +242,10 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) error {
 // same summary `nightshift run` prints, and the judge its judge_model
 // names. Nobody is asked at the gate: an action the policy says to ask
 // about is refused, as in a run without a terminal.
-func prepareBatchTask(f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
+func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
+	if cfg.Verifier == nil || cfg.Verifier.Judge == nil {
+		cfg.Start = nil // no judge: its start event names none
+	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
 		jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
 		if err != nil {
@@ -210,14 +253,17 @@ func prepareBatchTask(f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifec
 		}
 		cfg.Verifier.Judge.Model, cfg.Verifier.Judge.ModelName = jb.model, jb.name
 		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
+		cfg.Start = judgeInfo{jb.name, jb.target()}.fields()
 	}
-	log, err := os.Create(dir + ".log")
+	file, err := os.Create(dir + ".log")
 	if err != nil {
 		return nil, err
 	}
+	log := redactorOf(ctx).Writer(file)
 	cfg.Events = event.NewText(log)
+	cfg.Warn = func(line string) { warnf(log, "%s", line) }
 	return func(res *lifecycle.Result, err error) {
-		defer log.Close()
+		defer file.Close()
 		if err != nil {
 			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
 			return

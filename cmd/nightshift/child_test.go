@@ -26,13 +26,14 @@ type child struct {
 // startChild starts `nightshift ARGS...` in dir with a clean environment
 // (no model keys), stdin not a terminal, and stderr to be read line by
 // line as it is written.
-func startChild(t *testing.T, dir string, args ...string) *child {
+func startChild(t testing.TB, dir string, args ...string) *child {
 	t.Helper()
 	return startChildEnv(t, dir, nil, args...)
 }
 
-// startChildEnv is startChild with env added to the child's environment.
-func startChildEnv(t *testing.T, dir string, env []string, args ...string) *child {
+// startChildEnv is startChild with env (NAME=value) added to the child's
+// environment.
+func startChildEnv(t testing.TB, dir string, env []string, args ...string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -42,7 +43,7 @@ func startChildEnv(t *testing.T, dir string, env []string, args ...string) *chil
 	cmd.Dir = dir
 	cmd.Env = []string{asMainEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + t.TempDir(),
 		statedir.Env + "=" + os.Getenv(statedir.Env)}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(cmd.Env, env...) // the last of a name wins
 	c := &child{cmd: cmd}
 	if c.stdout, err = cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func (c *child) waitFor(t *testing.T, prefix string) string {
 
 // wait reads the rest of stderr and returns the exit status and all of
 // stderr.
-func (c *child) wait(t *testing.T) (int, string) {
+func (c *child) wait(t testing.TB) (int, string) {
 	t.Helper()
 	for c.stderr.Scan() {
 		c.seen = append(c.seen, c.stderr.Text())

@@ -44,7 +44,7 @@ func runCLIEnv(t *testing.T, env []string, args ...string) result {
 }
 
 // writeFiles creates files (name → content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)

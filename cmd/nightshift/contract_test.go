@@ -99,6 +99,9 @@ func checkJSONType(doc string, v any) bool {
 	case "bool":
 		_, ok := v.(bool)
 		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
 	case "array of strings":
 		a, ok := v.([]any)
 		if !ok {

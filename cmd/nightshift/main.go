@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 func main() {
@@ -24,16 +25,22 @@ func Main() int {
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }
 
-// run builds the command tree and executes it.
+// run builds the command tree and executes it. Everything it writes, and
+// the error it returns, passes through one redactor of the credentials in
+// the environment: a key never reaches stdout, stderr or an error message
+// as it is (commands add the secrets they learn later, such as the keys a
+// pipeline names).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newRootCmd(stdin, stdout, stderr)
+	red := redact.FromEnv(nil)
+	ctx = withRedactor(ctx, red)
+	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(stderr))
 	root.SetArgs(args)
 	// Cobra reports an unknown command as a plain error; it is a usage
 	// error (exit 2): nothing was run.
 	if _, _, err := root.Find(args); err != nil {
-		return usagef("%v (see nightshift --help)", err)
+		return red.Error(usagef("%v (see nightshift --help)", err))
 	}
-	return root.ExecuteContext(ctx)
+	return red.Error(root.ExecuteContext(ctx))
 }
 
 // exitCode maps an error onto the process exit status, printing it unless

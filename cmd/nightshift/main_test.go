@@ -37,7 +37,8 @@ func TestMain(tm *testing.M) {
 		m = removeAfter{m, dir}
 	}
 	testscript.Main(m, map[string]func(){
-		"nightshift": func() { os.Exit(Main()) },
+		"nightshift":      func() { os.Exit(Main()) },
+		"mcp-test-server": mcpTestServer,
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,12 +65,35 @@ func (f modelFlags) build(getenv func(string) string) (llm.Model, string, error)
 type built struct {
 	model llm.Model
 	name  string
+	// baseURL is where its calls go; "" means the provider's public API.
+	baseURL string
 	// endpoint and credential key the shared limiter: one per credential
 	// at one endpoint. The credential is hashed by the limiter registry,
 	// never stored or printed.
 	endpoint, credential string
-	// provider names the provider, for the model table.
+	// provider names the resolved provider (anthropic, openai or
+	// scripted), for the model table and the judge's endpoint.
 	provider string
+}
+
+// publicAPI is where a provider's calls go without a base URL: the
+// SDKs' defaults.
+var publicAPI = map[string]string{
+	"anthropic": "https://api.anthropic.com",
+	"openai":    "https://api.openai.com/v1",
+}
+
+// target says where the model's calls go, for a run's start event: the
+// base URL, the provider's public API, or "in-process" for a scripted
+// model.
+func (b *built) target() string {
+	switch {
+	case b.provider == "scripted":
+		return "in-process"
+	case b.baseURL != "":
+		return b.baseURL
+	}
+	return publicAPI[b.provider]
 }
 
 // resolve builds the model and names its credential.
@@ -88,13 +112,20 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	b := &built{model: m, name: name, endpoint: p, provider: p}
 	switch p {
 	case "anthropic":
-		b.endpoint += " " + cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.endpoint += " " + b.baseURL
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
-		b.endpoint += " " + cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.baseURL = cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.endpoint += " " + b.baseURL
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
+		// A scenario is its own "server": its file, wherever it is
+		// named from.
 		b.credential = f.scenario
+		if abs, err := filepath.Abs(f.scenario); err == nil {
+			b.credential = abs
+		}
 	}
 	return b, nil
 }
@@ -142,13 +173,24 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 // judgeFlags returns the flags of the model --judge-model names: "" (the
 // worker's model: ok is false), "MODEL" (the worker's provider, another
 // model) or "PROVIDER:MODEL".
-func (f modelFlags) judgeFlags(spec string) (jf modelFlags, ok bool) {
+//
+// A judge on the worker's provider calls the worker's endpoint, however
+// that provider was chosen: by --provider, or from the keys in the
+// environment (issue 11: with ANTHROPIC_API_KEY set and --base-url, the
+// judge's request, key included, went to the public API instead). A judge
+// on another provider calls that provider's own *_BASE_URL, or its public
+// API: --base-url belongs to the worker's.
+func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf modelFlags, ok bool) {
 	if spec == "" {
 		return f, false
 	}
 	jf = f
+	worker, err := resolveProvider(f.provider, getenv)
+	if err == nil {
+		jf.provider = worker
+	}
 	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
-		if p != f.provider {
+		if p != jf.provider {
 			// A base URL and a cap field belong to the worker's provider.
 			jf.baseURL, jf.maxTokensField = "", ""
 		}
@@ -175,7 +217,7 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 // judge builds the model --judge-model names, or returns nil for the
 // worker's own.
 func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
-	jf, ok := f.judgeFlags(spec)
+	jf, ok := f.judgeFlags(spec, getenv)
 	if !ok {
 		return nil, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -42,6 +43,7 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 func newNightCmd() *cobra.Command {
 	var pipeline, db, stateDir string
 	var demo bool
+	var otel ecoFlags // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
 		Use:   "night --pipeline FILE [--db DB] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
@@ -60,27 +62,50 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
-				return runDemoNight(cmd, db, stateDir)
+				return runDemoNight(cmd, db, stateDir, &otel)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			return runNight(cmd, pipeline, db, stateDir, clock.Real{}, nil)
+			return runNight(cmd, pipeline, db, stateDir, &otel, clock.Real{}, nil)
 		},
 	}
 	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
 	dbFlag(cmd, &db)
 	stateDirFlag(cmd, &stateDir)
+	addOtelFlags(cmd, &otel)
 	return cmd
 }
 
 // runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, before func(*ledger.Ledger) error) error {
+func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	ctx := cmd.Context()
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return usageError(err)
+	}
+	// The builder's gate rules name tools it has (a misspelt one would
+	// decide nothing), checked before anything opens.
+	if err := p.ValidatePolicy(p.BuilderToolNames()); err != nil {
+		return usageError(err)
+	}
+	// The keys the pipeline names are redacted from everything, as the
+	// providers' usual ones are.
+	red := redactorOf(ctx)
+	for _, name := range p.KeyEnvs() {
+		red.Add(os.Getenv(name))
+	}
+	// The builder's sandbox can be had; its warning is said once, here,
+	// not once per builder step.
+	sbc, _ := p.BuilderCommands()
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
+	if err != nil {
+		return usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+	}
+	for _, w := range sb.Warnings() {
+		warnf(cmd.ErrOrStderr(), "%s", w)
 	}
 	models, err := night.BuildModels(p, clk, os.Getenv)
 	if err != nil {
@@ -100,9 +125,16 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 	if err != nil {
 		return usageError(err)
 	}
-	limiters := night.Limiters(p, retry.NewLimiters(retry.LimiterConfig{Clock: clk}), os.Getenv)
+	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
+	defer closeLimiters(reg, cmd.ErrOrStderr())
+	limiters := night.Limiters(p, reg, os.Getenv)
+	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
 	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: event.NewText(cmd.ErrOrStderr()), Exit: exitFor, StateBase: base})
+		Events: red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: red, StateBase: base, Trace: tr})
 	if errors.Is(err, night.ErrBadPipeline) {
 		return usageError(err)
 	}
@@ -121,7 +153,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, clk clock.Clock, be
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock and
 // prints the report.
-func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
@@ -147,7 +179,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string) error {
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, stateDir, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, otel, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"time"
@@ -36,15 +37,13 @@ tasks past their deadline come first. --html writes a page with charts.`,
 				case asJSON:
 					return r.JSON(cmd.OutOrStdout())
 				case html != "":
-					f, err := os.Create(html)
-					if err != nil {
+					// The page is made whole, then redacted, so that no
+					// secret is split between two writes.
+					var page bytes.Buffer
+					if err := r.HTML(&page); err != nil {
 						return err
 					}
-					if err := r.HTML(f); err != nil {
-						f.Close() //nolint:errcheck // already failing
-						return err
-					}
-					return f.Close()
+					return os.WriteFile(html, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
 				}
 				return r.Text(cmd.OutOrStdout())
 			})

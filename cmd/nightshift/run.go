@@ -58,6 +58,8 @@ type runFlags struct {
 	contextWindow int
 	fallbackModel string
 	fallbackOn    string
+	commandFlags
+	eco ecoFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -121,7 +123,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
 	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
 	fl.BoolVar(&f.keep, "keep", false, "commit the workspace changes of every outcome: no rollback, no pause")
-	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential (default: learned from rate-limit headers and 429s)")
+	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential, across this machine's nightshift processes (default: learned from rate-limit headers and 429s)")
 	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
 	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
 	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none")
@@ -140,6 +142,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
+	addCommandFlags(cmd, &f.commandFlags)
+	addEcoFlags(cmd, &f.eco)
 }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
@@ -152,7 +156,9 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := runConfig(f, spec, f.limiters())
+	lims := f.limiters()
+	defer closeLimiters(lims, cmd.ErrOrStderr())
+	cfg, err := runConfig(f, spec, lims)
 	if err != nil {
 		return err
 	}
@@ -176,6 +182,14 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if in, ok := cmd.InOrStdin().(*os.File); ok {
 		cfg.Asker = gate.Interactive(in, stderr)
 	}
+	cfg.Redact = redactorOf(cmd.Context())
+	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	cfg.Trace = tr
 	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
 	if err != nil {
 		return notStarted(err, cfg.Dir, f.stateDir)
@@ -306,6 +320,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
 		return nil, usageError(err)
 	}
+	mergeCommands(changed, &f.commandFlags, spec)
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
 		if n < 0 {
 			return nil, usagef("limits must not be negative")
@@ -321,9 +336,10 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 }
 
 // limiters returns the process's limiter registry, paced by hand when
-// --rpm or --tpm is given.
+// --rpm or --tpm is given and shared with the machine's other processes
+// through the state directory (newLimiters).
 func (f *runFlags) limiters() *retry.Limiters {
-	return retry.NewLimiters(retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
+	return newLimiters(f.stateDir, retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
 }
 
 // openEvents opens the --events file for appending.

@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -46,6 +47,14 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		return lifecycle.Config{}, usageError(err)
 	}
 	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	sbc, err := sandboxConfig(spec)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
+	commands, err := commandTimeout(spec)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -87,7 +96,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	return lifecycle.Config{
+	cfg := lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
@@ -117,7 +126,14 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		NoCache:             spec.NoCache,
 		ContextWindow:       contextWindow(spec, b, table),
 		Fallback:            fb,
-	}, nil
+		Sandbox:             sbc,
+		CommandTimeout:      commands,
+		Start:               judgeOf(judge).fields(),
+	}
+	if err := f.eco.apply(&cfg, spec); err != nil {
+		return lifecycle.Config{}, err
+	}
+	return cfg, nil
 }
 
 // contextWindow is the worker's context window: the spec's
@@ -139,7 +155,7 @@ func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int 
 // provider's own *_BASE_URL or its public API. It gets its credential's
 // limiter and its price.
 func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, error) {
-	ff, ok := mf.judgeFlags(spec.FallbackModel)
+	ff, ok := mf.judgeFlags(spec.FallbackModel, osGetenv)
 	if !ok {
 		return nil, nil
 	}
@@ -274,7 +290,14 @@ func loadSchema(path string) (*jsonschema.Resolved, error) {
 // earlier run that died in the workspace is exit 7, a state directory
 // that cannot hold the state (one inside the workspace) a usage error.
 func notStarted(err error, dir, stateDir string) error {
+	if err, ok := ecoNotStarted(err); ok {
+		return err
+	}
+	var unknown *gate.UnknownToolError
 	switch {
+	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):
+		// Asked for something that cannot be had: nothing ran.
+		return usageError(err)
 	case errors.Is(err, journal.ErrNeedsRecovery):
 		paused, _ := lifecycle.Paused(lifecycle.Config{Dir: absDir(dir), StateBase: stateDir})
 		if len(paused) > 0 {

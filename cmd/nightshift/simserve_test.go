@@ -44,7 +44,7 @@ turns:
 		if res.code != 0 || res.stdout != "Listed over HTTP.\n" {
 			t.Fatalf("exit %d, stdout %q, want 0 and the answer\n%s", res.code, res.stdout, res.stderr)
 		}
-		if !strings.Contains(res.stderr, "[retry · status=429 attempt=1 wait=3ms]") {
+		if !strings.Contains(res.stderr, "[retry · status=429 attempt=1 wait=3ms retry-after=3ms]") {
 			t.Errorf("stderr lacks the retry line:\n%s", res.stderr)
 		}
 	})

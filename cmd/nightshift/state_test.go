@@ -1,22 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -110,38 +111,20 @@ func fifo(t *testing.T) string {
 	return p
 }
 
-// killAndWait kills a process that is not our child and waits, on a pidfd
-// (no sleeps), until it has exited.
-func killAndWait(t *testing.T, pid int) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
-		t.Fatal(err)
-	}
-	for {
-		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
-		if !errors.Is(err, unix.EINTR) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-}
-
 // Issue 10, cases 2 and 3: after `write_file a.txt` (v1 to v2), a command
 // wrote v3 and renamed a folder, and nightshift was killed while it ran.
 // recover took v3 for somebody else's change and kept it; and the
 // command, outliving the kill, went on writing after recover. Now recover
-// refuses (exit 7, naming the PID) while the command lives, and once it is
-// gone restores everything from the snapshot taken before the command.
+// refuses (exit 7, naming the PID) while a process of the run lives, and
+// once it is gone restores everything from the snapshot taken before the
+// command.
+//
+// Since issue 11 the command itself dies with nightshift (a parent-death
+// signal and its own PID namespace; here --sandbox none, so that it can
+// reach the FIFO outside the workspace). A process that outlives a run
+// is possible only where the kernel gives no PID namespace: the test
+// plays one, a process carrying the workspace's journal mark, as every
+// command does.
 func TestAKillWhileACommandRunsIsRecoveredOnceTheCommandIsGone(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
@@ -153,27 +136,47 @@ turns:
   - tool_calls:
       - {name: write_file, input: {path: a.txt, content: "v2\n"}}
   - tool_calls:
-      - {name: run_command, input: {command: "echo v3 > a.txt && mv sub moved && echo $$ > ` + ready + ` && exec sleep 3600"}}
+      - {name: run_command, input: {command: "echo v3 > a.txt && mv sub moved && exec 3>` + ready + ` && echo $NIGHTSHIFT_JOURNAL >&3 && exec sleep 3600"}}
   - {delay: 1h, text: "never reached"}
 `})
 	c := startChild(t, dir, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"),
-		"--no-judge", "--approve", "danger=allow", "Rewrite a.txt")
-	// The command says it got this far: its changes are made, it runs on.
-	pidText, err := os.ReadFile(ready)
+		"--no-judge", "--approve", "danger=allow", "--sandbox", "none", "Rewrite a.txt")
+	// The command says it got this far: its changes are made, it runs on
+	// holding the FIFO open, and it carries the journal's mark.
+	r, err := os.Open(ready)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmdPID, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	defer r.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
-		t.Fatalf("the command said %q", pidText)
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { killAndWait(t, cmdPID) })
+	if got, want := "NIGHTSHIFT_JOURNAL="+strings.TrimSpace(line), journal.Mark(work); got != want {
+		t.Fatalf("the command's mark is %q, want %q", got, want)
+	}
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if code, _ := c.wait(t); code != -1 {
 		t.Fatalf("nightshift exited %d, want killed", code)
 	}
+	// The FIFO's end comes when the last process holding it is gone: the
+	// command died with nightshift.
+	r.SetReadDeadline(time.Now().Add(30 * time.Second)) //nolint:errcheck // a FIFO supports deadlines
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		t.Fatalf("the command outlived nightshift: %v", err)
+	}
+
+	// A process of the run that outlived it, as one could without a PID
+	// namespace.
+	survivor := exec.Command("sleep", "3600")
+	survivor.Env = []string{"PATH=" + os.Getenv("PATH"), journal.Mark(work)}
+	if err := survivor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cmdPID := survivor.Process.Pid
+	t.Cleanup(func() { survivor.Process.Kill(); survivor.Wait() }) //nolint:errcheck // may be gone already
 
 	res := runCLI(t, "recover", "--dir", work)
 	if res.code != 7 || !strings.Contains(res.stderr, fmt.Sprintf("PID %d", cmdPID)) {
@@ -183,7 +186,8 @@ turns:
 		t.Fatalf("recover changed the workspace while refusing: a.txt = %q", got)
 	}
 
-	killAndWait(t, cmdPID)
+	survivor.Process.Kill() //nolint:errcheck // waited for below
+	survivor.Wait()         //nolint:errcheck // killed
 	res = runCLI(t, "recover", "--dir", work)
 	if res.code != 0 {
 		t.Fatalf("recover: exit %d\n%s", res.code, res.stderr)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
@@ -205,7 +206,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 				if err != nil {
 					return notFound(err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, p.Action)
+				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
 				return nil
 			})
 		},

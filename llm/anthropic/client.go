@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
 	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -58,9 +59,12 @@ type Config struct {
 	Stall time.Duration
 	// Clock times Stall; default clock.Real{}.
 	Clock clock.Clock
-	// HTTPClient sends the requests. Default: a client on a clone of
-	// http.DefaultTransport that gives up on a server that sends no
-	// response headers within ten minutes.
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call (for example an
 	// anthropic-beta flag). Default: none.
@@ -103,7 +107,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = transport.Shared()
 	}
 	opts := []option.RequestOption{
 		// The environment is read above, once, by this package: the SDK's
@@ -145,16 +149,6 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, call)
 	}
 	return c.generateOnce(ctx, call)
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{Transport: http.DefaultTransport}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }
 
 // stallOf applies Config.Stall's default.

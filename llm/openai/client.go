@@ -18,6 +18,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
 	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
+	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
@@ -77,7 +78,12 @@ type Config struct {
 	Stall time.Duration
 	// Clock times Stall; default clock.Real{}.
 	Clock clock.Clock
-	// HTTPClient sends the requests. Default: the SDK's client.
+	// HTTPClient sends the requests. Default: the one client shared by
+	// every provider client of the process that names none, so that all
+	// runs reuse each endpoint's connections: a clone of
+	// http.DefaultTransport that keeps at most 64 idle connections per
+	// endpoint, closes them after 30s unused, and gives up on a server
+	// that sends no response headers within ten minutes.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every call. Default: none.
 	Headers map[string]string
@@ -127,15 +133,17 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = transport.Shared()
+	}
 	opts := []option.RequestOption{
 		option.WithMaxRetries(0),
 		option.WithAPIKey(key),
+		option.WithHTTPClient(hc),
 	}
 	if base != "" {
 		opts = append(opts, option.WithBaseURL(base))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))

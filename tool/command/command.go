@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // Name is the tool's name as the model sees it.
@@ -23,7 +23,7 @@ const Name = "run_command"
 const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultMaxOutput = 16 << 10
-	DefaultShell     = "/bin/sh"
+	DefaultShell     = sandbox.DefaultShell
 )
 
 // Config configures the tool.
@@ -31,26 +31,35 @@ type Config struct {
 	// Dir is the working directory of every command: the workspace root.
 	// Required.
 	Dir string
-	// Timeout bounds each command; when it passes, the command's whole
-	// process group is killed. Zero means DefaultTimeout (2 minutes).
+	// Timeout bounds each command; when it passes, the command and
+	// everything it started are killed, and the model gets the output up
+	// to the cut. Zero means DefaultTimeout (2 minutes).
 	Timeout time.Duration
 	// MaxOutput is how many bytes of combined stdout and stderr the model
 	// gets back: the last ones, because errors and summaries come at the
 	// end. Zero means DefaultMaxOutput (16 KiB).
 	MaxOutput int
-	// Shell runs the command as `Shell -c COMMAND`. Empty means
-	// DefaultShell (/bin/sh).
+	// Sandbox starts the commands. Nil means a sandbox of mode auto for
+	// Dir (bubblewrap when it works here) that hides the workspace's state
+	// folder, built from Shell and Env below; the caller then finds its
+	// warnings with Command.Sandbox.
+	Sandbox *sandbox.Sandbox
+	// Shell runs the command as `Shell -c COMMAND` when Sandbox is nil.
+	// Empty means DefaultShell (/bin/sh).
 	Shell string
-	// Env is the command's environment. Nil means this process's
-	// environment without the variables that look like credentials (see
-	// SafeEnv), so that a command such as `env` cannot hand an API key to
-	// the model.
+	// Env is the environment the sandbox's allow-list picks from when
+	// Sandbox is nil; nil means this process's environment. Either way a
+	// command gets only the allowed variables (PATH, HOME, LANG, ...),
+	// never a credential.
 	Env []string
 }
 
 // Command is the run_command tool.
 type Command struct {
 	cfg Config
+	// err is why the default sandbox could not be made; each call then
+	// says so.
+	err error
 }
 
 var _ tool.Tool = (*Command)(nil)
@@ -63,23 +72,51 @@ func New(cfg Config) *Command {
 	}
 	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
 	cfg.MaxOutput = cmp.Or(cfg.MaxOutput, DefaultMaxOutput)
-	cfg.Shell = cmp.Or(cfg.Shell, DefaultShell)
-	if cfg.Env == nil {
-		cfg.Env = SafeEnv(os.Environ())
+	c := &Command{cfg: cfg}
+	if cfg.Sandbox == nil {
+		c.cfg.Sandbox, c.err = sandbox.New(sandbox.Config{
+			Dir: cfg.Dir, Shell: cfg.Shell, Environ: cfg.Env,
+			Hide: []string{filepath.Join(cfg.Dir, workspace.StateDirName)},
+		})
 	}
-	return &Command{cfg: cfg}
+	return c
 }
+
+// Sandbox returns the sandbox the commands run in; nil when the default
+// one could not be made (each call then fails and says why).
+func (c *Command) Sandbox() *sandbox.Sandbox { return c.cfg.Sandbox }
+
+// Timeout returns how long one command may run. The tool set gives the
+// call that long (and a little more), so that the command's own timeout,
+// which keeps the output, is the one that fires.
+func (c *Command) Timeout() time.Duration { return c.cfg.Timeout }
 
 // Spec describes run_command to the model.
 func (c *Command) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name: Name,
 		Description: fmt.Sprintf("Run a shell command (sh -c) in the workspace folder and return its combined "+
-			"stdout and stderr (the last %d bytes) and exit status. It is killed after %s. "+
+			"stdout and stderr (the last %d bytes) and exit status. It is killed after %s, with everything it started; "+
+			"nothing it starts in the background outlives it. %s"+
 			"A person may have to approve it first; a refusal comes back as an error.",
-			c.cfg.MaxOutput, c.cfg.Timeout),
+			c.cfg.MaxOutput, c.cfg.Timeout, c.confinement()),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"the command line, run with sh -c"}},"required":["command"],"additionalProperties":false}`),
 	}
+}
+
+// confinement tells the model what the sandbox lets a command do, so that
+// it does not spend steps finding out.
+func (c *Command) confinement() string {
+	sb := c.cfg.Sandbox
+	if sb == nil || sb.Mode() != sandbox.Bwrap {
+		return ""
+	}
+	net := "There is no network. "
+	if sb.Net() {
+		net = ""
+	}
+	return "It runs in a sandbox: only the workspace can be changed (not its .git folder), the rest of the file system is read-only, " +
+		"/tmp is private and empty. " + net
 }
 
 // Class is tool.Danger: a command may change anything.
@@ -117,82 +154,22 @@ var errFailed = errors.New("command failed")
 // errFailed unless the command exited 0.
 func (c *Command) run(ctx context.Context, line string) (*tail, string, error) {
 	out := newTail(c.cfg.MaxOutput)
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	if c.err != nil {
+		return out, "[could not start: " + c.err.Error() + "]", errFailed
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-
-	// Our own pipe rather than an io.Writer: exec would then wait for
-	// every holder of the pipe (a backgrounded grandchild) before Wait
-	// returns. With a file, Wait returns when the shell exits, we kill
-	// what is left of its group, and the reader sees EOF.
-	r, w, err := os.Pipe()
-	if err != nil {
-		return out, "[could not start: " + err.Error() + "]", errFailed
-	}
-	cmd := exec.Command(c.cfg.Shell, "-c", line)
-	cmd.Dir = c.cfg.Dir
-	cmd.Env = c.cfg.Env
-	cmd.Stdin = nil // reads from /dev/null: nobody is there to type
-	cmd.Stdout = w
-	cmd.Stderr = w
-	// A group of its own, so that a timeout kills the children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return out, "[could not start: " + err.Error() + "]", errFailed
-	}
-	w.Close()
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(buf)
-			out.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
-
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	var timedOut, canceled bool
-	var werr error
-	select {
-	case werr = <-waited:
-	case <-ctx.Done():
-		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-		canceled = !timedOut
-		killGroup(cmd.Process.Pid)
-		werr = <-waited
-	}
-	// Whatever the shell left running in its group goes too: nobody is
-	// there to look after a background process in an unattended run.
-	killGroup(cmd.Process.Pid)
-	<-read
-	r.Close()
-
+	exit, err := c.cfg.Sandbox.Run(cctx, line, out)
 	switch {
-	case timedOut:
-		return out, fmt.Sprintf("[timed out after %s; process group killed]", c.cfg.Timeout), errFailed
-	case canceled:
-		return out, "[canceled; process group killed]", errFailed
-	case werr == nil:
-		return out, "[exit status 0]", nil
+	case err != nil && ctx.Err() != nil:
+		// The caller's end (the run's deadline, an interrupt), not ours.
+		return out, "[stopped before it finished; the command and everything it started were killed]", errFailed
+	case errors.Is(err, context.DeadlineExceeded):
+		return out, fmt.Sprintf("[timed out after %s; the command and everything it started were killed]", c.cfg.Timeout), errFailed
+	case err != nil:
+		return out, "[could not start: " + err.Error() + "]", errFailed
+	case !exit.OK():
+		return out, "[" + exit.String() + "]", errFailed
 	}
-	var exit *exec.ExitError
-	if errors.As(werr, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return out, fmt.Sprintf("[killed by signal %s]", ws.Signal()), errFailed
-		}
-		return out, fmt.Sprintf("[exit status %d]", exit.ExitCode()), errFailed
-	}
-	return out, "[error: " + werr.Error() + "]", errFailed
-}
-
-// killGroup sends SIGKILL to the process group pgid. An error means the
-// group is already gone, which is what we wanted.
-func killGroup(pgid int) {
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return out, "[exit status 0]", nil
 }

@@ -58,16 +58,19 @@ func TestRun(t *testing.T) {
 
 func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	c := New(Config{Dir: dir, Timeout: 50 * time.Millisecond})
+	// The timeout is long enough for "echo" to run on a loaded machine
+	// and short beside the sleeps: the test is about what the cut keeps
+	// and kills, not about how quickly a shell starts.
+	c := New(Config{Dir: dir, Timeout: time.Second})
 	// The background sleep is a grandchild in the same group; if the
 	// group were not killed, it would keep the output pipe open and Run
-	// would wait five seconds for it.
+	// would wait thirty seconds for it.
 	start := time.Now()
-	res := run(t, c, "echo started; sleep 5 & sleep 5")
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	res := run(t, c, "echo started; sleep 30 & sleep 30")
+	if elapsed := time.Since(start); elapsed > 20*time.Second {
 		t.Errorf("Run took %s; the process group was not killed at the timeout", elapsed)
 	}
-	want := tool.Result{Content: "started\n[timed out after 50ms; process group killed]", IsError: true}
+	want := tool.Result{Content: "started\n[timed out after 1s; the command and everything it started were killed]", IsError: true}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
@@ -90,7 +93,7 @@ func TestRunCanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := c.Run(ctx, json.RawMessage(`{"command":"sleep 5"}`))
-	want := tool.Result{Content: "[canceled; process group killed]", IsError: true}
+	want := tool.Result{Content: "[stopped before it finished; the command and everything it started were killed]", IsError: true}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
@@ -167,8 +170,11 @@ func TestSpecAndClass(t *testing.T) {
 func TestRunKilledBySignal(t *testing.T) {
 	c := New(Config{Dir: t.TempDir()})
 	res := run(t, c, "echo before; kill -9 $$")
-	want := tool.Result{Content: "before\n[killed by signal killed]", IsError: true}
-	if diff := cmp.Diff(want, res); diff != "" {
-		t.Errorf("result (-want +got):\n%s", diff)
+	// Alone, the shell is killed; as the child of a PID namespace's first
+	// process (bwrap's, or the shell that waits in its place), it reports
+	// 128+9, and that shell may say "Killed" first.
+	if !res.IsError || !strings.HasPrefix(res.Content, "before\n") ||
+		!strings.HasSuffix(res.Content, "[killed by signal killed]") && !strings.HasSuffix(res.Content, "[exit status 137 (killed by signal 9)]") {
+		t.Errorf("result %+v; want the output and the kill", res)
 	}
 }

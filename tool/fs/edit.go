@@ -64,6 +64,12 @@ func (t *EditFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	case in.Old == in.New:
 		return tool.Error("edit_file: old and new are the same; there is nothing to change")
 	}
+	if err := protectedWrite(t.root, "edit_file", in.Path); err != nil {
+		return failure(in.Path, "file", err)
+	}
+	if err := notRegular(t.root, "edit_file", in.Path); err != nil {
+		return failure(in.Path, "file", err)
+	}
 	if fi, err := t.root.Stat(in.Path); err == nil && fi.IsDir() {
 		return tool.Error(isDir(in.Path))
 	}

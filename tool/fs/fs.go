@@ -64,6 +64,8 @@ func failure(path, noun string, err error) tool.Result {
 		return tool.Error(fmt.Sprintf("no such %s: %s", noun, path))
 	case errors.Is(err, iofs.ErrPermission):
 		return tool.Error("permission denied: " + path)
+	case errors.Is(err, workspace.ErrNotRegular):
+		return tool.Error(fmt.Sprintf("%s is not a regular file; the file tools read and write regular files only", path))
 	case errors.Is(err, syscall.EISDIR):
 		return tool.Error(isDir(path))
 	case errors.Is(err, syscall.ENOTDIR):

@@ -52,6 +52,9 @@ func (t *ReadFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if limit <= 0 {
 		limit = DefaultReadLimit
 	}
+	if err := notRegular(t.root, "read_file", in.Path); err != nil {
+		return failure(in.Path, "file", err)
+	}
 	data, size, err := t.root.ReadHead(in.Path, int64(limit))
 	if err != nil {
 		return failure(in.Path, "file", err)

@@ -52,6 +52,12 @@ func (t *WriteFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if res, ok := decode("write_file", input, &in); !ok {
 		return res
 	}
+	if err := protectedWrite(t.root, "write_file", in.Path); err != nil {
+		return failure(in.Path, "file", err)
+	}
+	if err := notRegular(t.root, "write_file", in.Path); err != nil {
+		return failure(in.Path, "file", err)
+	}
 	fi, err := t.root.Stat(in.Path)
 	existed := err == nil
 	if existed && fi.IsDir() {

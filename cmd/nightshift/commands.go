@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/command"
+)
+
+// commandFlags say how run_command and the cmd: checks run: in which
+// sandbox, with which variables, for how long.
+type commandFlags struct {
+	sandbox        string
+	sandboxNet     bool
+	env            []string
+	commandTimeout time.Duration
+}
+
+func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.sandbox, "sandbox", "auto", "how commands are confined: auto (bwrap where it works, else none), bwrap or none (docs/side-effects.md)")
+	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, "let sandboxed commands reach the network")
+	fl.StringArrayVar(&f.env, "env", nil, "pass the variable NAME to commands, repeatable (never a credential)")
+	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, "how long one command may run before it and everything it started are killed")
+}
+
+// mergeCommands puts the flags into spec: a flag given on the command line
+// beats the task file, --env adds to the file's list.
+func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Spec) {
+	if changed("sandbox") || spec.Sandbox == "" {
+		spec.Sandbox = f.sandbox
+	}
+	if changed("sandbox-net") {
+		spec.SandboxNet = f.sandboxNet
+	}
+	spec.Env = append(slices.Clone(spec.Env), f.env...)
+	if changed("command-timeout") || spec.CommandTimeout == "" {
+		spec.CommandTimeout = f.commandTimeout.String()
+	}
+}
+
+// sandboxConfig is the sandbox a task's commands run in: its mode,
+// network and variables (the run adds the workspace and its state
+// folder). A mode that is not one is a usage error.
+func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
+	mode, err := sandbox.ParseMode(spec.Sandbox)
+	if err != nil {
+		return sandbox.Config{}, usagef("--%v", err)
+	}
+	return sandbox.Config{Mode: mode, Net: spec.SandboxNet, Env: spec.Env}, nil
+}
+
+// commandTimeout returns the spec's command timeout; 0 is the default.
+func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
+	d, err := spec.CommandDuration()
+	if err != nil {
+		return 0, usageError(err)
+	}
+	return d, nil
+}
+
+// judgeInfo names the judge and where its calls go; empty without one.
+type judgeInfo struct{ name, target string }
+
+// judgeOf describes the judge built (nil: none).
+func judgeOf(b *built) judgeInfo {
+	if b == nil {
+		return judgeInfo{}
+	}
+	return judgeInfo{b.name, b.target()}
+}
+
+// fields are what a run's start event says about the judge: where the
+// task, the answer and the changed files are sent.
+func (j judgeInfo) fields() []agent.StartField {
+	if j.target == "" {
+		return nil
+	}
+	return []agent.StartField{{Key: "judge", Value: j.name}, {Key: "judge_endpoint", Value: j.target}}
+}
+
+// The process's redactor travels in the command's context: every command
+// that writes (events, records, the audit log, reports) wraps its writers
+// with it.
+type redactorKey struct{}
+
+func withRedactor(ctx context.Context, r *redact.Redactor) context.Context {
+	return context.WithValue(ctx, redactorKey{}, r)
+}
+
+// redactorOf returns the context's redactor; one from the environment
+// when there is none (a test calling a command directly).
+func redactorOf(ctx context.Context) *redact.Redactor {
+	if r, ok := ctx.Value(redactorKey{}).(*redact.Redactor); ok {
+		return r
+	}
+	return redact.FromEnv(nil)
+}
+
+// warnf prints one warning line.
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "nightshift: warning: "+format+"\n", args...)
+}

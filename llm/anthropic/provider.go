@@ -1,0 +1,5 @@
+package anthropic
+
+// Provider names the API the client speaks, for traces
+// (gen_ai.provider.name).
+func (c *Client) Provider() string { return "anthropic" }

@@ -1,0 +1,51 @@
+// Package transport holds the one HTTP client that the providers of a
+// process share when their Config names none.
+//
+// A client per provider Client (as each run built one) kept its own pool
+// of idle connections: a batch of 3,000 tasks at four at once grew to
+// 1,689 open sockets and about 60 KB of memory per finished task, freed
+// only after 90 s idle, as issue 13 reports (BenchmarkBatchSockets in
+// cmd/nightshift measured 3,000 sockets and 45 KB a task before this
+// package, 4 sockets and 3 KB a task after). One shared Transport pools the
+// connections of each endpoint (it keys its pool by host) for every run
+// of the process: a batch's tasks, the night's workers, the judge.
+package transport
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The shared Transport's bounds.
+const (
+	// MaxIdlePerHost is how many idle connections are kept per endpoint:
+	// enough that calls made at once by up to this many runs reuse their
+	// connections rather than opening one per call; connections beyond it
+	// are closed when their call ends.
+	MaxIdlePerHost = 64
+	// MaxIdle bounds the idle connections over every endpoint.
+	MaxIdle = 128
+	// IdleTimeout closes a connection unused this long.
+	IdleTimeout = 30 * time.Second
+	// ResponseHeaderTimeout gives up on a server that sends no response
+	// headers this long after the request: longer than any model call
+	// the APIs accept without streaming.
+	ResponseHeaderTimeout = 10 * time.Minute
+)
+
+// Shared returns the process's HTTP client for provider calls, made on
+// first use from a clone of http.DefaultTransport (its proxy settings,
+// dial and TLS timeouts, HTTP/2) with the bounds above.
+var Shared = sync.OnceValue(func() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	t = t.Clone()
+	t.MaxIdleConns = MaxIdle
+	t.MaxIdleConnsPerHost = MaxIdlePerHost
+	t.IdleConnTimeout = IdleTimeout
+	t.ResponseHeaderTimeout = ResponseHeaderTimeout
+	return &http.Client{Transport: t}
+})

@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/statedir"
+)
+
+// bwrapArgs returns bubblewrap's arguments up to the command. The order
+// of the mounts matters: each one lands on top of those before it.
+func (s *Sandbox) bwrapArgs() []string {
+	a := []string{
+		// Killed when we die: bwrap itself by the parent-death signal we
+		// set, the sandbox's init by this flag, and with the init the
+		// whole PID namespace. Not --as-pid-1: bwrap's own init stays
+		// PID 1, reaps orphans and ends the namespace when the command
+		// ends; the command as PID 1 would ignore signals it does not
+		// handle, even its own `kill $$`.
+		"--die-with-parent",
+		// A session of its own: no controlling terminal to push keys
+		// into (TIOCSTI) or to read a person's answers from.
+		"--new-session",
+		// Every namespace: mounts, PID, IPC, UTS, network, cgroup, and a
+		// user namespace when one can be made. Mounts made from inside a
+		// user namespace are locked: the command cannot remount the
+		// read-only ones read-write.
+		"--unshare-all",
+	}
+	if s.cfg.Net {
+		a = append(a, "--share-net")
+	}
+	a = append(a,
+		// As root, bwrap would leave the command every capability
+		// (mount, mknod, ptrace): none of them are its business.
+		"--cap-drop", "ALL",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--tmpfs", "/tmp",
+	)
+	// /run holds the sockets of the machine's services (Docker, D-Bus,
+	// databases): a socket on a read-only mount still answers.
+	for _, run := range []string{"/run", "/var/run"} {
+		if fi, err := os.Lstat(run); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", run)
+		}
+	}
+	if s.cfg.Net {
+		// With the network comes name resolution, whose file often lives
+		// under /run.
+		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && under(t, "/run") {
+			a = append(a, "--ro-bind", filepath.Dir(t), filepath.Dir(t))
+		}
+	}
+	inside, outside := s.hidden()
+	for _, h := range outside {
+		a = append(a, hide(h)...)
+	}
+	a = append(a, "--bind", s.dir, s.dir)
+	// .git read-only: a hook or a config line (core.fsmonitor, say)
+	// written there runs as the user at the next git command.
+	if git := filepath.Join(s.dir, ".git"); exists(git) {
+		a = append(a, "--ro-bind", git, git)
+	}
+	for _, h := range inside {
+		a = append(a, hide(h)...)
+	}
+	return append(a, "--chdir", s.dir, "--")
+}
+
+// hidden returns the paths to hide that exist, with symlinks resolved,
+// split into those inside the workspace (hidden after it is bound) and
+// the others. Paths under /tmp outside the workspace are hidden already.
+func (s *Sandbox) hidden() (inside, outside []string) {
+	paths := append([]string(nil), s.cfg.Hide...)
+	// nightshift's own state directory, wherever the user put it.
+	if base, err := statedir.Base(""); err == nil {
+		paths = append(paths, base)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		for _, h := range HiddenHome {
+			paths = append(paths, filepath.Join(home, h))
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[real] || real == "/" {
+			continue
+		}
+		seen[real] = true
+		switch {
+		case under(real, s.dir):
+			if real != s.dir {
+				inside = append(inside, real)
+			}
+		case under(real, "/tmp"):
+		case under(s.dir, real):
+			// Hiding a folder that holds the workspace would hide the
+			// workspace; what is beside it is hidden below instead.
+			outside = append(outside, besides(real, s.dir)...)
+		default:
+			outside = append(outside, real)
+		}
+	}
+	return inside, outside
+}
+
+// besides returns the entries of dir that are not on the way to keep.
+func besides(dir, keep string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case p == keep:
+		case under(keep, p):
+			out = append(out, besides(p, keep)...)
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hide returns the mount that hides p: an empty folder over a folder,
+// /dev/null over anything else (reads find it empty, writes go nowhere).
+// A plain bind would mount it "nodev", where /dev/null cannot be opened.
+func hide(p string) []string {
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return []string{"--tmpfs", p}
+	}
+	return []string{"--dev-bind", "/dev/null", p}
+}
+
+// under reports whether p is dir or inside it.
+func under(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// ErrNoBwrap is matched by the error of New with Mode Bwrap when
+// bubblewrap is not installed (as opposed to installed but not working).
+var ErrNoBwrap = errors.New("bubblewrap is not installed")
+
+// The probe runs once per process and program: whether bwrap works does
+// not change while we run, and a run of many commands should not pay for
+// it each time.
+var (
+	probeMu     sync.Mutex
+	probeResult = map[string]probed{}
+)
+
+type probed struct {
+	path string
+	err  error
+}
+
+// probeTimeout bounds the probe: a bwrap that hangs does not work.
+const probeTimeout = 10 * time.Second
+
+// probeBwrap finds bwrap and checks that it can build a sandbox here, the
+// way commands will use it: in a container without user namespaces, or
+// where the kernel forbids them to unprivileged users, it cannot.
+func probeBwrap(program string) (string, error) {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if r, ok := probeResult[program]; ok {
+		return r.path, r.err
+	}
+	path, err := exec.LookPath(program)
+	if err != nil {
+		err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
+	} else {
+		err = tryBwrap(path)
+	}
+	probeResult[program] = probed{path, err}
+	return path, err
+}
+
+func tryBwrap(path string) error {
+	dir, err := os.MkdirTemp("", "nightshift-probe-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap}
+	args := append(s.bwrapArgs(), "/bin/sh", "-c", "exit 0")
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, path, args...)
+	c.Env = []string{"PATH=/usr/bin:/bin"}
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			msg = "it did not finish within " + probeTimeout.String()
+		}
+		return fmt.Errorf("bubblewrap (%s) does not work here: %s", path, firstLine(msg))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

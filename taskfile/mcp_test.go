@@ -1,0 +1,64 @@
+package taskfile_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool"
+)
+
+func TestATaskFileNamesItsMCPServers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "task.yaml")
+	if err := os.WriteFile(path, []byte(`
+task: file the bug
+mcp:
+  fs:
+    command: npx -y @modelcontextprotocol/server-filesystem "."
+    class: write
+    classes: {read_text_file: read}
+  local:
+    command: [./bin/server, --quiet]
+  github:
+    url: https://mcp.example.com/mcp
+    class: read
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := taskfile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := spec.MCPServers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 3 || servers[0].Name != "fs" || servers[1].Name != "github" || servers[2].Name != "local" {
+		t.Fatalf("servers %+v, want fs, github, local", servers)
+	}
+	if !slices.Equal(servers[0].Command, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "."}) ||
+		servers[0].Class != tool.Write || servers[0].Classes["read_text_file"] != tool.Read {
+		t.Errorf("fs = %+v", servers[0])
+	}
+	if servers[1].URL != "https://mcp.example.com/mcp" || servers[1].Class != tool.Read {
+		t.Errorf("github = %+v", servers[1])
+	}
+	if want := filepath.Join(dir, "bin", "server"); servers[2].Command[0] != want {
+		t.Errorf("local's program = %q, want it read from the task file's folder, %q", servers[2].Command[0], want)
+	}
+
+	for _, bad := range []string{
+		"task: x\nmcp:\n  fs: {command: npx, class: sometimes}\n",
+		"task: x\nmcp:\n  fs: {}\n",
+		"task: x\nmcp:\n  a__b: {url: http://x}\n",
+		"task: x\nmcp:\n  fs: {comand: npx}\n",
+	} {
+		if _, err := taskfile.Parse([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", strings.ReplaceAll(bad, "\n", " "))
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package fs
+
+import (
+	"fmt"
+	iofs "io/fs"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/workspace"
+)
+
+// protectedWrite refuses a write to rel when its path, as given or as its
+// symlinks resolve, has a .git component: a hook or a config line
+// written there (core.fsmonitor, core.hooksPath) runs as the user at the
+// next git command, a cmd: check's or the user's own. Reads stay allowed.
+func protectedWrite(r *workspace.Root, name, rel string) error {
+	if gitPath(rel) {
+		return toolError(fmt.Sprintf("%s: %s is inside a .git folder, which the file tools may read but never change (git runs what is written there)", name, rel))
+	}
+	real, err := r.Resolve(rel)
+	if err != nil {
+		return nil // the write itself refuses the path, with its own message
+	}
+	if gitPath(real) {
+		return toolError(fmt.Sprintf("%s: %s leads into %s, inside a .git folder, which the file tools may read but never change (git runs what is written there)", name, rel, real))
+	}
+	return nil
+}
+
+// gitPath reports whether a component of p is .git, however it is spelt:
+// in any case, and with what some file systems ignore (trailing dots and
+// spaces on NTFS, invisible characters on HFS+), or as NTFS's short name
+// GIT~1. git itself refuses these spellings for the same reason.
+func gitPath(p string) bool {
+	for c := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		c = strings.Map(func(r rune) rune {
+			if ignorable(r) {
+				return -1
+			}
+			return r
+		}, c)
+		c = strings.TrimRight(c, ". ")
+		if strings.EqualFold(c, ".git") || strings.EqualFold(c, "git~1") {
+			return true
+		}
+	}
+	return false
+}
+
+// ignorable lists the code points HFS+ ignores in names.
+func ignorable(r rune) bool {
+	switch {
+	case r == 0x200c, r == 0x200d, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// notRegular returns an error for the model when rel exists and is
+// neither a regular file nor a folder: opening a FIFO waits for a writer
+// that never comes, and a device or a socket is no file to read or write.
+func notRegular(r *workspace.Root, name, rel string) error {
+	fi, err := r.Stat(rel)
+	if err != nil || fi.IsDir() || fi.Mode().IsRegular() {
+		return nil
+	}
+	return toolError(fmt.Sprintf("%s: %s is %s, not a regular file; the file tools read and write regular files only", name, rel, kind(fi.Mode())))
+}
+
+// kind names a file type for the model.
+func kind(m iofs.FileMode) string {
+	switch {
+	case m&iofs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&iofs.ModeSocket != 0:
+		return "a socket"
+	case m&iofs.ModeCharDevice != 0:
+		return "a character device"
+	case m&iofs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

@@ -1,0 +1,130 @@
+package fs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n"
+
+// Regression (issue 11): with commands denied, `edit_file .git/config`
+// added `fsmonitor = "touch PWNED"`, and the next git command (a cmd:
+// check's, or the user's) ran it.
+func TestAWriteToolCannotChangeGit(t *testing.T) {
+	f := setup(t)
+	write(t, filepath.Join(f.dir, ".git", "config"), gitConfig)
+	write(t, filepath.Join(f.dir, "sub", "keep.txt"), "")
+	for name, target := range map[string]string{"cfg": ".git/config", "g": ".git", "sub/up": "../.git"} {
+		if err := os.Symlink(target, filepath.Join(f.dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, tool string
+		input      in
+	}{
+		{"edit_file .git/config", "edit_file", in{"path": ".git/config", "old": "[core]", "new": "[core]\n\tfsmonitor = \"touch PWNED\""}},
+		{"write_file .git/config", "write_file", in{"path": ".git/config", "content": "[core]\n\tfsmonitor = \"touch PWNED\"\n"}},
+		{"in another case", "write_file", in{"path": ".GIT/config", "content": "x"}},
+		{"a hook", "write_file", in{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch PWNED\n"}},
+		{"a .git file in a subfolder (gitdir: elsewhere)", "write_file", in{"path": "sub/.git", "content": "gitdir: ../evil\n"}},
+		{"with a trailing dot", "write_file", in{"path": ".git./config", "content": "x"}},
+		{"with an invisible character", "write_file", in{"path": ".g\u200cit/config", "content": "x"}},
+		{"by its short name", "write_file", in{"path": "GIT~1/config", "content": "x"}},
+		{"through a symlink to a file in it", "edit_file", in{"path": "cfg", "old": "[core]", "new": "[core]\n\tfsmonitor = x"}},
+		{"through a symlink to it", "write_file", in{"path": "g/config", "content": "x"}},
+		{"through a symlink in a subfolder", "write_file", in{"path": "sub/up/hooks/post-checkout", "content": "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.call(t, tt.tool, tt.input)
+			if !res.IsError || !strings.Contains(res.Content, ".git folder") {
+				t.Errorf("result %+v; want an error saying .git cannot be changed", res)
+			}
+		})
+	}
+	if got := read(t, filepath.Join(f.dir, ".git", "config")); got != gitConfig {
+		t.Errorf(".git/config changed: %q", got)
+	}
+	for _, p := range []string{".git/hooks", "sub/.git", ".git.", "GIT~1"} {
+		if _, err := os.Lstat(filepath.Join(f.dir, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+	// Reading stays allowed, and so do names that only look alike.
+	if res := f.call(t, "read_file", in{"path": ".git/config"}); res.IsError || res.Content != gitConfig {
+		t.Errorf("read_file .git/config: %+v", res)
+	}
+	for _, p := range []string{".gitignore", "docs/.github/workflow.yml", "my.git/x"} {
+		if res := f.call(t, "write_file", in{"path": p, "content": "x\n"}); res.IsError {
+			t.Errorf("write_file %s: %+v", p, res)
+		}
+	}
+}
+
+// within fails the test when f has not returned in time: what is
+// measured is "it returns", not how fast.
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %s: hung", d)
+	}
+}
+
+// Regression (issue 11): `mkfifo pipe` and then `edit_file pipe` hung the
+// run until it was killed.
+func TestAFIFOIsRefusedNotOpened(t *testing.T) {
+	f := setup(t)
+	if err := syscall.Mkfifo(filepath.Join(f.dir, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink("pipe", filepath.Join(f.dir, "pipe-link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool  string
+		input in
+	}{
+		{"read_file", in{"path": "pipe"}},
+		{"edit_file", in{"path": "pipe", "old": "a", "new": "b"}},
+		{"write_file", in{"path": "pipe", "content": "x"}},
+		{"read_file", in{"path": "pipe-link"}},
+	} {
+		t.Run(c.tool+" "+c.input["path"], func(t *testing.T) {
+			within(t, 30*time.Second, func() {
+				res := f.call(t, c.tool, c.input)
+				if !res.IsError || !strings.Contains(res.Content, "is a FIFO (named pipe), not a regular file") {
+					t.Errorf("result %+v", res)
+				}
+			})
+		})
+	}
+	if fi, err := os.Lstat(filepath.Join(f.dir, "pipe")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v, %v", fi, err)
+	}
+}
+
+func TestASocketIsRefused(t *testing.T) {
+	f := setup(t)
+	// A socket file made by binding a Unix socket there.
+	sock := filepath.Join(f.dir, "s.sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Skipf("bind: %v", err)
+	}
+	if res := f.call(t, "read_file", in{"path": "s.sock"}); !res.IsError || !strings.Contains(res.Content, "is a socket") {
+		t.Errorf("result %+v", res)
+	}
+}

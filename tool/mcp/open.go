@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nightshift-dev/nightshift/tool"
+)
+
+// Config is the MCP servers of one run.
+type Config struct {
+	// Servers are the servers; none means no tools.
+	Servers []Server
+	// Dir is the folder stdio servers start in: the run's workspace, so
+	// that a server given "." works there. Default the current folder.
+	Dir string
+	// Taken are the names of the run's other tools: a server tool mapped
+	// to one of them is a collision (ErrConfig).
+	Taken []string
+	// StartTimeout bounds each server's start (its process, or its
+	// connection, and the MCP handshake and tool list); default 60s,
+	// which leaves room for npx to fetch a package the first time.
+	StartTimeout time.Duration
+	// HTTPClient reaches the URL servers; default http.DefaultClient.
+	HTTPClient *http.Client
+	// Version is nightshift's version, told to each server; default
+	// "dev".
+	Version string
+}
+
+// DefaultStartTimeout bounds a server's start unless Config.StartTimeout
+// says otherwise.
+const DefaultStartTimeout = 60 * time.Second
+
+// Toolbox is the running servers of a run and their tools. Close stops
+// them.
+type Toolbox struct {
+	conns []*conn
+	tools []tool.Tool
+}
+
+// Open starts (or connects to) every server, lists its tools and maps
+// them to NAME__tool. Every failure is an ErrConfig, and then no server is
+// left running: a server that does not start, a per-tool class naming no
+// tool of its server, or two tools (or a tool and one of Config.Taken)
+// under one name.
+func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
+	tb := &Toolbox{}
+	seen := map[string]string{}
+	for _, n := range cfg.Taken {
+		seen[n] = "a tool of the run"
+	}
+	servers := map[string]bool{}
+	for _, s := range cfg.Servers {
+		if err := s.Check(); err != nil {
+			tb.Close()
+			return nil, err
+		}
+		if servers[s.Name] {
+			tb.Close()
+			return nil, configError("two servers are named %s", s.Name)
+		}
+		servers[s.Name] = true
+		c := newConn(s, cfg)
+		tb.conns = append(tb.conns, c)
+		listed, err := c.start(ctx)
+		if err != nil {
+			tb.Close()
+			return nil, err
+		}
+		if err := tb.add(c, listed, seen); err != nil {
+			tb.Close()
+			return nil, err
+		}
+	}
+	return tb, nil
+}
+
+// add maps a server's listed tools into the toolbox.
+func (tb *Toolbox) add(c *conn, listed []*sdk.Tool, seen map[string]string) error {
+	s := c.server
+	known := map[string]bool{}
+	for _, t := range listed {
+		name := ToolName(s.Name, t.Name)
+		known[t.Name], known[strings.TrimPrefix(name, s.Name+Sep)] = true, true
+		if prev, dup := seen[name]; dup {
+			return configError("server %s: its tool %q is named %s in the run, as %s is already; rename the server (--mcp OTHER=...)", s.Name, t.Name, name, prev)
+		}
+		seen[name] = fmt.Sprintf("tool %q of server %s", t.Name, s.Name)
+		mt, err := newTool(c, t, name, s.class(t.Name, strings.TrimPrefix(name, s.Name+Sep)))
+		if err != nil {
+			return configError("server %s: tool %q: %v", s.Name, t.Name, err)
+		}
+		tb.tools = append(tb.tools, mt)
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.Classes)) {
+		if !known[n] {
+			var have []string
+			for _, t := range listed {
+				have = append(have, t.Name)
+			}
+			return configError("server %s has no tool %q to give a class to; its tools are: %s", s.Name, n, strings.Join(have, ", "))
+		}
+	}
+	return nil
+}
+
+// Tools returns the servers' tools, each named NAME__tool.
+func (tb *Toolbox) Tools() []tool.Tool {
+	if tb == nil {
+		return nil
+	}
+	return slices.Clone(tb.tools)
+}
+
+// Names returns the names of the servers' tools in the run.
+func (tb *Toolbox) Names() []string {
+	var out []string
+	for _, t := range tb.Tools() {
+		out = append(out, t.Spec().Name)
+	}
+	return out
+}
+
+// Close stops every server (a stdio server's process ends; an HTTP
+// session is closed). It is safe to call more than once, and on nil.
+func (tb *Toolbox) Close() error {
+	if tb == nil {
+		return nil
+	}
+	var errs []error
+	for _, c := range tb.conns {
+		errs = append(errs, c.close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,223 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/tool"
+)
+
+// ErrConfig marks MCP servers that cannot be used as given: a bad name or
+// class, a server that does not start, tools whose names collide. Nothing
+// ran; the command treats it as a usage error (exit 2).
+var ErrConfig = errors.New("mcp: unusable server configuration")
+
+// configError wraps a message as an ErrConfig.
+func configError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+}
+
+// Server is one MCP server whose tools a run gets. Exactly one of Command
+// and URL is set.
+type Server struct {
+	// Name prefixes its tools' names (NAME__tool): letters, digits, - and
+	// single _, at most 32 characters, unique in the run.
+	Name string `yaml:"-" json:"-"`
+	// Command starts a server that speaks MCP on its stdin and stdout:
+	// the program and its arguments. It runs in the workspace folder
+	// (Config.Dir) with nightshift's environment, and is stopped when the
+	// run ends.
+	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
+	// URL is a server's streamable HTTP endpoint (http:// or https://).
+	URL string `yaml:"url,omitempty" json:"url,omitempty"`
+	// Class is the side-effect class of the server's tools for the gate
+	// and the journal; default danger, since nightshift cannot know what a
+	// remote tool does.
+	Class tool.Class `yaml:"class,omitempty" json:"class,omitempty"`
+	// Classes gives single tools another class, by the server's name for
+	// the tool (create_issue); a name that is not one of the server's
+	// tools is an ErrConfig.
+	Classes map[string]tool.Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+}
+
+// Sep joins a server's name to its tools' names.
+const Sep = "__"
+
+// maxName bounds a server's name, so that its tools keep room for their
+// own names within 64 characters.
+const maxName = 32
+
+// namePattern is a server's name: no "__", which separates it from the
+// tool's name in NAME__tool and in --mcp-class keys.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
+
+// Check reports what is wrong with s, as an ErrConfig.
+func (s Server) Check() error {
+	if len(s.Name) > maxName || !namePattern.MatchString(s.Name) {
+		return configError("server name %q: use letters, digits, - and single _, at most %d characters (it prefixes its tools: NAME__tool)", s.Name, maxName)
+	}
+	switch {
+	case len(s.Command) == 0 && s.URL == "":
+		return configError("server %s: give a command (stdio) or a url (streamable HTTP)", s.Name)
+	case len(s.Command) > 0 && s.URL != "":
+		return configError("server %s: give a command or a url, not both", s.Name)
+	case s.URL != "" && !isURL(s.URL):
+		return configError("server %s: url %q must start with http:// or https://", s.Name, s.URL)
+	}
+	if s.Class != "" && !s.Class.Valid() {
+		return configError("server %s: class %q: want read, write or danger", s.Name, s.Class)
+	}
+	for t, c := range s.Classes {
+		if !c.Valid() {
+			return configError("server %s: class %q of tool %s: want read, write or danger", s.Name, c, t)
+		}
+	}
+	return nil
+}
+
+// class is the class of the server's tool called name (its own name, or
+// its mapped one).
+func (s Server) class(name, mapped string) tool.Class {
+	if c, ok := s.Classes[name]; ok {
+		return c
+	}
+	if c, ok := s.Classes[mapped]; ok {
+		return c
+	}
+	if s.Class != "" {
+		return s.Class
+	}
+	return tool.Danger
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// Parse reads one --mcp value: NAME=URL for a streamable HTTP server,
+// NAME=COMMAND [ARG...] for a stdio one, the command split into words as
+// a shell would (single and double quotes, backslash escapes; nothing is
+// expanded).
+func Parse(spec string) (Server, error) {
+	name, rest, ok := strings.Cut(spec, "=")
+	name, rest = strings.TrimSpace(name), strings.TrimSpace(rest)
+	if !ok || name == "" || rest == "" {
+		return Server{}, configError("--mcp %q: want NAME=COMMAND [ARG...] or NAME=URL, for example fs=\"npx -y @modelcontextprotocol/server-filesystem .\"", spec)
+	}
+	s := Server{Name: name}
+	if isURL(rest) {
+		s.URL = rest
+	} else {
+		words, err := SplitCommand(rest)
+		if err != nil {
+			return Server{}, configError("--mcp %s: %v", name, err)
+		}
+		s.Command = words
+	}
+	return s, s.Check()
+}
+
+// SetClass applies one --mcp-class rule, SERVER=CLASS or
+// SERVER__TOOL=CLASS, to the server it names in servers.
+func SetClass(servers []Server, rule string) error {
+	key, value, ok := strings.Cut(rule, "=")
+	key, value = strings.TrimSpace(key), strings.ToLower(strings.TrimSpace(value))
+	c := tool.Class(value)
+	if !ok || key == "" || !c.Valid() {
+		return configError("--mcp-class %q: want SERVER=CLASS or SERVER__TOOL=CLASS, where CLASS is read, write or danger, for example github=read", rule)
+	}
+	server, toolName, perTool := strings.Cut(key, Sep)
+	for i := range servers {
+		if servers[i].Name != server {
+			continue
+		}
+		if !perTool {
+			servers[i].Class = c
+			return nil
+		}
+		if servers[i].Classes == nil {
+			servers[i].Classes = map[string]tool.Class{}
+		}
+		servers[i].Classes[toolName] = c
+		return nil
+	}
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	return configError("--mcp-class %q: no server %q (servers: %s)", rule, server, strings.Join(names, ", "))
+}
+
+// ToolName is the name a server's tool has in the run: NAME__tool, every
+// character outside [a-zA-Z0-9_-] made _, cut to 64 characters.
+func ToolName(server, name string) string {
+	var b strings.Builder
+	for _, r := range server + Sep + name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+// SplitCommand splits a command line into words as a POSIX shell does
+// for quotes and backslashes, without expanding anything.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unclosed ' in the command")
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New(`unclosed " in the command`)
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}
