@@ -165,5 +165,6 @@ func (s *Set) With(tools ...Tool) (*Set, error) {
 		return nil, err
 	}
 	out.timeout.Store(s.timeout.Load())
+	out.redact.Store(s.redact.Load())
 	return out, nil
 }

@@ -253,8 +253,8 @@ func TestWithAddsToolsAndKeepsTheConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetConfig(Config{Timeout: 7 * time.Second})
-	w, err := s.With(Func("b", "B.", Read, func(context.Context, struct{}) (string, error) { return "b", nil }))
+	s.SetConfig(Config{Timeout: 7 * time.Second, Redact: func(c string) string { return strings.ReplaceAll(c, "secret", "[redacted]") }})
+	w, err := s.With(Func("b", "B.", Read, func(context.Context, struct{}) (string, error) { return "a secret", nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +263,9 @@ func TestWithAddsToolsAndKeepsTheConfiguration(t *testing.T) {
 	}
 	if w.Timeout() != 7*time.Second {
 		t.Errorf("timeout %s, want the original set's", w.Timeout())
+	}
+	if res := w.Call(context.Background(), "b", json.RawMessage(`{}`)); res.Content != "a [redacted]" {
+		t.Errorf("the new set's results are not redacted: %q", res.Content)
 	}
 	if len(s.Names()) != 1 {
 		t.Errorf("the original set changed: %v", s.Names())

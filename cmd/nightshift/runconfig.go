@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +93,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.ContextWindow < 0 {
 		return lifecycle.Config{}, usagef("--context-window must not be negative")
 	}
-	fb, err := fallbackOf(mf, spec, table, limiters)
+	fb, fbStart, err := fallbackOf(mf, spec, table, limiters)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -128,7 +129,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Fallback:            fb,
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
-		Start:               judgeOf(judge).fields(),
+		Start:               append(judgeOf(judge).fields(), fbStart...),
 	}
 	if err := f.eco.apply(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
@@ -153,25 +154,27 @@ func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int 
 // endpoint follows the judge's rule (judgeFlags): on the worker's
 // provider it calls the worker's endpoint; on another provider, that
 // provider's own *_BASE_URL or its public API. It gets its credential's
-// limiter and its price.
-func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, error) {
+// limiter and its price. The start event's fields say where its calls
+// go, as they say where the judge's do.
+func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
 	ff, ok := mf.judgeFlags(spec.FallbackModel, osGetenv)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	fb, err := ff.resolve(osGetenv)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err))
+		return nil, nil, usageError(fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err))
 	}
 	if spec.BudgetUSD > 0 {
 		if err := checkPriced(table, fb.provider, fb.name, "the fallback model"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	return &agent.Fallback{
-		Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
-		Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
-	}, nil
+			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
+			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+		}, []agent.StartField{{Key: "fallback", Value: cmp.Or(fb.name, fb.provider)}, {Key: "fallback_endpoint", Value: fb.target()}},
+		nil
 }
 
 // prices returns the pricers of the worker's and the judge's calls (nil
