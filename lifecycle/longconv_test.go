@@ -308,7 +308,6 @@ turns:
 	}
 }
 
-
 // fallbackSetup gives f a fallback model playing yaml as "small".
 func fallbackSetup(t *testing.T, f *fixture, yaml string) {
 	t.Helper()
