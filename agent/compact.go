@@ -84,7 +84,7 @@ func (r *run) compact(ctx context.Context) *Result {
 	if float64(est) <= at*float64(window) {
 		return nil
 	}
-	keep := r.keepFrom(window)
+	keep := keepFrom(r.msgs, window)
 	if keep <= 0 {
 		return nil // nothing older than the latest step: nothing to drop
 	}
@@ -122,14 +122,16 @@ func (r *run) compact(ctx context.Context) *Result {
 // latest turns, from an assistant turn on (the compacted history opens
 // with the summary, a user turn), as many as fit in keepShare of the
 // window, and the latest step at least. Zero means nothing can be
-// dropped.
-func (r *run) keepFrom(window int) int {
+// dropped: no assistant turn lies before the ones kept, so a summary
+// would only restate the last one (a history that is still too big after
+// a compaction is not summarised again and again).
+func keepFrom(msgs []llm.Message, window int) int {
 	budgetTokens := int64(keepShare * float64(window))
 	var tokens int64
 	keep := 0
-	for i := len(r.msgs) - 1; i > 0; i-- {
-		tokens += messageTokens(r.msgs[i])
-		if r.msgs[i].Role != llm.Assistant {
+	for i := len(msgs) - 1; i > 0; i-- {
+		tokens += messageTokens(msgs[i])
+		if msgs[i].Role != llm.Assistant {
 			continue
 		}
 		if keep > 0 && tokens > budgetTokens {
@@ -137,7 +139,12 @@ func (r *run) keepFrom(window int) int {
 		}
 		keep = i
 	}
-	return keep
+	for _, m := range msgs[:keep] {
+		if m.Role == llm.Assistant {
+			return keep
+		}
+	}
+	return 0
 }
 
 // messageTokens estimates a message's tokens as the budget's estimate
