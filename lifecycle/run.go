@@ -220,6 +220,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
 		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
 		Checkpoint: ck, Resume: st,
+		NoCache: cfg.NoCache, Fallback: cfg.Fallback,
+		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,
+		Results: resultStore{dir: filepath.Join(ck.dir, resultsName)}, ResultCap: cfg.ResultCap,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
@@ -238,6 +241,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, all)
 	r.Patch, r.RolledBack, r.Conflicts = out.Patch, out.rolledBack(), out.conflicts()
+	if cfg.Fallback != nil {
+		r.Fallback = cfg.Fallback.ModelName
+	}
 	if out.Suspended {
 		r.Checkpoint = ck.logPath()
 	}
