@@ -169,7 +169,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	tools.SetConfig(tool.Config{Redact: redactFunc(cfg.Redact)})
 	// A gate rule must name a tool the run has: a misspelt one would
 	// decide nothing, and its class's rule would let the tool run.
-	if err := cfg.Policy.Validate(tools.Names()); err != nil {
+	// read_result joins the run later, once a tool result is cut, so a
+	// rule may name it from the start.
+	if err := cfg.Policy.Validate(append(tools.Names(), agent.ReadResultName)); err != nil {
 		return nil, err
 	}
 
