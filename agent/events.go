@@ -40,11 +40,12 @@ func (r *run) turnEvent(resp *llm.Response) {
 		names = []string{}
 	}
 	data := map[string]any{"stop_reason": string(resp.StopReason), "tools": names}
-	cost := models.Unknown
-	if r.cfg.Price != nil {
-		cost = r.cfg.Price(resp.Usage)
+	if m := r.modelOf(resp); m != "" {
+		// The model of every step, named in the record: with a fallback,
+		// not every step is the primary's.
+		data["model"] = m
 	}
-	addUsage(data, resp.Usage, cost)
+	addUsage(data, resp.Usage, r.priceOf(resp.Usage))
 	r.emit("turn", detail, data)
 }
 

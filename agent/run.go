@@ -47,6 +47,16 @@ type run struct {
 	// changed is the files a resumed run had changed before, for the
 	// judge (the workspace's own list starts empty with each Run).
 	changed []string
+	// byFallback is true when the fallback model answered the worker's
+	// last call.
+	byFallback bool
+	// est estimates the next worker call's prompt, calibrated by the
+	// calls so far, for compaction; compactions counts the compactions,
+	// resultsCut the tool results cut (read_result is a tool from the
+	// first).
+	est         budget.Estimator
+	compactions int
+	resultsCut  int
 	// inner is the context of the innermost call under way, for the
 	// Observer's events (see observe.go).
 	inner context.Context
@@ -87,7 +97,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.observe(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), RoleWorker)
+	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback), RoleWorker)
 	r.judge = r.verifier()
 	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
 	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
@@ -105,6 +115,12 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		r.msgs = append(r.msgs, llm.UserText(task))
 	}
 	r.emit("start", detail, data)
+	if r.resultsCut > 0 {
+		// The resumed history names read_result in its notes.
+		if err := r.addReadResult(); err != nil {
+			r.emit("cut", "FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+		}
+	}
 	if p := cfg.Resume; p != nil && p.Pending != nil {
 		if out := r.finishPending(ctx, p.Pending); out != nil {
 			return out
@@ -128,6 +144,7 @@ func (r *run) restore(st *State) {
 	r.text.WriteString(st.Text)
 	r.loop = st.Loop
 	r.changed = st.Changed
+	r.compactions, r.resultsCut = st.Compactions, st.ResultsCut
 }
 
 // state is the run's progress now.
@@ -136,7 +153,7 @@ func (r *run) state() *State {
 		Messages: r.msgs, Steps: r.res.Steps, Spent: r.meter.Spent(),
 		FailsByCheck: r.res.FailsByCheck, FailedChecks: r.res.FailedChecks,
 		MaxTokens: r.maxTok, Cuts: r.cuts, Text: r.text.String(), Loop: r.loop,
-		Changed: r.changedFiles(),
+		Changed: r.changedFiles(), Compactions: r.compactions, ResultsCut: r.resultsCut,
 	}
 }
 
@@ -174,6 +191,9 @@ func (r *run) steps(ctx context.Context) *Result {
 		}
 		if r.res.Steps >= r.cfg.MaxSteps {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
+		}
+		if out := r.compact(ctx); out != nil {
+			return out
 		}
 		r.res.Steps++
 		resp, err := r.call(ctx)
@@ -255,6 +275,7 @@ func (r *run) toolStep(ctx context.Context, uses []llm.Block, done []llm.Block) 
 	case stop.err != nil:
 		return r.apiEnd(stop.err)
 	}
+	results = r.cutResults(results)
 	warn, loopEnd := r.checkLoop(uses, results)
 	content := results
 	if warn != "" {
@@ -293,19 +314,13 @@ func (r *run) finishPending(ctx context.Context, p *Pending) *Result {
 // call makes one worker model call through the meter and the retry
 // layer.
 func (r *run) call(ctx context.Context) (*llm.Response, error) {
-	req := &llm.Request{
-		Model:     r.cfg.ModelName,
-		System:    r.cfg.System,
-		Messages:  r.msgs,
-		MaxTokens: r.maxTok,
-	}
-	if r.cfg.Tools != nil {
-		req.Tools = r.cfg.Tools.Specs()
-	}
+	req := r.request()
+	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	r.est.Observe(req, resp.Usage)
 	r.res.Calls++
 	r.spent()
 	return resp, nil
@@ -410,7 +425,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.observe(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), RoleJudge)
+			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil), RoleJudge)
 			v.Judge = &j
 		}
 	}

@@ -336,7 +336,7 @@ func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 	if s.cfg.Models[st.Worker] == nil {
 		return ledger.Result{Outcome: "error"}, "", 0, ConfigError, "model " + st.Worker + " was not built"
 	}
-	resp, err := s.callModel(ctx, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
+	resp, err := s.callModel(ctx, st.Role, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ledger.Result{State: ledger.Interrupted, Outcome: "interrupted", Reason: err.Error()}, "", 0, "", ""
