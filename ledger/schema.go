@@ -160,7 +160,7 @@ var (
 // createTables creates the ledger's tables if they are missing. River's own
 // tables are created by rivermigrate before this runs.
 func createTables(ctx context.Context, q querier, d dialect) error {
-	ddl := strings.NewReplacer("{{ID}}", d.id, "{{FLOAT}}", d.float).Replace(schema + memorySchema)
+	ddl := strings.NewReplacer("{{ID}}", d.id, "{{FLOAT}}", d.float).Replace(schema + memorySchema + setupSchema)
 	for _, stmt := range strings.Split(ddl, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
