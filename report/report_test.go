@@ -185,22 +185,30 @@ func TestReport(t *testing.T) {
 			t.Errorf("per night in JSON (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("the HTML embeds both charts as SVG and loads nothing from elsewhere", func(t *testing.T) {
+	t.Run("the page stands on its own: what needs a person, the timeline and the charts, and nothing loaded from elsewhere", func(t *testing.T) {
 		var b bytes.Buffer
 		if err := r.HTML(&b); err != nil {
 			t.Fatal(err)
 		}
 		page := b.String()
-		if got := strings.Count(page, "<svg"); got != 2 {
-			t.Errorf("the page holds %d SVG charts, want 2", got)
-		}
-		for _, want := range []string{"1 was cut short by failure handling and 1 ran out of work (2 ended early)", ">cut short<", ">out of work<",
-			"Nights cut short: 1 (2025-10-22)"} {
+		for _, want := range []string{`<section id="needs" class="" data-count="4">`, `<section id="timeline" data-night="2025-10-22" data-marks="0">`,
+			`<figure id="trend-steps" data-nights="3">`, `<figure id="trend-ends" data-nights="3">`, `<figure id="trend-failures" data-nights="3">`,
+			`<g class="col" data-night="2025-10-19" data-value="2">`, `<g class="gridrow" data-row="cut short" data-total="1">`,
+			`<g class="gridrow" data-row="out of work" data-total="1">`, `<code class="approve">nightshift task approve 2 --db night.db</code>`,
+			"@media print", "prefers-color-scheme: dark"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the page lacks %q", want)
 			}
 		}
-		for _, outside := range []string{"<script", "<link", "<img", "src=", "@import", "url("} {
+		if strings.Index(page, `id="needs"`) > strings.Index(page, `id="timeline"`) {
+			t.Errorf("what needs a person is not first")
+		}
+		// Only the few lines of inline script that open every night's
+		// details for print; nothing else comes from anywhere.
+		if n := strings.Count(page, "<script"); n != 1 || strings.Contains(page, "<script src") {
+			t.Errorf("the page holds %d scripts", n)
+		}
+		for _, outside := range []string{"<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "@import", "url(http", "url(/", "url(data"} {
 			if strings.Contains(page, outside) {
 				t.Errorf("the page holds %q: it must render offline", outside)
 			}

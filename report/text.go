@@ -148,8 +148,7 @@ func nightText(b *strings.Builder, n Night) {
 		fmt.Fprintf(b, " of a budget of %d", n.Timeline.BudgetTokens)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "  builder attempts: %d done, %d failed, %d parked; %d %s skipped tonight\n",
-		n.Tasks.Done, n.Tasks.Failed, n.Tasks.Parked, n.Tasks.Skipped, plural(n.Tasks.Skipped, "task"))
+	fmt.Fprintf(b, "  builder steps: %s\n", builderCounts(n))
 	if len(n.Failures) > 0 {
 		fmt.Fprintf(b, "  failures: %s\n", scopesText(n.ByScope))
 		for _, f := range n.Failures {
@@ -175,6 +174,24 @@ func nightText(b *strings.Builder, n Night) {
 		fmt.Fprintf(b, "  note %s: %s\n", note.Kind, note.Text)
 	}
 	b.WriteString("\n")
+}
+
+// builderCounts says how the night's builder steps ended, as the
+// timeline marks them, and how many tasks went on the skip list.
+func builderCounts(n Night) string {
+	by := map[Outcome]int{}
+	for _, r := range n.Timeline.Rows {
+		if r.Role == ledger.Builder {
+			for _, m := range r.Marks {
+				by[m.Outcome]++
+			}
+		}
+	}
+	s := fmt.Sprintf("%d done, %d skipped (failed, charged to their task), %d failed (charged higher), %d parked", by[Done], by[Skipped], by[Failed], by[Parked])
+	if by[Interrupted] > 0 {
+		s += fmt.Sprintf(", %d interrupted", by[Interrupted])
+	}
+	return s + fmt.Sprintf("; %d %s on tonight's skip list", n.Tasks.Skipped, plural(n.Tasks.Skipped, "task"))
 }
 
 // ceilingsText says the steps each role finished, with its ceiling:
