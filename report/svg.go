@@ -390,7 +390,7 @@ func failuresChart(trend []Point) chartView {
 			cell := cellView{X: c.Cols[j].X + 1, CX: c.Cols[j].CX, W: c.ColW - 2, Y: y + 1, H: rowH - 2, TextY: y + rowH/2 + 4, N: k, Night: p.Night,
 				Title: fmt.Sprintf("%s: %d %s-scope %s", p.Night, k, s, plural(k, "failure"))}
 			if k > 0 {
-				cell.Heat = 0.25 + 0.75*float64(k)/float64(top)
+				cell.Heat = 0.2 + 0.45*float64(k)/float64(top)
 			}
 			row.Cells = append(row.Cells, cell)
 		}

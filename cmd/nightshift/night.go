@@ -13,7 +13,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
-	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
@@ -44,12 +44,12 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db, stateDir, clockName, from string
+	var pipeline, db, stateDir, clockName, from, html string
 	var demo bool
 	var nights int
 	var otel ecoFlags // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
@@ -65,8 +65,16 @@ night whose window starts on --from DATE (default today): windows, parking
 deadlines and the waits for a person take no time, so a month of nights runs
 in seconds. Every model of the pipeline must be scripted.
 
---demo runs a whole night on the scripted model with a simulated clock and
-prints the morning report. The pipeline file is documented in docs/night.md.
+--demo runs a whole night on the scripted model with a simulated clock,
+prints the morning report and writes it as a page (--html FILE, default
+nightshift-demo.html in the temporary folder). The pipeline file is
+documented in docs/night.md.
+
+On a terminal a status line shows the step being worked on (role and
+worker, task, step k of the role's ceiling, tokens, time left in the
+window), with failures, notes and the night's own lines above it; elsewhere
+each event is a line. --html FILE writes the morning report's page once the
+nights are over.
 
 Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 130 interrupted (SIGINT/SIGTERM: the running steps are recorded interrupted
@@ -78,7 +86,7 @@ pipeline file or bad flags.`,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
-				return runDemoNight(cmd, db, stateDir, &otel)
+				return runDemoNight(cmd, db, stateDir, html, &otel)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
@@ -88,9 +96,9 @@ pipeline file or bad flags.`,
 				if cmd.Flags().Changed("nights") || from != "" {
 					return usagef("--nights and --from are for the simulated clock: add --clock sim")
 				}
-				return runNight(cmd, pipeline, db, stateDir, &otel, clock.Real{}, nil)
+				return runNight(cmd, pipeline, db, stateDir, html, &otel, clock.Real{}, nil)
 			case "sim":
-				return runSimNights(cmd, pipeline, db, stateDir, &otel, nights, from)
+				return runSimNights(cmd, pipeline, db, stateDir, html, &otel, nights, from)
 			}
 			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
@@ -100,6 +108,7 @@ pipeline file or bad flags.`,
 	cmd.Flags().StringVar(&clockName, "clock", "real", "real, or sim: simulated time (every model must be scripted)")
 	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
 	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
+	cmd.Flags().StringVar(&html, "html", "", "write the morning report as a page to FILE once the nights are over")
 	dbFlag(cmd, &db)
 	stateDirFlag(cmd, &stateDir)
 	addOtelFlags(cmd, &otel)
@@ -117,6 +126,7 @@ type nightSetup struct {
 	limiters map[string]*retry.Limiter
 	trace    *tracing.Tracer
 	clk      clock.Clock
+	status   *nightStatus
 	closers  []func()
 }
 
@@ -130,7 +140,11 @@ func (s *nightSetup) close() {
 // need, on clk; before runs on the ledger once it is open.
 func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
-	s := &nightSetup{clk: clk}
+	live := false
+	if fh, ok := redact.Underlying(cmd.ErrOrStderr()).(*os.File); ok {
+		live = gate.IsTerminal(fh)
+	}
+	s := &nightSetup{clk: clk, status: newNightStatus(cmd.ErrOrStderr(), live)}
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return s, usageError(err)
@@ -190,7 +204,8 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	ctx := cmd.Context()
 	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Clock: s.clk,
-		Events: s.red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
+		Events: s.red.Sink(s.status), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
+	s.status.end()
 	if errors.Is(err, night.ErrBadPipeline) {
 		return nil, usageError(err)
 	}
@@ -207,8 +222,9 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	return sum, nil
 }
 
-// runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
+// runNight runs one night, prints how it ended and, with html, writes
+// the morning report's page.
+func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, before)
 	defer s.close()
 	if err != nil {
@@ -216,6 +232,9 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 	}
 	sum, err := s.runOne(cmd)
 	if err != nil {
+		return err
+	}
+	if err := s.page(cmd, db, html, 1); err != nil {
 		return err
 	}
 	if sum.Night.End == ledger.SystemStopped {
@@ -227,7 +246,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -266,6 +285,9 @@ func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags,
 			clk.Advance(sum.Night.WindowEnd.Sub(now))
 		}
 	}
+	if err := s.page(cmd, db, html, n); err != nil {
+		return err
+	}
 	if stopped > 0 {
 		return exitWith(exitFor(agent.NotAllDone))
 	}
@@ -280,17 +302,38 @@ func steps(n int) string {
 	return fmt.Sprintf("%d steps", n)
 }
 
+// page writes the morning report's page to html, when set, covering the
+// nights just run (n) or the report's default, whichever is more, and
+// says where it is.
+func (s *nightSetup) page(cmd *cobra.Command, db, html string, n int) error {
+	if html == "" {
+		return nil
+	}
+	r, err := report.Build(cmd.Context(), s.l, s.clk.Now(), report.Config{Nights: max(n, report.DefaultNights), DB: db})
+	if err != nil {
+		return err
+	}
+	if err := writeReportPage(cmd.Context(), r, html); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[night · the morning report: %s]\n", html)
+	return nil
+}
+
+// demoPage is where the demo writes its report's page unless --html says.
+func demoPage() string { return filepath.Join(os.TempDir(), "nightshift-demo.html") }
+
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
-// task that fails the seed's way, runs the night on a simulated clock and
-// prints the report.
-func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error {
+// task that fails the seed's way, runs the night on a simulated clock,
+// prints the report and writes its page (html, default demoPage()).
+func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
 	}
 	// The demo's pipeline, workspaces, their state and (unless --db or
 	// --state-dir names one) ledger and state folder are its own: nothing
-	// of them is left behind.
+	// of them is left behind but the report's page.
 	defer os.RemoveAll(dir)
 	path, err := night.WriteDemo(dir)
 	if err != nil {
@@ -302,6 +345,9 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 	if stateDir == "" {
 		stateDir = filepath.Join(dir, "state")
 	}
+	if html == "" {
+		html = demoPage()
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(night.DemoStart)
 	score := 9.0
@@ -309,7 +355,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, stateDir, otel, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, "", otel, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr
@@ -319,12 +365,13 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 		return err
 	}
 	defer l.Close(context.WithoutCancel(cmd.Context())) //nolint:errcheck // read only
-	r, err := report.Build(cmd.Context(), l, clk.Now().Add(time.Minute))
+	r, err := report.Build(cmd.Context(), l, clk.Now().Add(time.Minute), report.Config{DB: db})
 	if err != nil {
 		return err
 	}
-	if err := r.Text(cmd.OutOrStdout()); err != nil {
+	if err := reportTo(cmd.Context(), r, cmd.OutOrStdout(), html); err != nil {
 		return err
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)
 	return runErr
 }

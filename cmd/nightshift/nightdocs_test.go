@@ -51,8 +51,8 @@ func TestNightDocsFirstPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"the proposer reached its ceiling; nothing takeable: 0 queued", "steps finished: proposer 2, judge 2, builder 3",
-		"tasks: 3 done"} {
+	for _, want := range []string{"the proposer reached its ceiling; nothing takeable: 0 queued", "steps finished: proposer 2 of 2, judge 2 of 4, builder 3 of 14",
+		"builder steps: 3 done"} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("the report lacks %q, as docs/night.md says:\n%s", want, rep)
 		}
