@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -45,8 +44,9 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		if prev != nil {
 			prev(a)
 		}
-		detail, data := agent.RetryEvent(a)
-		events.Emit(event.Event{TS: clk.Now(), Run: run, Type: "retry", Detail: detail, Data: data})
+		e := a.Event()
+		e.TS, e.Run = clk.Now(), run
+		events.Emit(e)
 	}
 	return retry.Wrap(m, p)
 }
