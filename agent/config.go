@@ -137,9 +137,7 @@ type Config struct {
 }
 
 // StartField is one extra field of the start event.
-type StartField struct {
-	Key, Value string
-}
+type StartField = event.Field
 
 // Snapshotter captures the workspace around a danger-class tool call.
 type Snapshotter interface {
