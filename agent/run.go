@@ -326,7 +326,7 @@ func (r *run) truncated(resp *llm.Response) {
 func (r *run) verify(ctx context.Context, answer string) *Result {
 	in := verify.Input{Task: r.task, Answer: answer}
 	if r.cfg.Root != nil {
-		in.Dir = r.cfg.Root.Dir()
+		in.Dir, in.Files = r.cfg.Root.Dir(), r.cfg.Root.FS()
 		in.Changed = r.changedFiles()
 	}
 	// The judge's usage is counted by the meter its model is behind.
