@@ -127,6 +127,35 @@ type Config struct {
 	// starting one: its messages replace the task, and its steps, spend,
 	// verify round and loop count go on from where they were.
 	Resume *State
+
+	// NoCache turns the providers' prompt caching off for every call of
+	// the run (llm.Request.NoCache, `--no-cache`); default false:
+	// caching is on.
+	NoCache bool
+	// Fallback, when set, is a second model for every model call of the
+	// run, the worker's, the judge's and the compaction's (package
+	// fallback): a call whose retries ran out on a timing failure, or
+	// that was answered empty twice in a row, is made again on it.
+	// Default none.
+	Fallback *Fallback
+
+	// ContextWindow is the worker model's context window in tokens (the
+	// model table's, or `--context-window`); default 0: unknown, and
+	// the history is never compacted.
+	ContextWindow int
+	// CompactAt is the share of ContextWindow that a call's estimated
+	// prompt may reach: before a call that would pass it, older turns
+	// are replaced by a summary (compact.go). Default DefaultCompactAt
+	// (0.8).
+	CompactAt float64
+	// Results keeps the tool results too big for the history, for the
+	// read_result tool (the lifecycle keeps them in the run's state
+	// folder); default none: every result stays whole in the history.
+	Results ResultStore
+	// ResultCap is the size in bytes above which a tool result is kept
+	// in Results and cut in the history to its head and tail; default
+	// DefaultResultCap (32 KiB), or a tenth of a small ContextWindow.
+	ResultCap int
 	// Start holds more fields for the run's start event, each also shown
 	// as key=value on its human line: where the judge's calls go
 	// ("judge", "judge_endpoint") and how commands are confined
@@ -138,6 +167,27 @@ type Config struct {
 
 // StartField is one extra field of the start event.
 type StartField = event.Field
+
+// Fallback is the second model of a run (Config.Fallback).
+type Fallback struct {
+	// Model answers the calls the primary cannot. Required. It must not
+	// retry on its own: its calls go through the run's retry policy.
+	Model llm.Model
+	// ModelName is sent with its requests and names it in events.
+	ModelName string
+	// Price prices its calls; nil prices them unknown.
+	Price budget.Pricer
+	// Limiter paces its calls when they go out under another credential
+	// than the worker's; default the retry policy's.
+	Limiter *retry.Limiter
+	// OnQuota falls back on a quota or spend-limit failure too
+	// (`--fallback-on quota`); default false: those end the run as they
+	// would without a fallback.
+	OnQuota bool
+	// Cooldown is how long the primary rests after a failure that named
+	// no Retry-After; default fallback.DefaultCooldown (60 s).
+	Cooldown time.Duration
+}
 
 // Snapshotter captures the workspace around a danger-class tool call.
 type Snapshotter interface {
@@ -179,6 +229,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.JudgePrice == nil {
 		c.JudgePrice = c.Price
+	}
+	if c.CompactAt <= 0 || c.CompactAt > 1 {
+		c.CompactAt = DefaultCompactAt
 	}
 	return c
 }

@@ -18,6 +18,14 @@
 // outcomes pause a run rather than fail it: after every step the loop
 // hands its State to a Checkpointer, and Config.Resume goes on from one.
 //
+// And a long run stays within its model's reach: before a call whose
+// prompt would pass Config.CompactAt of the ContextWindow, the older turns
+// are replaced by a summary the model writes (compact.go); a tool result
+// bigger than ResultCap is kept in Results and cut in the history, with
+// read_result to read it back (results.go); and a Fallback model takes the
+// calls the primary cannot answer (package fallback). Every request asks
+// for prompt caching unless NoCache.
+//
 //	res := agent.Run(ctx, agent.Config{Model: m, Tools: tools, Root: root}, "write docs/install.md")
 //	fmt.Println(res.Outcome, res.Answer)
 //

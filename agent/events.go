@@ -3,7 +3,6 @@ package agent
 import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // emit stamps e, made by one of package event's constructors, with the
@@ -25,9 +24,5 @@ func (r *run) turnEvent(resp *llm.Response) {
 			names = append(names, b.Name)
 		}
 	}
-	cost := models.Unknown
-	if r.cfg.Price != nil {
-		cost = r.cfg.Price(resp.Usage)
-	}
-	r.emit(event.NewTurn(event.TurnInfo{StopReason: resp.StopReason, Tools: names, Usage: resp.Usage, Cost: cost}))
+	r.emit(event.NewTurn(event.TurnInfo{StopReason: resp.StopReason, Tools: names, Model: r.modelOf(resp), Usage: resp.Usage, Cost: r.priceOf(resp.Usage)}))
 }

@@ -17,12 +17,15 @@ import (
 // writes it): the outcome, the usage and the events, and, for a run
 // rolled back, the patch it attempted.
 type Record struct {
-	Run     string    `json:"run"`
-	Task    string    `json:"task"`
-	Model   string    `json:"model,omitempty"`
-	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"`
-	Outcome Outcome   `json:"outcome"`
+	Run   string `json:"run"`
+	Task  string `json:"task"`
+	Model string `json:"model,omitempty"`
+	// Fallback is the run's fallback model, when it had one; the turn
+	// events name the model of every step.
+	Fallback string    `json:"fallback_model,omitempty"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	Outcome  Outcome   `json:"outcome"`
 	// Exit is the exit status of the process that ran the run, when it
 	// has one (the lifecycle fills it with Config.Exit); nil leaves it out.
 	Exit   *int      `json:"exit,omitempty"`

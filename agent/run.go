@@ -48,6 +48,16 @@ type run struct {
 	// changed is the files a resumed run had changed before, for the
 	// judge (the workspace's own list starts empty with each Run).
 	changed []string
+	// byFallback is true when the fallback model answered the worker's
+	// last call.
+	byFallback bool
+	// est estimates the next worker call's prompt, calibrated by the
+	// calls so far, for compaction; compactions counts the compactions,
+	// resultsCut the tool results cut (read_result is a tool from the
+	// first).
+	est         budget.Estimator
+	compactions int
+	resultsCut  int
 	// inner is the context of the innermost call under way, for the
 	// Observer's events (see observe.go).
 	inner context.Context
@@ -88,13 +98,19 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.observe(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), RoleWorker)
+	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback), RoleWorker)
 	r.judge = r.verifier()
 	if cfg.Resume == nil {
 		r.msgs = append(r.msgs, llm.UserText(task))
 	}
 	r.emit(event.NewStart(event.StartInfo{Run: cfg.RunID, Task: task, Model: cfg.ModelName, MaxSteps: cfg.MaxSteps,
 		Fields: cfg.Start, Resumed: cfg.Resume != nil, FromStep: r.res.Steps}))
+	if r.resultsCut > 0 {
+		// The resumed history names read_result in its notes.
+		if err := r.addReadResult(); err != nil {
+			r.emit(event.NewCut(event.CutInfo{Err: err}))
+		}
+	}
 	if p := cfg.Resume; p != nil && p.Pending != nil {
 		if out := r.finishPending(ctx, p.Pending); out != nil {
 			return out
@@ -118,6 +134,7 @@ func (r *run) restore(st *State) {
 	r.text.WriteString(st.Text)
 	r.loop = st.Loop
 	r.changed = st.Changed
+	r.compactions, r.resultsCut = st.Compactions, st.ResultsCut
 }
 
 // state is the run's progress now.
@@ -126,7 +143,7 @@ func (r *run) state() *State {
 		Messages: r.msgs, Steps: r.res.Steps, Spent: r.meter.Spent(),
 		FailsByCheck: r.res.FailsByCheck, FailedChecks: r.res.FailedChecks,
 		MaxTokens: r.maxTok, Cuts: r.cuts, Text: r.text.String(), Loop: r.loop,
-		Changed: r.changedFiles(),
+		Changed: r.changedFiles(), Compactions: r.compactions, ResultsCut: r.resultsCut,
 	}
 }
 
@@ -164,6 +181,9 @@ func (r *run) steps(ctx context.Context) *Result {
 		}
 		if r.res.Steps >= r.cfg.MaxSteps {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
+		}
+		if out := r.compact(ctx); out != nil {
+			return out
 		}
 		r.res.Steps++
 		resp, err := r.call(ctx)
@@ -245,6 +265,7 @@ func (r *run) toolStep(ctx context.Context, uses []llm.Block, done []llm.Block) 
 	case stop.err != nil:
 		return r.apiEnd(stop.err)
 	}
+	results = r.cutResults(results)
 	warn, loopEnd := r.checkLoop(uses, results)
 	content := results
 	if warn != "" {
@@ -281,19 +302,13 @@ func (r *run) finishPending(ctx context.Context, p *Pending) *Result {
 // call makes one worker model call through the meter and the retry
 // layer.
 func (r *run) call(ctx context.Context) (*llm.Response, error) {
-	req := &llm.Request{
-		Model:     r.cfg.ModelName,
-		System:    r.cfg.System,
-		Messages:  r.msgs,
-		MaxTokens: r.maxTok,
-	}
-	if r.cfg.Tools != nil {
-		req.Tools = r.cfg.Tools.Specs()
-	}
+	req := r.request()
+	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	r.est.Observe(req, resp.Usage)
 	r.res.Calls++
 	r.spent()
 	return resp, nil
@@ -394,7 +409,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.observe(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), RoleJudge)
+			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil), RoleJudge)
 			v.Judge = &j
 		}
 	}

@@ -12,8 +12,11 @@ import (
 // where it stopped. The loop hands it to Config.Checkpoint after every
 // step, and takes one back as Config.Resume.
 type State struct {
-	// Messages is the conversation so far, the task first. The loop only
-	// ever appends to it, so a Checkpointer may write just what is new.
+	// Messages is the conversation so far, the task first. The loop
+	// appends to it, except when a compaction replaces its older turns by
+	// a summary (Compactions counts them): a Checkpointer may write just
+	// what is new while Compactions stays the same, and must write it all
+	// again when it changes.
 	Messages []llm.Message `json:"-"`
 	// Steps is the worker model calls made so far.
 	Steps int `json:"steps"`
@@ -33,6 +36,11 @@ type State struct {
 	Loop Loop `json:"loop,omitzero"`
 	// Changed lists the files the run changed, for the judge.
 	Changed []string `json:"changed,omitempty"`
+	// Compactions is how many times the history was compacted, and
+	// ResultsCut how many tool results were cut in it (a resumed run
+	// that cut one has read_result among its tools).
+	Compactions int `json:"compactions,omitempty"`
+	ResultsCut  int `json:"results_cut,omitempty"`
 	// Pending is set while the last message's tool calls run: the
 	// results recorded so far. A run resumed with Pending set finishes
 	// those calls first (see Checkpointer).

@@ -117,6 +117,10 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		cfg.LoopLimit = *spec.LoopLimit
 	}
 	cfg.RollbackOnInterrupt = cfg.RollbackOnInterrupt || spec.RollbackOnInterrupt
+	cfg.NoCache = cfg.NoCache || spec.NoCache
+	if spec.ContextWindow > 0 {
+		cfg.ContextWindow = spec.ContextWindow
+	}
 	if len(spec.Approve) > 0 {
 		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
 		if err != nil {

@@ -3,6 +3,7 @@ package event
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -122,6 +123,8 @@ type TurnInfo struct {
 	StopReason llm.StopReason
 	// Tools are the tools the reply called, in order.
 	Tools []string
+	// Model is the model that answered ("" leaves the field out).
+	Model string
 	// Usage is the call's usage, Cost its cost (models.Unknown when the
 	// model table cannot price it).
 	Usage llm.Usage
@@ -136,6 +139,11 @@ func NewTurn(t TurnInfo) Event {
 		detail += "=" + strings.Join(t.Tools, ",")
 	}
 	data := map[string]any{"stop_reason": string(t.StopReason), "tools": nonNil(t.Tools)}
+	if t.Model != "" {
+		// The model of every step: with a fallback, not every step is
+		// the primary's.
+		data["model"] = t.Model
+	}
 	addUsage(data, t.Usage, t.Cost)
 	return Event{Type: Turn, Detail: detail, Data: data}
 }
@@ -377,6 +385,110 @@ func NewCheckpoint(c CheckpointInfo) Event {
 	}
 	return Event{Type: Checkpoint, Detail: fmt.Sprintf("step=%d bytes=%d", c.Step, c.Bytes),
 		Data: map[string]any{"bytes": c.Bytes, "total_bytes": c.TotalBytes, "messages": c.Messages}}
+}
+
+// FallbackInfo is what a fallback event says.
+type FallbackInfo struct {
+	// Reason is "exhausted", "empty" or "quota".
+	Reason string
+	// From is the primary model ("" for the judge's calls, whose request
+	// names it), To the fallback.
+	From, To string
+	// Until is when the primary is tried again.
+	Until time.Time
+	// Err is the primary's failure (nil for "empty"); its class and HTTP
+	// status are read from it.
+	Err error
+	// Wasted is the usage of the primary's empty answers.
+	Wasted llm.Usage
+}
+
+// NewFallback returns the fallback event of a call sent to the fallback
+// model: `[fallback · claude-sonnet-5-5 → gpt-6-luna: exhausted
+// (overloaded); claude-sonnet-5-5 rests until 02:01:05]`.
+func NewFallback(f FallbackInfo) Event {
+	data := map[string]any{"reason": f.Reason, "to": f.To, "until": f.Until.UTC().Format(time.RFC3339)}
+	if f.From != "" {
+		data["from"] = f.From
+	}
+	why := f.Reason
+	if f.Reason == "empty" {
+		why = "empty answer twice"
+	}
+	if f.Err != nil {
+		class := llm.ClassOf(f.Err)
+		data["class"], data["error"] = string(class), f.Err.Error()
+		var le *llm.Error
+		if errors.As(f.Err, &le) && le.Status != 0 {
+			data["status"] = le.Status
+		}
+		why += " (" + string(class) + ")"
+	}
+	if f.Wasted != (llm.Usage{}) {
+		data["wasted_input_tokens"], data["wasted_output_tokens"] = f.Wasted.InputTokens, f.Wasted.OutputTokens
+	}
+	from := cmp.Or(f.From, "primary")
+	return Event{Type: Fallback, Data: data, Detail: fmt.Sprintf("%s → %s: %s; %s rests until %s",
+		from, cmp.Or(f.To, "fallback"), why, from, f.Until.UTC().Format(time.TimeOnly))}
+}
+
+// CompactInfo is what a compact event says.
+type CompactInfo struct {
+	// Window is the context window; Threshold the share of it that set
+	// the compaction off.
+	Window    int
+	Threshold float64
+	// BeforeTokens and AfterTokens are the next call's estimated prompt
+	// before and after; MessagesBefore and MessagesAfter the history's
+	// length; Kept the latest messages kept as they were.
+	BeforeTokens, AfterTokens     int64
+	MessagesBefore, MessagesAfter int
+	Kept                          int
+	// Summary is "model", or "mechanical" when the model wrote none;
+	// SummaryChars its length.
+	Summary      string
+	SummaryChars int
+	// Usage and Cost are the summary call's.
+	Usage llm.Usage
+	Cost  models.Cost
+}
+
+// NewCompact returns the compact event of a history replaced by a
+// summary: `[compact · ~161000 → ~9000 tokens of 200000; 142 messages → 7]`.
+func NewCompact(c CompactInfo) Event {
+	data := map[string]any{
+		"window": c.Window, "threshold": c.Threshold, "before_tokens": c.BeforeTokens, "after_tokens": c.AfterTokens,
+		"messages_before": c.MessagesBefore, "messages_after": c.MessagesAfter, "kept": c.Kept,
+		"summary": c.Summary, "summary_chars": c.SummaryChars,
+	}
+	addUsage(data, c.Usage, c.Cost)
+	return Event{Type: Compact, Data: data, Detail: fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d",
+		c.BeforeTokens, c.AfterTokens, c.Window, c.MessagesBefore, c.MessagesAfter)}
+}
+
+// CutInfo is what a cut event says.
+type CutInfo struct {
+	// ID is the tool-use ID ("" for a failure not about one result).
+	ID string
+	// Bytes is the result's size, KeptBytes what the history holds: the
+	// first Head bytes and the tail from TailFrom.
+	Bytes, KeptBytes, Head, TailFrom int
+	// Err is a result that could not be kept aside: it stays whole.
+	Err error
+}
+
+// NewCut returns the cut event of a tool result over the cap:
+// `[cut · toolu_01A… 250000 bytes → 16600]`, `[cut · FAILED: <error>]`.
+func NewCut(c CutInfo) Event {
+	if c.Err != nil {
+		data := map[string]any{"error": c.Err.Error()}
+		if c.ID != "" {
+			data["id"] = c.ID
+		}
+		return Event{Type: Cut, Detail: "FAILED: " + c.Err.Error(), Data: data}
+	}
+	return Event{Type: Cut, Detail: fmt.Sprintf("%s %d bytes → %d", c.ID, c.Bytes, c.KeptBytes),
+		Data: map[string]any{"id": c.ID, "bytes": c.Bytes, "kept_bytes": c.KeptBytes, "head": c.Head, "tail_from": c.TailFrom}}
 }
 
 // NewDelegate wraps an event of the n-th sub-agent of a run:

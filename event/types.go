@@ -33,6 +33,12 @@ const (
 	Budget = "budget"
 	// Checkpoint: the run's progress was saved, or it paused.
 	Checkpoint = "checkpoint"
+	// Fallback: a call went to the fallback model.
+	Fallback = "fallback"
+	// Compact: the history was compacted.
+	Compact = "compact"
+	// Cut: a tool result over the cap was kept aside and cut.
+	Cut = "cut"
 	// Delegate: an event of a sub-agent, wrapped.
 	Delegate = "delegate"
 	// Outcome: the run ended (or paused); always the last event.
@@ -42,5 +48,5 @@ const (
 // Types returns the run's event types in the order docs/events.md
 // documents them.
 func Types() []string {
-	return []string{Start, Retry, Turn, Tool, Truncated, Schema, Verify, Rollback, Journal, Loop, Budget, Checkpoint, Delegate, Outcome}
+	return []string{Start, Retry, Turn, Tool, Truncated, Schema, Verify, Rollback, Journal, Loop, Budget, Checkpoint, Fallback, Compact, Cut, Delegate, Outcome}
 }

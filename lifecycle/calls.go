@@ -1,8 +1,10 @@
 package lifecycle
 
 import (
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -20,6 +22,12 @@ type Calls struct {
 	Events event.Sink
 	// Clock times the waits and stamps the events; default clock.Real{}.
 	Clock clock.Clock
+	// Fallback, when set, answers the calls the model cannot (package
+	// fallback), behind the same retry policy and its own limiter, with a
+	// fallback event for each call a failure sends there. Model makes a
+	// new primary each time, so the primary's rest lasts one call.
+	// Default none.
+	Fallback *agent.Fallback
 }
 
 // Model returns m behind the call path: each Generate waits for its turn
@@ -48,5 +56,20 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		e.TS, e.Run = clk.Now(), run
 		events.Emit(e)
 	}
-	return retry.Wrap(m, p)
+	primary := retry.Wrap(m, p)
+	fb := c.Fallback
+	if fb == nil || fb.Model == nil {
+		return primary
+	}
+	if fb.Limiter != nil {
+		p.Limiter = fb.Limiter
+	}
+	return fallback.New(primary, retry.Wrap(fb.Model, p), fallback.Config{
+		Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk,
+		OnFallback: func(e fallback.Event) {
+			ev := e.Event()
+			ev.TS, ev.Run = clk.Now(), run
+			events.Emit(ev)
+		},
+	})
 }

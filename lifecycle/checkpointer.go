@@ -30,8 +30,10 @@ type checkpointer struct {
 	log    *logFile
 	events event.Sink
 	clock  clock.Clock
-	// written is how many messages of the conversation the log holds.
-	written int
+	// written is how many messages of the conversation the log holds,
+	// as of compactions compactions of the history (agent.State).
+	written     int
+	compactions int
 
 	root  *workspace.Root
 	tx    *journal.Tx
@@ -47,6 +49,12 @@ var _ agent.Checkpointer = (*checkpointer)(nil)
 // it is lost, the resumed run asks the model again).
 func (c *checkpointer) Save(st *agent.State) error {
 	from := min(c.written, len(st.Messages))
+	if st.Compactions != c.compactions {
+		// A compaction replaced the older turns: the whole history is
+		// written again, from the first message (readLog replays a
+		// state record from its From).
+		from, c.compactions = 0, st.Compactions
+	}
 	before := c.log.bytes
 	err := c.log.append(record{Op: "state", From: from, Messages: st.Messages[from:], State: st}, st.Pending == nil)
 	if err != nil {

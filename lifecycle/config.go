@@ -149,6 +149,30 @@ type Config struct {
 	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
 	LoopLimit int
 
+	// NoCache turns the providers' prompt caching off for every call of
+	// the run (`--no-cache`); default false: caching is on.
+	NoCache bool
+	// Fallback is a second model for every model call of the run, the
+	// worker's, the judge's and the compaction's: a call whose retries
+	// ran out on a timing failure, or that was answered empty twice in a
+	// row, is made again on it, and the primary rests until its last
+	// Retry-After (or 60 s) before it is tried again (package fallback;
+	// `--fallback-model`). Default none.
+	Fallback *agent.Fallback
+	// ContextWindow is the worker model's context window in tokens (the
+	// model table's, or `--context-window`); default 0: unknown, and the
+	// history is never compacted. Before a call whose estimated prompt
+	// would pass CompactAt of it (default 0.8), the older turns are
+	// replaced by a summary the model writes.
+	ContextWindow int
+	CompactAt     float64
+	// ResultCap is the size in bytes above which a tool result is kept
+	// whole in the run's checkpoint folder and cut in the history to its
+	// head and tail, with a note naming the read_result tool; default
+	// agent.DefaultResultCap (32 KiB), or a tenth of a small context
+	// window; negative never cuts.
+	ResultCap int
+
 	// Keep commits the changes of every run, whatever its outcome
 	// (`--keep`): nothing is rolled back, and a paused run is not
 	// resumable. Default false: a run that ends done commits; a paused

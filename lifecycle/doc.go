@@ -37,6 +37,13 @@
 //	cfg.Budget.USD *= 2
 //	res, err := lifecycle.Resume(ctx, cfg, res.RunID)
 //
+// Long runs: prompt caching is on unless Config.NoCache; with a
+// ContextWindow the history is compacted before it outgrows it; tool
+// results over ResultCap are kept in the run's checkpoint folder for
+// read_result; and Config.Fallback (Calls.Fallback for the night's roles)
+// takes every call the model cannot answer, the judge's and the
+// compaction's included.
+//
 // The state folder (Config.StateDir) holds the run's journal, the gate's
 // audit log and the run record, outside the workspace: by default the
 // workspace's own folder of the state directory (Config.StateBase,

@@ -122,13 +122,15 @@ func traced(events event.Sink, span *tracing.Run) event.Sink {
 
 // ExtraToolNames are the names of the tools a run with cfg has beside
 // its own (Config.Tools), as far as they are known before it starts:
-// remember and recall (Memory), delegate_task (Subagents); and the
+// read_result (any run, once a result is cut), remember and recall (Memory), delegate_task (Subagents); and the
 // prefixes, SERVER__, of its MCP servers' tools, whose names are known
 // only once the servers list them. A check of gate rules made before the
 // run (the night's, at its start) counts a rule naming one of these, or
 // starting with one of the prefixes, as naming a tool of the run; the run
 // itself checks every rule against its final tool set.
 func ExtraToolNames(cfg Config) (names, prefixes []string) {
+	// read_result joins any run once a tool result has been cut.
+	names = append(names, agent.ReadResultName)
 	if cfg.Memory != nil {
 		names = append(names, memory.RememberName, memory.RecallName)
 	}

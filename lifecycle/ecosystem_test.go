@@ -284,7 +284,7 @@ func TestExtraToolNamesAreKnownBeforeTheRun(t *testing.T) {
 	names, prefixes := lifecycle.ExtraToolNames(lifecycle.Config{
 		Memory: &lifecycle.Memory{}, Subagents: true, MCP: []mcp.Server{{Name: "fs", Command: []string{"x"}}},
 	})
-	if !slices.Equal(names, []string{"remember", "recall", "delegate_task"}) || !slices.Equal(prefixes, []string{"fs__"}) {
+	if !slices.Equal(names, []string{"read_result", "remember", "recall", "delegate_task"}) || !slices.Equal(prefixes, []string{"fs__"}) {
 		t.Fatalf("names %v, prefixes %v", names, prefixes)
 	}
 }

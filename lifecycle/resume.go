@@ -180,7 +180,8 @@ func readResumed(state, run string) (*resumed, error) {
 // begin record of this part's limits.
 func (rs *resumed) open(root *workspace.Root, tx *journal.Tx, chain *guardChain, cfg Config) (*checkpointer, error) {
 	c := &checkpointer{dir: rs.dir, run: cfg.RunID, clock: cfg.Clock, events: event.Discard,
-		root: root, tx: tx, chain: chain, written: len(rs.ck.State.Messages)}
+		root: root, tx: tx, chain: chain, written: len(rs.ck.State.Messages),
+		compactions: rs.ck.State.Compactions}
 	if err := rs.settleCalls(c); err != nil {
 		return nil, err
 	}

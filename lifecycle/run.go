@@ -169,7 +169,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	tools.SetConfig(tool.Config{Redact: redactFunc(cfg.Redact)})
 	// A gate rule must name a tool the run has: a misspelt one would
 	// decide nothing, and its class's rule would let the tool run.
-	if err := cfg.Policy.Validate(tools.Names()); err != nil {
+	// read_result joins the run later, once a tool result is cut, so a
+	// rule may name it from the start.
+	if err := cfg.Policy.Validate(append(tools.Names(), agent.ReadResultName)); err != nil {
 		return nil, err
 	}
 
@@ -220,6 +222,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
 		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
 		Checkpoint: ck, Resume: st,
+		NoCache: cfg.NoCache, Fallback: cfg.Fallback,
+		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,
+		Results: resultStore{dir: filepath.Join(ck.dir, resultsName)}, ResultCap: cfg.ResultCap,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
@@ -238,6 +243,9 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, all)
 	r.Patch, r.RolledBack, r.Conflicts = out.Patch, out.rolledBack(), out.conflicts()
+	if cfg.Fallback != nil {
+		r.Fallback = cfg.Fallback.ModelName
+	}
 	if out.Suspended {
 		r.Checkpoint = ck.logPath()
 	}

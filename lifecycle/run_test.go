@@ -331,3 +331,22 @@ func TestRunNeedsADirAndAModel(t *testing.T) {
 		}
 	}
 }
+
+// Regression: read_result joins a run only once a tool result has been
+// cut, so a rule naming it was refused as naming no tool before the run
+// had started.
+func TestAnApproveRuleMayNameReadResultFromTheStart(t *testing.T) {
+	f := setup(t, writeThenDone)
+	p, err := gate.ParsePolicy("read_result=deny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cfg.Policy = p
+	if res := f.run(t); res.Outcome != agent.Done {
+		t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)
+	}
+	f.cfg.Policy, _ = gate.ParsePolicy("read_reslt=deny")
+	if _, err := lifecycle.Run(context.Background(), f.cfg, "work on notes.md"); err == nil {
+		t.Fatal("a misspelt tool in a rule was accepted")
+	}
+}

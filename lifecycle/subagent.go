@@ -103,6 +103,8 @@ func (d *delegator) Run(ctx context.Context, input json.RawMessage) tool.Result 
 		// Its calls are the run's: behind the run's meter they count
 		// against its budget, and in its usage and record.
 		Meter: agent.MeterOf(ctx), Price: d.cfg.Price,
+		// The run's caching, fallback and window hold for its calls too.
+		NoCache: d.cfg.NoCache, Fallback: d.cfg.Fallback, ContextWindow: d.cfg.ContextWindow, CompactAt: d.cfg.CompactAt,
 	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultSubagentSteps

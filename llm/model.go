@@ -74,6 +74,15 @@ type Request struct {
 	Tools []ToolSpec
 	// MaxTokens caps the output; zero means the provider's default.
 	MaxTokens int
+	// NoCache turns prompt caching off for this call. By default it is
+	// on: a provider that caches only where it is asked to (Anthropic)
+	// is given cache breakpoints at the end of the tools and system
+	// prompt and at the latest turns, so that a long conversation's
+	// resent history is read from the cache, at about a tenth of the
+	// input price. A provider that caches every long prompt by itself
+	// (OpenAI) cannot be told not to; it is sent a byte-stable prefix
+	// either way.
+	NoCache bool
 }
 
 // Response is a model's reply.

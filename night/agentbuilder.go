@@ -76,6 +76,10 @@ type AgentBuilder struct {
 	// workspace; default statedir.Base("") (see
 	// lifecycle.Config.StateBase).
 	StateBase string
+	// Pipeline, when set, gives each attempt the builder role's fallback
+	// model (roles.builder.fallback) and the pipeline's no_cache; default
+	// none.
+	Pipeline *Pipeline
 	// MCP are the MCP servers whose tools each attempt gets (the
 	// pipeline's mcp:); default none. Subagents gives each attempt
 	// delegate_task (roles.builder.subagents). Trace records each
@@ -108,8 +112,21 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
+	var fb *agent.Fallback
+	noCache := false
+	name := b.ModelNames[a.Worker]
+	if b.Pipeline != nil {
+		fb = b.Pipeline.Fallback(ledger.Builder, a.Worker, b.Models, b.Limiters)
+		noCache = b.Pipeline.NoCache
+		if name == "" {
+			// The provider's model name, as the pipeline gives it: the
+			// built model would use it anyway, and the events name it.
+			name = b.Pipeline.Models[a.Worker].Model
+		}
+	}
 	res, err := lifecycle.Run(ctx, lifecycle.Config{
-		Dir: a.Dir, Model: m, ModelName: b.ModelNames[a.Worker], System: a.System, Tools: b.Tools,
+		Fallback: fb, NoCache: noCache,
+		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,

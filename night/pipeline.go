@@ -11,10 +11,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
@@ -55,6 +58,9 @@ type Pipeline struct {
 	// WorkDir is where each task's workspace folder lives, relative to
 	// the pipeline file; default "work".
 	WorkDir string `yaml:"work_dir"`
+	// NoCache turns prompt caching off for every role's calls, as
+	// --no-cache does; default false: caching on.
+	NoCache bool `yaml:"no_cache"`
 	// MCP are MCP servers whose tools the builder's attempts get, as in a
 	// task file's mcp: section (a command or a url, a class, classes per
 	// tool; default danger, which at night parks the task).
@@ -129,6 +135,13 @@ type RoleSpec struct {
 	// would ask about parks the task, a denied call is refused and the
 	// model is told so.
 	Approve []string `yaml:"approve"`
+	// Fallback names a model under models that answers the role's calls
+	// its own model cannot (retries exhausted on a timing failure, or
+	// two empty answers in a row), as --fallback-model does; FallbackOn
+	// "quota" falls back on quota failures too. A step the fallback
+	// rescued is no failure. Default none.
+	Fallback   string `yaml:"fallback"`
+	FallbackOn string `yaml:"fallback_on"`
 	// Sandbox is how the builder's commands are confined, as --sandbox:
 	// auto (the default), bwrap or none.
 	Sandbox string `yaml:"sandbox"`
@@ -242,6 +255,12 @@ func (p *Pipeline) check() error {
 		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
+		}
+		if _, ok := p.Models[r.Fallback]; r.Fallback != "" && !ok {
+			return fmt.Errorf("roles.%s.fallback: model %q is not under models", role, r.Fallback)
+		}
+		if r.FallbackOn != "" && r.FallbackOn != "quota" {
+			return fmt.Errorf("roles.%s.fallback_on is %q: the only choice is quota", role, r.FallbackOn)
 		}
 	}
 	b := p.Roles[ledger.Builder]
@@ -417,4 +436,16 @@ func (w Window) Bounds(now time.Time) (start, end time.Time) {
 	}
 	s := day.AddDate(0, 0, 2).Add(so)
 	return s, s.Add(span)
+}
+
+// Fallback returns the fallback of the role's calls, built from models
+// (by pipeline name) with its limiter, or nil when the role has none, or
+// when its fallback is the model making the call.
+func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]llm.Model, limiters map[string]*retry.Limiter) *agent.Fallback {
+	r := p.Roles[role]
+	if r == nil || r.Fallback == "" || r.Fallback == worker || models[r.Fallback] == nil {
+		return nil
+	}
+	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.Models[r.Fallback].Model,
+		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota"}
 }

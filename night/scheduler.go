@@ -147,7 +147,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
-			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace}
+			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
+			Pipeline: cfg.Pipeline}
 	}
 	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
 }
@@ -373,12 +374,13 @@ func (s *Scheduler) waitFor(v *view) time.Duration {
 // and a retry event per retry. A 429 or a 529 is waited out there; only
 // retries exhausted on wrong timing come back, and the rules charge
 // them as api-down.
-func (s *Scheduler) callModel(ctx context.Context, model, system, prompt string) (*llm.Response, error) {
+func (s *Scheduler) callModel(ctx context.Context, role ledger.Role, model, system, prompt string) (*llm.Response, error) {
 	m := s.cfg.Models[model]
 	if m == nil {
 		return nil, fmt.Errorf("night: model %q was not built", model)
 	}
-	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}}
-	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk}
+	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
+	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
+		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)}
 	return calls.Model(m, s.cfg.Limiters[model], s.night.Name).Generate(ctx, req)
 }

@@ -287,7 +287,7 @@ func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 	if s.cfg.Models[st.Worker] == nil {
 		return ledger.Result{Outcome: "error"}, "", 0, ConfigError, "model " + st.Worker + " was not built"
 	}
-	resp, err := s.callModel(ctx, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
+	resp, err := s.callModel(ctx, st.Role, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
 	if err != nil {
 		return ledger.Result{Outcome: "error", Reason: err.Error()}, "", 0, classifyErr(err), err.Error()
 	}

@@ -79,6 +79,17 @@ type Spec struct {
 	// tool as for --mcp-class (default danger). See MCPServers.
 	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
 
+	// Long conversations (README, "Long runs"), as --no-cache,
+	// --context-window, --fallback-model and --fallback-on: prompt caching
+	// off; the context window that compaction keeps the history within
+	// (default the model table's); a second model, MODEL or
+	// PROVIDER:MODEL, for calls the worker's cannot answer; and "quota"
+	// to fall back on quota failures too.
+	NoCache       bool   `yaml:"no_cache,omitempty" json:"no_cache,omitempty"`
+	ContextWindow int    `yaml:"context_window,omitempty" json:"context_window,omitempty"`
+	FallbackModel string `yaml:"fallback_model,omitempty" json:"fallback_model,omitempty"`
+	FallbackOn    string `yaml:"fallback_on,omitempty" json:"fallback_on,omitempty"`
+
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
 	BaseDir string `yaml:"-" json:"-"`
@@ -89,7 +100,7 @@ func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Task) == "" {
 		return errors.New("the task text is empty (set `task:`)")
 	}
-	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 {
+	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 || s.ContextWindow < 0 {
 		return errors.New("limits must not be negative")
 	}
 	if _, err := s.MCPServers(); err != nil {
@@ -100,6 +111,15 @@ func (s *Spec) Validate() error {
 	}
 	if _, err := s.CommandDuration(); err != nil {
 		return err
+	}
+	return CheckFallbackOn(s.FallbackOn)
+}
+
+// CheckFallbackOn checks a fallback_on (--fallback-on) value: "" (timing
+// failures and empty answers only) or "quota" (quota failures too).
+func CheckFallbackOn(v string) error {
+	if v != "" && v != "quota" {
+		return fmt.Errorf("fallback_on %q: the only choice is quota (timing failures and empty answers always fall back)", v)
 	}
 	return nil
 }

@@ -151,3 +151,20 @@ func (s *Set) Get(name string) (Tool, bool) {
 
 // Names returns the tools' names, sorted.
 func (s *Set) Names() []string { return slices.Clone(s.names) }
+
+// With returns a new Set of s's tools and the tools given, with s's
+// configuration; s is unchanged. A run adds a tool this way when it needs
+// one midway (read_result, once a result was cut).
+func (s *Set) With(tools ...Tool) (*Set, error) {
+	all := make([]Tool, 0, len(s.names)+len(tools))
+	for _, n := range s.names {
+		all = append(all, s.entries[n].tool)
+	}
+	out, err := NewSet(append(all, tools...)...)
+	if err != nil {
+		return nil, err
+	}
+	out.timeout.Store(s.timeout.Load())
+	out.redact.Store(s.redact.Load())
+	return out, nil
+}

@@ -247,3 +247,30 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+func TestWithAddsToolsAndKeepsTheConfiguration(t *testing.T) {
+	s, err := NewSet(Func("a", "A.", Read, func(context.Context, struct{}) (string, error) { return "a", nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetConfig(Config{Timeout: 7 * time.Second, Redact: func(c string) string { return strings.ReplaceAll(c, "secret", "[redacted]") }})
+	w, err := s.With(Func("b", "B.", Read, func(context.Context, struct{}) (string, error) { return "a secret", nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Names(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("names %v", got)
+	}
+	if w.Timeout() != 7*time.Second {
+		t.Errorf("timeout %s, want the original set's", w.Timeout())
+	}
+	if res := w.Call(context.Background(), "b", json.RawMessage(`{}`)); res.Content != "a [redacted]" {
+		t.Errorf("the new set's results are not redacted: %q", res.Content)
+	}
+	if len(s.Names()) != 1 {
+		t.Errorf("the original set changed: %v", s.Names())
+	}
+	if _, err := s.With(Func("a", "again", Read, func(context.Context, struct{}) (string, error) { return "", nil })); err == nil {
+		t.Errorf("a duplicate name was accepted")
+	}
+}

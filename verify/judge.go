@@ -123,6 +123,10 @@ func (j *Judge) request(in Input, transcript []string, nonce string) *llm.Reques
 		System:    p.system(j.Rubric),
 		Messages:  []llm.Message{llm.UserText(user)},
 		MaxTokens: positive(j.MaxTokens, DefaultJudgeMaxTokens),
+		// Its system prompt carries a fresh nonce every call: nothing
+		// of it could be read back, and a cache write costs more than
+		// plain input.
+		NoCache: true,
 	}
 }
 

@@ -101,6 +101,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
 		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
 		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
+		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
 	}, limiters)
 	if err != nil {
 		return err
@@ -204,6 +205,9 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 	}
 	if s.ModelsFile != "" {
 		return nil, fmt.Errorf("models_file: a batch's tasks share one model table: give it with --models")
+	}
+	if s.FallbackModel != "" || s.FallbackOn != "" {
+		return nil, fmt.Errorf("fallback_model, fallback_on: a batch's tasks share one fallback: give it with --fallback-model and --fallback-on")
 	}
 	probe := llm.Usage{InputTokens: 1, OutputTokens: 1}
 	if s.BudgetUSD > 0 && (base.Price == nil || !base.Price(probe).Known() || base.JudgePrice != nil && !base.JudgePrice(probe).Known()) {

@@ -25,11 +25,12 @@ func constructed() []event.Event {
 	input := json.RawMessage(`{"path": "notes.md"}`)
 	return []event.Event{
 		event.NewStart(event.StartInfo{Run: "r1", Task: "t", Model: "m", MaxSteps: 20,
-			Fields: []event.Field{{Key: "sandbox", Value: "bwrap"}, {Key: "judge", Value: "j"}, {Key: "judge_endpoint", Value: "in-process"}}}),
+			Fields: []event.Field{{Key: "sandbox", Value: "bwrap"}, {Key: "judge", Value: "j"}, {Key: "judge_endpoint", Value: "in-process"},
+				{Key: "fallback", Value: "f"}, {Key: "fallback_endpoint", Value: "in-process"}}}),
 		event.NewStart(event.StartInfo{Run: "r1", Task: "t", MaxSteps: 20, Resumed: true, FromStep: 5}),
 		event.NewRetry(event.RetryInfo{Attempt: 1, Wait: time.Second, Cause: "retry-after", CauseWait: time.Second, Status: 429, Class: "rate-limited", Err: errFailed}),
 		event.NewRetry(event.RetryInfo{Tool: "read_file", Attempt: 1, Wait: time.Second, Err: errFailed}),
-		event.NewTurn(event.TurnInfo{StopReason: llm.ToolUseStop, Tools: []string{"read_file"}, Usage: usage, Cost: models.USD(0.01)}),
+		event.NewTurn(event.TurnInfo{StopReason: llm.ToolUseStop, Tools: []string{"read_file"}, Model: "m", Usage: usage, Cost: models.USD(0.01)}),
 		event.NewTool(event.ToolInfo{ID: "toolu_1", Name: "read_file", Class: "read", Input: input, Decision: "allow", DecidedBy: "policy"}),
 		event.NewTool(event.ToolInfo{ID: "toolu_1", Name: "read_file", Input: input, IsError: true, Result: "unknown tool"}),
 		event.NewTool(event.ToolInfo{ID: "toolu_1", Name: "write_file", Class: "write", Input: input, IsError: true, Result: "unknown", Unknown: true}),
@@ -47,6 +48,13 @@ func constructed() []event.Event {
 		event.NewCheckpoint(event.CheckpointInfo{Step: 5, Bytes: 2113, TotalBytes: 9000, Messages: 11}),
 		event.NewCheckpoint(event.CheckpointInfo{Paused: true, Step: 5, Path: "/state/log.jsonl", TotalBytes: 9000}),
 		event.NewCheckpoint(event.CheckpointInfo{Err: errFailed, Tool: "write_file"}),
+		event.NewFallback(event.FallbackInfo{Reason: "exhausted", From: "a", To: "b", Until: time.Now(),
+			Err: &llm.Error{Class: llm.Overloaded, Status: 529}}),
+		event.NewFallback(event.FallbackInfo{Reason: "empty", To: "b", Until: time.Now(), Wasted: usage}),
+		event.NewCompact(event.CompactInfo{Window: 200000, Threshold: 0.8, BeforeTokens: 161000, AfterTokens: 9000,
+			MessagesBefore: 142, MessagesAfter: 7, Kept: 6, Summary: "model", SummaryChars: 900, Usage: usage, Cost: models.USD(0.02)}),
+		event.NewCut(event.CutInfo{ID: "toolu_1", Bytes: 250000, KeptBytes: 16600, Head: 12000, TailFrom: 245900}),
+		event.NewCut(event.CutInfo{ID: "toolu_1", Err: errFailed}),
 		event.NewDelegate(1, event.NewLoop("read_file", 3, true)),
 		event.NewOutcome(event.OutcomeInfo{Outcome: "done", Reason: "passed", Steps: 6, Usage: usage, Cost: models.USD(0.0123), Exit: &exit}),
 	}

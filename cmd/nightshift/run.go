@@ -53,6 +53,11 @@ type runFlags struct {
 	rollbackOnInterrupt bool
 	resume              string
 
+	// Long conversations (README, "Long runs").
+	noCache       bool
+	contextWindow int
+	fallbackModel string
+	fallbackOn    string
 	commandFlags
 	eco ecoFlags
 }
@@ -129,6 +134,10 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off")
 	fl.StringVar(&f.modelsFile, "models", "", "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)")
 	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, "roll an interrupted run back at once instead of pausing it for --resume")
+	fl.BoolVar(&f.noCache, "no-cache", false, "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)")
+	fl.IntVar(&f.contextWindow, "context-window", 0, "the model's context window in tokens, for compaction (default: the model table's; unknown: no compaction)")
+	fl.StringVar(&f.fallbackModel, "fallback-model", "", "a second model, MODEL or PROVIDER:MODEL, for calls whose retries ran out on a timing failure or that were answered empty twice")
+	fl.StringVar(&f.fallbackOn, "fallback-on", "", "quota: fall back on quota failures too (default: they end the run)")
 	fl.StringVar(&f.resume, "resume", "", "go on with the paused run RUN_ID (its recorded configuration; only budget and time flags may be given with it)")
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
@@ -292,6 +301,24 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	}
 	if changed("rollback-on-interrupt") {
 		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
+	}
+	if changed("no-cache") {
+		spec.NoCache = f.noCache
+	}
+	if changed("context-window") {
+		spec.ContextWindow = f.contextWindow
+	}
+	if changed("fallback-model") {
+		spec.FallbackModel = f.fallbackModel
+	}
+	if changed("fallback-on") {
+		spec.FallbackOn = f.fallbackOn
+	}
+	if spec.ContextWindow < 0 {
+		return nil, usagef("--context-window must not be negative")
+	}
+	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
+		return nil, usageError(err)
 	}
 	mergeCommands(changed, &f.commandFlags, spec)
 	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {

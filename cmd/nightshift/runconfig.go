@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,6 +87,16 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.LoopLimit != nil {
 		loopLimit = *spec.LoopLimit
 	}
+	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
+		return lifecycle.Config{}, usageError(err)
+	}
+	if spec.ContextWindow < 0 {
+		return lifecycle.Config{}, usagef("--context-window must not be negative")
+	}
+	fb, fbStart, err := fallbackOf(mf, spec, table, limiters)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
 	cfg := lifecycle.Config{
 		Model:           b.model,
 		ModelName:       b.name,
@@ -113,14 +124,57 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Exit:                exitFor,
 		StateBase:           f.stateDir,
 		KeepState:           keepState(f.keepState),
+		NoCache:             spec.NoCache,
+		ContextWindow:       contextWindow(spec, b, table),
+		Fallback:            fb,
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
-		Start:               judgeOf(judge).fields(),
+		Start:               append(judgeOf(judge).fields(), fbStart...),
 	}
 	if err := f.eco.apply(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	return cfg, nil
+}
+
+// contextWindow is the worker's context window: the spec's
+// (--context-window), else the model table's, else 0 (unknown: no
+// compaction).
+func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int {
+	if spec.ContextWindow > 0 {
+		return spec.ContextWindow
+	}
+	if row, ok := table.Lookup(worker.provider, priceName(table, worker.provider, worker.name)); ok {
+		return int(row.ContextWindow)
+	}
+	return 0
+}
+
+// fallbackOf builds the model --fallback-model names, nil for none. Its
+// endpoint follows the judge's rule (judgeFlags): on the worker's
+// provider it calls the worker's endpoint; on another provider, that
+// provider's own *_BASE_URL or its public API. It gets its credential's
+// limiter and its price. The start event's fields say where its calls
+// go, as they say where the judge's do.
+func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
+	ff, ok := mf.judgeFlags(spec.FallbackModel, osGetenv)
+	if !ok {
+		return nil, nil, nil
+	}
+	fb, err := ff.resolve(osGetenv)
+	if err != nil {
+		return nil, nil, usageError(fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err))
+	}
+	if spec.BudgetUSD > 0 {
+		if err := checkPriced(table, fb.provider, fb.name, "the fallback model"); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &agent.Fallback{
+			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
+			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+		}, []agent.StartField{{Key: "fallback", Value: cmp.Or(fb.name, fb.provider)}, {Key: "fallback_endpoint", Value: fb.target()}},
+		nil
 }
 
 // prices returns the pricers of the worker's and the judge's calls (nil

@@ -71,7 +71,7 @@ func sameDefault(f *pflag.Flag, doc, help string) (ok, known bool) {
 	case doc == "off":
 		return f.Value.Type() == "bool" && f.DefValue == "false", true
 	case doc == "none":
-		return f.DefValue == "0" || f.DefValue == "0s", true
+		return f.DefValue == "0" || f.DefValue == "0s" || f.DefValue == "", true
 	case f.Value.Type() == "duration":
 		// 2m is 2m0s; --keep-state's 30d is its own.
 		d, err := time.ParseDuration(lit)

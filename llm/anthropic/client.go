@@ -13,6 +13,8 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 	"github.com/nightshift-dev/nightshift/llm/models"
@@ -77,8 +79,13 @@ type Client struct {
 	model     string
 	maxTokens int
 	stream    bool
-	stall     time.Duration
-	clock     clock.Clock
+	// enc keeps the encoding of every message sent, so that a call
+	// encodes only what is new (request).
+	enc *encoded.Cache
+	// bodies lends the request bodies of calls that do not stream.
+	bodies reqbody.Pool
+	stall  time.Duration
+	clock  clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -125,6 +132,7 @@ func New(cfg Config) (*Client, error) {
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
+		enc:       encoded.New(0),
 		stall:     stallOf(cfg.Stall),
 		clock:     clockOf(cfg.Clock),
 	}, nil
@@ -133,14 +141,14 @@ func New(cfg Config) (*Client, error) {
 // Generate makes one call to the Messages API. Every failure is a
 // *llm.Error with Provider "anthropic".
 func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	params, err := c.params(req)
+	call, err := c.request(req, c.stream)
 	if err != nil {
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, params)
+		return c.generateStream(ctx, call)
 	}
-	return c.generateOnce(ctx, params)
+	return c.generateOnce(ctx, call)
 }
 
 // stallOf applies Config.Stall's default.

@@ -14,7 +14,9 @@ import (
 )
 
 // generateOnce makes one non-streaming call.
-func (c *Client) generateOnce(ctx context.Context, p sdk.MessageNewParams) (*llm.Response, error) {
+func (c *Client) generateOnce(ctx context.Context, call *call) (*llm.Response, error) {
+	defer call.pooled.Done()
+	p := call.params
 	// The SDK refuses, before sending, a non-streaming call whose output
 	// cap may take longer than ten minutes to produce; say what to change.
 	if _, err := sdk.CalculateNonStreamingTimeout(int(p.MaxTokens), p.Model, nil); err != nil {
@@ -26,7 +28,14 @@ func (c *Client) generateOnce(ctx context.Context, p sdk.MessageNewParams) (*llm
 	// The body is taken as bytes and decoded here, so that a reply that
 	// arrived whole but is not a message is told apart from a connection
 	// that broke while it arrived (both end in io.ErrUnexpectedEOF).
-	_, err := c.sdk.Messages.New(ctx, p, option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
+	_, err := c.sdk.Messages.New(ctx, p, option.WithRequestBody("application/json", call.body),
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			// The transport reads the pooled body through counted
+			// readers, so that it is reused only once nothing reads it.
+			call.pooled.Attach(req)
+			return next(req)
+		}),
+		option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
 	if err != nil {
 		return nil, c.fail(ctx, err, res)
 	}

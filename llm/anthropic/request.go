@@ -4,78 +4,236 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/cachepoint"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
-// params maps a provider-neutral request onto the SDK's. A request the API
-// could never accept (a tool schema that is not JSON) is a BadRequest,
-// found before anything is sent.
-func (c *Client) params(req *llm.Request) (sdk.MessageNewParams, error) {
-	p := sdk.MessageNewParams{
-		Model:     cmp.Or(req.Model, c.model),
-		MaxTokens: int64(cmp.Or(req.MaxTokens, c.maxTokens)),
-		Messages:  messages(req.Messages),
-	}
-	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System}}
-	}
-	for _, t := range req.Tools {
-		tool, err := toolParam(t)
-		if err != nil {
-			return p, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
-		}
-		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tool})
-	}
-	return p, nil
+// The forms a message or a head is encoded in: without or with a cache
+// breakpoint on its last block.
+const (
+	plain  = 0
+	marked = 1
+)
+
+// call is one request, ready to send: the parameters the SDK reads itself
+// (the model and the cap, for its timeout rule) and the body, built from
+// encodings kept by the client's cache (encodeOnce).
+type call struct {
+	params sdk.MessageNewParams
+	body   []byte
+	// pooled is body's buffer when it is lent from the client's pool (a
+	// call that does not stream; see send).
+	pooled *reqbody.Body
 }
 
-// messages maps the conversation. The API refuses empty text blocks and
-// messages without content, so both are left out; consecutive messages of
-// one role are merged by the API itself.
-func messages(in []llm.Message) []sdk.MessageParam {
-	out := make([]sdk.MessageParam, 0, len(in))
+// request maps a provider-neutral request onto the API's body. A request
+// the API could never accept (a tool schema that is not JSON) is a
+// BadRequest, found before anything is sent.
+//
+// Each message is encoded by the SDK's own types, once: the body of a
+// later call splices the same bytes (llm/internal/encoded), so a call
+// costs the encoding of what is new. With caching on (the default), the
+// head and the rolling turns carry cache breakpoints (cachepoint).
+func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
+	model := cmp.Or(req.Model, c.model)
+	maxTokens := int64(cmp.Or(req.MaxTokens, c.maxTokens))
+	kept := keptMessages(req.Messages)
+	var marks []int
+	if !req.NoCache {
+		marks = cachepoint.Rolling(kept)
+	}
+	var system, tools []byte
+	var err error
+	if req.System != "" {
+		form := plain
+		if !req.NoCache {
+			form = marked
+		}
+		system, err = c.enc.Parts([]string{req.System}, form, func() ([]byte, error) {
+			return json.Marshal([]sdk.TextBlockParam{textParam(req.System, form == marked)})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Tools) > 0 {
+		// Without a system prompt the head's breakpoint goes on the
+		// last tool.
+		form := plain
+		if !req.NoCache && req.System == "" {
+			form = marked
+		}
+		parts := make([]string, 0, 3*len(req.Tools))
+		for _, t := range req.Tools {
+			parts = append(parts, t.Name, t.Description, string(t.InputSchema))
+		}
+		tools, err = c.enc.Parts(parts, form, func() ([]byte, error) { return encodeTools(req.Tools, form == marked) })
+		if err != nil {
+			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+		}
+	}
+	form := func(i int) int {
+		if slices.Contains(marks, i) {
+			return marked
+		}
+		return plain
+	}
+	// The param's own MarshalJSON: json.Marshal would scan its output
+	// once more to check and compact it.
+	encode := func(m *llm.Message, form int) ([]byte, error) { return messageParam(*m, form == marked).MarshalJSON() }
+	// The body's size, as the previous call of a conversation left it
+	// (a pooled buffer), or a guess: appending grows it if need be.
+	size := len(system) + len(tools) + len(model) + 96 + 512*len(kept)
+
+	// The envelope is assembled here; everything in it was encoded by
+	// the SDK's types. "stream" comes first, where the SDK's own setting
+	// of it (NewStreaming sets it on the body) finds it at once.
+	// A call that does not stream borrows its body's buffer (reqbody); a
+	// streaming one's body is copied by the SDK anyway (it sets
+	// "stream" itself).
+	var pooled *reqbody.Body
+	var b []byte
+	if stream {
+		b = make([]byte, 0, size)
+	} else {
+		pooled = c.bodies.Get(size)
+		b = pooled.Bytes
+	}
+	if stream {
+		b = append(b, `{"stream":true,"model":`...)
+	} else {
+		b = append(b, `{"model":`...)
+	}
+	b = appendString(b, model)
+	b = append(b, `,"max_tokens":`...)
+	b = strconv.AppendInt(b, maxTokens, 10)
+	if system != nil {
+		b = append(b, `,"system":`...)
+		b = append(b, system...)
+	}
+	if tools != nil {
+		b = append(b, `,"tools":`...)
+		b = append(b, tools...)
+	}
+	b = append(b, `,"messages":[`...)
+	b, err = c.enc.Append(b, ',', kept, form, encode)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, "]}"...)
+	if pooled != nil {
+		pooled.Bytes = b
+	}
+	return &call{params: sdk.MessageNewParams{Model: model, MaxTokens: maxTokens}, body: b, pooled: pooled}, nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
+}
+
+// keptMessages is the conversation as the API takes it. The API refuses
+// empty text blocks and messages without content, so both are left out;
+// consecutive messages of one role are merged by the API itself. A
+// conversation with nothing to leave out (the usual one) is returned as
+// it is.
+func keptMessages(in []llm.Message) []llm.Message {
+	all := true
 	for _, m := range in {
-		var blocks []sdk.ContentBlockParamUnion
 		for _, b := range m.Content {
-			if pb, ok := blockParam(b); ok {
-				blocks = append(blocks, pb)
+			all = all && sendable(b)
+		}
+		all = all && len(m.Content) > 0
+	}
+	if all {
+		return in
+	}
+	out := make([]llm.Message, 0, len(in))
+	for _, m := range in {
+		n := 0
+		for _, b := range m.Content {
+			if sendable(b) {
+				n++
 			}
 		}
-		if len(blocks) == 0 {
+		switch {
+		case n == 0:
 			continue
+		case n < len(m.Content):
+			blocks := make([]llm.Block, 0, n)
+			for _, b := range m.Content {
+				if sendable(b) {
+					blocks = append(blocks, b)
+				}
+			}
+			m.Content = blocks
 		}
-		role := sdk.MessageParamRoleUser
-		if m.Role == llm.Assistant {
-			role = sdk.MessageParamRoleAssistant
-		}
-		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
+		out = append(out, m)
 	}
 	return out
 }
 
-func blockParam(b llm.Block) (sdk.ContentBlockParamUnion, bool) {
+// sendable reports whether the API takes b.
+func sendable(b llm.Block) bool {
 	switch b.Type {
 	case llm.TextBlock:
-		if b.Text == "" {
-			return sdk.ContentBlockParamUnion{}, false
-		}
-		return sdk.NewTextBlock(b.Text), true
+		return b.Text != ""
+	case llm.ToolUseBlock, llm.ToolResultBlock:
+		return true
+	}
+	return false
+}
+
+// messageParam maps a kept message; mark puts a cache breakpoint on its
+// last block.
+func messageParam(m llm.Message, mark bool) sdk.MessageParam {
+	blocks := make([]sdk.ContentBlockParamUnion, len(m.Content))
+	for i, b := range m.Content {
+		blocks[i] = blockParam(b, mark && i == len(m.Content)-1)
+	}
+	role := sdk.MessageParamRoleUser
+	if m.Role == llm.Assistant {
+		role = sdk.MessageParamRoleAssistant
+	}
+	return sdk.MessageParam{Role: role, Content: blocks}
+}
+
+func textParam(s string, mark bool) sdk.TextBlockParam {
+	p := sdk.TextBlockParam{Text: s}
+	if mark {
+		p.CacheControl = sdk.NewCacheControlEphemeralParam()
+	}
+	return p
+}
+
+func blockParam(b llm.Block, mark bool) sdk.ContentBlockParamUnion {
+	var cc sdk.CacheControlEphemeralParam
+	if mark {
+		cc = sdk.NewCacheControlEphemeralParam()
+	}
+	switch b.Type {
 	case llm.ToolUseBlock:
-		return sdk.NewToolUseBlock(b.ID, toolInput(b.Input), b.Name), true
+		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
+			ID: b.ID, Name: b.Name, Input: toolInput(b.Input), CacheControl: cc}}
 	case llm.ToolResultBlock:
-		r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: cc}
 		if b.IsError {
 			r.IsError = sdk.Bool(true)
 		}
 		if b.Text != "" {
 			r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Text}}}
 		}
-		return sdk.ContentBlockParamUnion{OfToolResult: &r}, true
+		return sdk.ContentBlockParamUnion{OfToolResult: &r}
 	}
-	return sdk.ContentBlockParamUnion{}, false
+	t := textParam(b.Text, mark)
+	return sdk.ContentBlockParamUnion{OfText: &t}
 }
 
 // toolInput returns a tool use's input for sending back in the history.
@@ -90,6 +248,23 @@ func toolInput(raw json.RawMessage) any {
 	return raw
 }
 
+// encodeTools encodes the tool list; mark puts a cache breakpoint on the
+// last tool.
+func encodeTools(specs []llm.ToolSpec, mark bool) ([]byte, error) {
+	tools := make([]sdk.ToolUnionParam, len(specs))
+	for i, t := range specs {
+		tool, err := toolParam(t)
+		if err != nil {
+			return nil, err
+		}
+		if mark && i == len(specs)-1 {
+			tool.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+		tools[i] = sdk.ToolUnionParam{OfTool: tool}
+	}
+	return json.Marshal(tools)
+}
+
 // toolParam maps a tool spec. The SDK models input_schema with separate
 // properties and required fields; everything else in the schema
 // ($defs, additionalProperties, ...) travels as extra fields.
@@ -98,6 +273,9 @@ func toolParam(t llm.ToolSpec) (*sdk.ToolParam, error) {
 	if t.Description != "" {
 		tool.Description = sdk.String(t.Description)
 	}
+	// The API requires input_schema, and the SDK leaves a zero one out:
+	// a tool without parameters gets an empty properties object.
+	tool.InputSchema.Properties = map[string]any{}
 	if len(t.InputSchema) == 0 {
 		return tool, nil
 	}
@@ -105,7 +283,9 @@ func toolParam(t llm.ToolSpec) (*sdk.ToolParam, error) {
 	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
 		return nil, fmt.Errorf("tool %q: input schema is not a JSON object: %w", t.Name, err)
 	}
-	tool.InputSchema.Properties = schema["properties"]
+	if p, ok := schema["properties"]; ok && p != nil {
+		tool.InputSchema.Properties = p
+	}
 	if req, ok := schema["required"].([]any); ok {
 		for _, r := range req {
 			if s, ok := r.(string); ok {

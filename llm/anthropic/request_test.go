@@ -49,9 +49,9 @@ func TestGenerateSendsTheConversation(t *testing.T) {
 		want := roundTrip(t, `{
 			"model": "`+DefaultModel+`",
 			"max_tokens": 4096,
-			"system": [{"type":"text","text":"You are careful."}],
+			"system": [{"type":"text","text":"You are careful.","cache_control":{"type":"ephemeral"}}],
 			"messages": [
-				{"role":"user","content":[{"type":"text","text":"Read a.txt and b.txt."}]},
+				{"role":"user","content":[{"type":"text","text":"Read a.txt and b.txt.","cache_control":{"type":"ephemeral"}}]},
 				{"role":"assistant","content":[
 					{"type":"text","text":"Reading."},
 					{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"a.txt"}},
@@ -59,7 +59,8 @@ func TestGenerateSendsTheConversation(t *testing.T) {
 				]},
 				{"role":"user","content":[
 					{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"alpha"}]},
-					{"type":"tool_result","tool_use_id":"toolu_2","is_error":true,"content":[{"type":"text","text":"ENOENT: b.txt does not exist"}]}
+					{"type":"tool_result","tool_use_id":"toolu_2","is_error":true,"content":[{"type":"text","text":"ENOENT: b.txt does not exist"}],
+					 "cache_control":{"type":"ephemeral"}}
 				]}
 			],
 			"tools": [{"name":"read_file","description":"Read a file.","input_schema":{
@@ -91,7 +92,7 @@ func TestGenerateSendsOnlyWhatTheAPIAccepts(t *testing.T) {
 	}{
 		{
 			name: "a tool input cut off mid-JSON goes back as an empty object",
-			req: llm.Request{Messages: []llm.Message{
+			req: llm.Request{NoCache: true, Messages: []llm.Message{
 				llm.UserText("write"),
 				{Role: llm.Assistant, Content: []llm.Block{llm.ToolUse("toolu_1", "write_file", json.RawMessage(`{"path":"a`))}},
 				{Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_1", "input was cut off", true)}},
@@ -104,7 +105,7 @@ func TestGenerateSendsOnlyWhatTheAPIAccepts(t *testing.T) {
 		},
 		{
 			name: "empty text blocks and empty messages are left out",
-			req: llm.Request{Messages: []llm.Message{
+			req: llm.Request{NoCache: true, Messages: []llm.Message{
 				{Role: llm.User, Content: []llm.Block{llm.Text(""), llm.Text("hi")}},
 				{Role: llm.Assistant},
 				{Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_9", "", false)}},

@@ -14,9 +14,10 @@ import (
 
 // generateStream makes one streaming call and accumulates its events into
 // one reply.
-func (c *Client) generateStream(ctx context.Context, p sdk.MessageNewParams) (*llm.Response, error) {
+func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Messages.NewStreaming(ctx, p, append(c.watchStall(), option.WithResponseInto(&res))...)
+	stream := c.sdk.Messages.NewStreaming(ctx, call.params, append(c.watchStall(),
+		option.WithRequestBody("application/json", call.body), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
 	for stream.Next() {

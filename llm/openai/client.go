@@ -15,6 +15,8 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/encoded"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 	"github.com/nightshift-dev/nightshift/llm/models"
@@ -96,8 +98,13 @@ type Client struct {
 	maxTokens           int
 	maxCompletionTokens bool
 	stream              bool
-	stall               time.Duration
-	clock               clock.Clock
+	// enc keeps the encoding of every message sent, so that a call
+	// encodes only what is new (request).
+	enc *encoded.Cache
+	// bodies lends the request bodies of calls that do not stream.
+	bodies reqbody.Pool
+	stall  time.Duration
+	clock  clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -148,6 +155,7 @@ func New(cfg Config) (*Client, error) {
 		maxTokens:           cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
+		enc:                 encoded.New(0),
 		stall:               stallOf(cfg.Stall),
 		clock:               clockOf(cfg.Clock),
 	}, nil
@@ -175,14 +183,14 @@ func maxTokensField(field, base string) (string, error) {
 // Generate makes one call to the Chat Completions API. Every failure is a
 // *llm.Error with Provider "openai".
 func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	params, err := c.params(req)
+	call, err := c.request(req, c.stream)
 	if err != nil {
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, params)
+		return c.generateStream(ctx, call)
 	}
-	return c.generateOnce(ctx, params)
+	return c.generateOnce(ctx, call)
 }
 
 // stallOf applies Config.Stall's default.

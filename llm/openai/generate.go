@@ -15,13 +15,21 @@ import (
 )
 
 // generateOnce makes one non-streaming call.
-func (c *Client) generateOnce(ctx context.Context, p sdk.ChatCompletionNewParams) (*llm.Response, error) {
+func (c *Client) generateOnce(ctx context.Context, call *call) (*llm.Response, error) {
+	defer call.pooled.Done()
 	var res *http.Response
 	var body []byte
 	// The body is taken as bytes and decoded here, so that a reply that
 	// arrived whole but is not a completion is told apart from a
 	// connection that broke while it arrived.
-	_, err := c.sdk.Chat.Completions.New(ctx, p, option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
+	_, err := c.sdk.Chat.Completions.New(ctx, call.params, option.WithRequestBody("application/json", call.body),
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			// The transport reads the pooled body through counted
+			// readers, so that it is reused only once nothing reads it.
+			call.pooled.Attach(req)
+			return next(req)
+		}),
+		option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
 	if err != nil {
 		return nil, c.fail(ctx, err, res)
 	}

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
 // errorPrefix marks a failed tool's result. Chat Completions has no
@@ -16,36 +18,140 @@ import (
 // where the model reads it.
 const errorPrefix = "ERROR: "
 
-// params maps a provider-neutral request onto the SDK's. A request the API
-// could never accept (a tool schema that is not JSON) is a BadRequest,
-// found before anything is sent.
-func (c *Client) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
-	p := sdk.ChatCompletionNewParams{
-		Model: cmp.Or(req.Model, c.model),
+// call is one request, ready to send: the parameters the SDK reads itself
+// (the model) and the body, built from encodings kept by the client's
+// cache.
+type call struct {
+	params sdk.ChatCompletionNewParams
+	body   []byte
+	// pooled is body's buffer when it is lent from the client's pool (a
+	// call that does not stream).
+	pooled *reqbody.Body
+}
+
+// request maps a provider-neutral request onto the API's body. A request
+// the API could never accept (a tool schema that is not JSON) is a
+// BadRequest, found before anything is sent.
+//
+// Each message is encoded by the SDK's own types, once: the body of a
+// later call splices the same bytes (llm/internal/encoded), so a call
+// costs the encoding of what is new. The same bytes also keep the prompt's
+// prefix byte-stable from call to call (the tools, the system prompt,
+// then the conversation in order), which is all OpenAI's automatic prompt
+// caching needs: it caches every prompt of 1,024 tokens or more by prefix.
+// NoCache cannot turn that off and changes nothing here.
+func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
+	model := cmp.Or(req.Model, c.model)
+	limit := int64(cmp.Or(req.MaxTokens, c.maxTokens))
+	var tools []byte
+	if len(req.Tools) > 0 {
+		parts := make([]string, 0, 3*len(req.Tools))
+		for _, t := range req.Tools {
+			parts = append(parts, t.Name, t.Description, string(t.InputSchema))
+		}
+		var err error
+		tools, err = c.enc.Parts(parts, 0, func() ([]byte, error) { return encodeTools(req.Tools) })
+		if err != nil {
+			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+		}
 	}
-	limit := sdk.Int(int64(cmp.Or(req.MaxTokens, c.maxTokens)))
-	if c.maxCompletionTokens {
-		p.MaxCompletionTokens = limit
-	} else {
-		p.MaxTokens = limit
-	}
+	size := len(tools) + len(model) + 128
+	var sys []byte
 	if req.System != "" {
-		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
+		var err error
+		sys, err = c.enc.Parts([]string{req.System}, 1, func() ([]byte, error) { return json.Marshal(sdk.SystemMessage(req.System)) })
+		if err != nil {
+			return nil, err
+		}
+		size += len(sys) + 1
 	}
-	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, messages(m)...)
+	size += 512 * len(req.Messages) // a guess: appending grows the body if need be
+	encode := func(m *llm.Message, _ int) ([]byte, error) { return encodeMessages(messages(*m)) }
+
+	// The envelope is assembled here; everything in it was encoded by
+	// the SDK's types. "stream" comes first, where the SDK's own setting
+	// of it (NewStreaming sets it on the body) finds it at once.
+	// A call that does not stream borrows its body's buffer (reqbody); a
+	// streaming one's body is copied by the SDK anyway (it sets
+	// "stream" itself).
+	var pooled *reqbody.Body
+	var b []byte
+	if stream {
+		b = make([]byte, 0, size)
+	} else {
+		pooled = c.bodies.Get(size)
+		b = pooled.Bytes
 	}
-	for _, t := range req.Tools {
+	if stream {
+		b = append(b, `{"stream":true,"stream_options":{"include_usage":true},"model":`...)
+	} else {
+		b = append(b, `{"model":`...)
+	}
+	q, _ := json.Marshal(model) // a string always encodes
+	b = append(b, q...)
+	if c.maxCompletionTokens {
+		b = append(b, `,"max_completion_tokens":`...)
+	} else {
+		b = append(b, `,"max_tokens":`...)
+	}
+	b = strconv.AppendInt(b, limit, 10)
+	if tools != nil {
+		b = append(b, `,"tools":`...)
+		b = append(b, tools...)
+	}
+	b = append(b, `,"messages":[`...)
+	if sys != nil {
+		b = append(b, sys...)
+		b = append(b, ',')
+	}
+	mark := len(b)
+	var err error
+	if b, err = c.enc.Append(b, ',', req.Messages, func(int) int { return 0 }, encode); err != nil {
+		return nil, err
+	}
+	if sys != nil && len(b) == mark {
+		b = b[:mark-1] // no message after the system prompt: no comma
+	}
+	b = append(b, "]}"...)
+	if pooled != nil {
+		pooled.Bytes = b
+	}
+	return &call{params: sdk.ChatCompletionNewParams{Model: model}, body: b, pooled: pooled}, nil
+}
+
+// encodeMessages encodes the API messages one llm message maps onto,
+// comma-separated: a piece of the messages array. None encodes as empty.
+func encodeMessages(ms []sdk.ChatCompletionMessageParamUnion) ([]byte, error) {
+	var b []byte
+	for i, m := range ms {
+		// The param's own MarshalJSON: json.Marshal would scan its
+		// output once more to check and compact it.
+		enc, err := m.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, enc...)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// encodeTools encodes the tool list.
+func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
+	tools := make([]sdk.ChatCompletionToolUnionParam, len(specs))
+	for i, t := range specs {
 		tool, err := toolParam(t)
 		if err != nil {
-			return p, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+			return nil, err
 		}
-		p.Tools = append(p.Tools, tool)
+		tools[i] = tool
 	}
-	if c.stream {
-		p.StreamOptions.IncludeUsage = sdk.Bool(true)
-	}
-	return p, nil
+	return json.Marshal(tools)
 }
 
 // messages maps one llm message onto Chat Completions messages. A user

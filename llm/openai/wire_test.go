@@ -135,6 +135,7 @@ type recorder struct {
 	url     string // the base URL, with /v1
 	mu      sync.Mutex
 	bodies  []map[string]any
+	raw     [][]byte
 	headers []http.Header
 }
 
@@ -169,6 +170,7 @@ func server(t testing.TB, h http.HandlerFunc) *recorder {
 		json.Unmarshal(b, &body)
 		rec.mu.Lock()
 		rec.bodies = append(rec.bodies, body)
+		rec.raw = append(rec.raw, b)
 		rec.headers = append(rec.headers, r.Header.Clone())
 		rec.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(b))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/cachepoint"
 )
 
 // anthropicDialect speaks the Anthropic Messages API.
@@ -21,11 +22,29 @@ type anthropicRequest struct {
 	System    json.RawMessage    `json:"system"`
 	Messages  []anthropicMessage `json:"messages"`
 	Tools     []struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"input_schema"`
+		CacheControl *cacheControl   `json:"cache_control"`
 	} `json:"tools"`
 	Stream bool `json:"stream"`
+	// CacheControl at the top level is automatic caching: a breakpoint
+	// on the last block.
+	CacheControl *cacheControl `json:"cache_control"`
+}
+
+// cacheControl is a cache breakpoint.
+type cacheControl struct {
+	Type string `json:"type"`
+	TTL  string `json:"ttl"`
+}
+
+// ttl is the lifetime the breakpoint asks for.
+func (c *cacheControl) ttl() time.Duration {
+	if c.TTL == "1h" {
+		return cacheTTLLong
+	}
+	return cacheTTL
 }
 
 type anthropicMessage struct {
@@ -44,6 +63,8 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	// CacheControl makes the block a cache breakpoint.
+	CacheControl *cacheControl `json:"cache_control"`
 }
 
 func (anthropicDialect) wire() wire              { return wireAnthropic }
@@ -147,11 +168,11 @@ func (anthropicDialect) decode(raw []byte) (*llm.Request, wireOptions, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, wireOptions{}, fmt.Errorf("request body: %w", err)
 	}
-	req, err := in.request()
+	req, bp, err := in.request()
 	if err != nil {
 		return nil, wireOptions{}, err
 	}
-	return req, wireOptions{stream: in.Stream, n: 1}, nil
+	return req, wireOptions{stream: in.Stream, n: 1, marks: bp}, nil
 }
 
 // decodeCountTokens reads a token-counting request.
@@ -166,72 +187,109 @@ func decodeCountTokens(raw []byte) (*llm.Request, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
 	}
-	return in.request()
+	req, _, err := in.request()
+	return req, err
 }
 
-// request maps a decoded request onto llm's.
-func (in *anthropicRequest) request() (*llm.Request, error) {
+// request maps a decoded request onto llm's, with its cache breakpoints
+// as pieces of the simulator's prompt (promptOf's order: each tool, the
+// system prompt, each content block kept). A breakpoint anywhere in the
+// system prompt marks its end, where the simulator sees one piece.
+func (in *anthropicRequest) request() (*llm.Request, marks, error) {
 	if len(in.Messages) == 0 {
-		return nil, errors.New("messages: at least one message is required")
+		return nil, nil, errors.New("messages: at least one message is required")
 	}
 	req := &llm.Request{Model: in.Model, MaxTokens: in.MaxTokens}
-	sys, err := anthropicText(in.System)
+	bp := marks{}
+	count := 0
+	mark := func(at int, cc *cacheControl) {
+		if cc != nil {
+			count++
+			bp[at] = max(bp[at], cc.ttl())
+		}
+	}
+	for i, t := range in.Tools {
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		mark(i, t.CacheControl)
+	}
+	sys, sysCache, err := anthropicText(in.System)
 	if err != nil {
-		return nil, fmt.Errorf("system: %w", err)
+		return nil, nil, fmt.Errorf("system: %w", err)
 	}
 	req.System = sys
+	at := len(req.Tools)
+	if sys != "" {
+		for _, cc := range sysCache {
+			mark(at, cc)
+		}
+		at++
+	}
 	for i, m := range in.Messages {
 		if m.Role != string(llm.User) && m.Role != string(llm.Assistant) {
-			return nil, fmt.Errorf("messages.%d.role: unexpected role %q", i, m.Role)
+			return nil, nil, fmt.Errorf("messages.%d.role: unexpected role %q", i, m.Role)
 		}
-		blocks, err := anthropicContent(m.Content)
+		blocks, caches, err := anthropicContent(m.Content)
 		if err != nil {
-			return nil, fmt.Errorf("messages.%d.content: %w", i, err)
+			return nil, nil, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
+		for j, cc := range caches {
+			mark(at+j, cc)
+		}
+		at += len(blocks)
 		req.Messages = append(req.Messages, llm.Message{Role: llm.Role(m.Role), Content: blocks})
 	}
-	for _, t := range in.Tools {
-		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	if in.CacheControl != nil && at > 0 {
+		mark(at-1, in.CacheControl)
 	}
-	return req, nil
+	if count > cachepoint.Max {
+		return nil, nil, &wireError{status: http.StatusBadRequest, body: ErrorBody{Type: "invalid_request_error",
+			Message: fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", cachepoint.Max, count)}}
+	}
+	return req, bp, nil
 }
 
 // anthropicText reads a field that is a string or a list of text blocks
-// (system, a tool result's content), joining the texts with newlines.
-func anthropicText(raw json.RawMessage) (string, error) {
+// (system, a tool result's content), joining the texts with newlines, and
+// the blocks' cache breakpoints.
+func anthropicText(raw json.RawMessage) (string, []*cacheControl, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, nil, nil
 	}
 	var blocks []anthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", errors.New("want a string or a list of blocks")
+		return "", nil, errors.New("want a string or a list of blocks")
 	}
 	var texts []string
+	var caches []*cacheControl
 	for _, b := range blocks {
 		if b.Type == "text" {
 			texts = append(texts, b.Text)
 		}
+		if b.CacheControl != nil {
+			caches = append(caches, b.CacheControl)
+		}
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), caches, nil
 }
 
 // anthropicContent reads a message's content: a string or a list of
-// blocks. Block types nightshift does not use (images, thinking) are
-// skipped.
-func anthropicContent(raw json.RawMessage) ([]llm.Block, error) {
+// blocks, with each kept block's cache breakpoint (nil: none). Block types
+// nightshift does not use (images, thinking) are skipped.
+func anthropicContent(raw json.RawMessage) ([]llm.Block, []*cacheControl, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return []llm.Block{llm.Text(s)}, nil
+		return []llm.Block{llm.Text(s)}, []*cacheControl{nil}, nil
 	}
 	var blocks []anthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, errors.New("want a string or a list of blocks")
+		return nil, nil, errors.New("want a string or a list of blocks")
 	}
 	var out []llm.Block
+	var caches []*cacheControl
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
@@ -239,14 +297,22 @@ func anthropicContent(raw json.RawMessage) ([]llm.Block, error) {
 		case "tool_use":
 			out = append(out, llm.ToolUse(b.ID, b.Name, b.Input))
 		case "tool_result":
-			text, err := anthropicText(b.Content)
+			text, inner, err := anthropicText(b.Content)
 			if err != nil {
-				return nil, fmt.Errorf("%d.content: %w", i, err)
+				return nil, nil, fmt.Errorf("%d.content: %w", i, err)
 			}
 			out = append(out, llm.ToolResult(b.ToolUseID, text, b.IsError))
+			// A breakpoint inside a tool result's content marks the
+			// result.
+			if b.CacheControl == nil && len(inner) > 0 {
+				b.CacheControl = inner[len(inner)-1]
+			}
+		default:
+			continue
 		}
+		caches = append(caches, b.CacheControl)
 	}
-	return out, nil
+	return out, caches, nil
 }
 
 func (anthropicDialect) writeError(w http.ResponseWriter, status int, body ErrorBody, requestID string) {

@@ -62,23 +62,6 @@ func allText(req *llm.Request) string {
 	return b.String()
 }
 
-// allTextLen is len(allText(req)), counted without building the text: the
-// usage estimate needs only the length, on every reply.
-func allTextLen(req *llm.Request) int {
-	n := len(req.System)
-	for _, m := range req.Messages {
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case llm.TextBlock, llm.ToolResultBlock:
-				n += 1 + len(bl.Text)
-			case llm.ToolUseBlock:
-				n += 1 + len(bl.Name) + 1 + len(bl.Input)
-			}
-		}
-	}
-	return n
-}
-
 // lastUserText is the searchable text of the last user message: what the
 // harness just said (a task, feedback, or tool results).
 func lastUserText(req *llm.Request) string {

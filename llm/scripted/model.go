@@ -12,11 +12,12 @@ import (
 
 // Config configures a Model. The zero value is ready to use.
 type Config struct {
-	// Clock times the replies' delays and reads Retry-After dates;
-	// default clock.Real{}.
+	// Clock times the replies' delays and the prompt cache's lifetimes
+	// and reads Retry-After dates; default clock.Real{}.
 	Clock clock.Clock
 	// Session separates identical conversations in the attempt counters
-	// (as the server's X-Sim-Session header does); default "".
+	// and names the prompt cache the calls share (as the server's
+	// X-Sim-Session header does); default "".
 	Session string
 }
 
@@ -24,6 +25,7 @@ type Config struct {
 // conversations follow the scenario independently, by their position.
 type Model struct {
 	eng     *engine
+	cache   *promptCache
 	clock   clock.Clock
 	session string
 }
@@ -33,9 +35,11 @@ var _ llm.Model = (*Model)(nil)
 // New returns a Model playing sc. A scenario that does not validate makes
 // every call fail with a bad-request error naming the problem.
 func New(sc *Scenario, cfg Config) *Model {
+	clk := cmp.Or[clock.Clock](cfg.Clock, clock.Real{})
 	return &Model{
 		eng:     newEngine(sc),
-		clock:   cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		cache:   newPromptCache(clk),
+		clock:   clk,
 		session: cfg.Session,
 	}
 }
@@ -78,7 +82,8 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			Message:  "error event mid-stream: " + e.Message,
 		}
 	}
-	return r.response(req, r.content(localID)), nil
+	p := m.cache.promptOf(req, wireNone, headAndRolling(req))
+	return r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
 }
 
 func (m *Model) statusError(r *Reply) *llm.Error {

@@ -72,30 +72,35 @@ func (r *Reply) stop() llm.StopReason {
 }
 
 // response is the reply as an llm.Response to req.
-func (r *Reply) response(req *llm.Request, content []llm.Block) *llm.Response {
+func (r *Reply) response(model string, p *prompt, cache func() cacheUse, content []llm.Block) *llm.Response {
 	return &llm.Response{
-		Model:      "scripted",
+		// The model asked is the model that answers, as the server
+		// echoes it.
+		Model:      cmp.Or(model, "scripted"),
 		Content:    content,
 		StopReason: r.stop(),
-		Usage:      r.usage(req, content),
+		Usage:      r.usage(p, cache, content),
 		Header:     http.Header{"Content-Type": {"application/json"}},
 	}
 }
 
-// usage is the scripted usage, with zero counts estimated. Cache writes
-// and reads are part of the input, as in llm.Usage.
-func (r *Reply) usage(req *llm.Request, content []llm.Block) llm.Usage {
+// usage is the scripted usage, with zero counts estimated: the input as
+// the prompt's size, and, when the scenario gives neither the input nor
+// the cache's counts, the cache's as what cache (the simulator's prompt
+// cache, consulted only then) did. Cache writes and reads are part of the
+// input, as in llm.Usage.
+func (r *Reply) usage(p *prompt, cache func() cacheUse, content []llm.Block) llm.Usage {
 	var u llm.Usage
 	if r.Usage != nil {
 		u = llm.Usage{InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output,
 			CacheWriteTokens: r.Usage.CacheWrite, CacheReadTokens: r.Usage.CacheRead}
 	}
 	if u.InputTokens == 0 {
-		n := allTextLen(req)
-		for _, t := range req.Tools {
-			n += len(t.Name) + len(t.Description) + len(t.InputSchema)
+		if u.CacheWriteTokens == 0 && u.CacheReadTokens == 0 && cache != nil {
+			use := cache()
+			u.CacheWriteTokens, u.CacheReadTokens = use.write, use.read
 		}
-		u.InputTokens = max(estimate(n), u.CacheWriteTokens+u.CacheReadTokens)
+		u.InputTokens = max(p.tokens(), u.CacheWriteTokens+u.CacheReadTokens)
 	}
 	if u.OutputTokens == 0 {
 		n := 0

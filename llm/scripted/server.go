@@ -17,7 +17,9 @@ import (
 )
 
 // SessionHeader is the request header whose value separates identical
-// conversations in the attempt counters (Config.Session in process).
+// conversations in the attempt counters and names the prompt cache the
+// request shares with the others of its session (Config.Session in
+// process).
 const SessionHeader = "X-Sim-Session"
 
 // maxBody caps a request body; real conversations stay far below it.
@@ -25,8 +27,8 @@ const maxBody = 32 << 20
 
 // ServerConfig configures a Server. The zero value is ready to use.
 type ServerConfig struct {
-	// Clock times the replies' delays and dates the OpenAI replies;
-	// default clock.Real{}.
+	// Clock times the replies' delays and the prompt cache's lifetimes
+	// and dates the OpenAI replies; default clock.Real{}.
 	Clock clock.Clock
 	// Log, when set, gets one line per request: route, script, position,
 	// attempt and what was answered. Default: no log.
@@ -60,6 +62,7 @@ type ServerConfig struct {
 // IDs in each provider's shape.
 type Server struct {
 	eng       *engine
+	cache     *promptCache
 	clock     clock.Clock
 	log       io.Writer
 	onRequest func(string, *llm.Request, []byte)
@@ -75,9 +78,11 @@ var _ http.Handler = (*Server)(nil)
 
 // NewServer returns a Server playing sc.
 func NewServer(sc *Scenario, cfg ServerConfig) *Server {
+	clk := cmp.Or[clock.Clock](cfg.Clock, clock.Real{})
 	return &Server{
 		eng:       newEngine(sc),
-		clock:     cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		cache:     newPromptCache(clk),
+		clock:     clk,
 		log:       cfg.Log,
 		onRequest: cfg.OnRequest,
 		forget:    cfg.ForgetRequests,
@@ -137,6 +142,8 @@ type wireOptions struct {
 	includeUsage bool
 	// n is the number of choices asked for (OpenAI); 1 by default.
 	n int
+	// marks are the request's cache breakpoints (Anthropic).
+	marks marks
 }
 
 // streamEnd says how a stream ends: normally, cut after its first events
@@ -273,7 +280,14 @@ func (s *Server) serveTurn(w http.ResponseWriter, r *http.Request, d dialect) {
 	for range max(opts.n, 1) {
 		wr.choices = append(wr.choices, rep.content(d.toolID))
 	}
-	wr.usage = rep.usage(req, wr.content())
+	session := r.Header.Get(SessionHeader)
+	p := s.cache.promptOf(req, d.wire(), opts.marks)
+	wr.usage = rep.usage(p, func() cacheUse {
+		if d.wire() == wireOpenAI {
+			return s.cache.automatic(session, p)
+		}
+		return s.cache.explicit(session, p, minCacheable(req.Model))
+	}, wr.content())
 	wr.usage.OutputTokens *= int64(len(wr.choices))
 	if !opts.stream {
 		d.writeReply(w, wr)
@@ -305,7 +319,7 @@ func (s *Server) serveCountTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logf("%s -> counted", r.URL.Path)
-	writeJSON(w, http.StatusOK, map[string]int64{"input_tokens": (&Reply{}).usage(req, nil).InputTokens})
+	writeJSON(w, http.StatusOK, map[string]int64{"input_tokens": s.cache.promptOf(req, d.wire(), nil).tokens()})
 }
 
 // serveModels answers a model listing, or one model when id is set, in the

@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// Compaction: a long run's history outgrows the model's context window,
+// and a call that sends it anyway fails as a bad request ("autocompact
+// never fires in long autonomous runs" is a top complaint about headless
+// agents). Before a worker call whose estimated prompt would pass
+// Config.CompactAt of the window, the older turns are replaced by a
+// summary the model writes in one call of its own, and the latest turns
+// are kept as they were. The judge never sees the summary: it is shown
+// the task, the answer and the files, never the conversation.
+
+// DefaultCompactAt is the share of the context window a prompt may reach
+// before the history is compacted (Config.CompactAt).
+const DefaultCompactAt = 0.8
+
+// keepShare is the most of the window the turns kept verbatim may take;
+// the latest step is kept whatever its size.
+const keepShare = 0.2
+
+// summaryMsg asks for the summary, after the whole conversation, so that
+// the call reads the conversation from the prompt cache.
+const summaryMsg = `[harness] This conversation is about to outgrow the model's context window: its older turns will be replaced by your summary, and only the latest turns kept as they are. Do not call any tool now. Write the summary you will need to go on with the task without the older turns:
+1. the task, restated completely, every requirement included;
+2. every file you created, changed or deleted, and its current state;
+3. what you tried that failed, and why;
+4. what remains to be done, in order.
+Be specific: paths, names, numbers, error messages. Reply with the summary only.`
+
+// compactedMsg opens the compacted history: %[1]s is the task, %[2]s the
+// summary, %[3]s the files the run changed.
+const compactedMsg = `[harness] The earlier turns of this conversation were replaced by a summary, to stay within the model's context window. The latest turns follow as they were.
+
+The task:
+%[1]s
+
+Summary of the work so far, written by you before the earlier turns were dropped:
+%[2]s
+
+Files this run has changed so far, as they are now:
+%[3]s`
+
+// mechanicalSummary stands in for a summary the model did not write.
+const mechanicalSummary = "(The model wrote no summary. Read the files above to see where the work stands.)"
+
+// request is the worker's next call.
+func (r *run) request() *llm.Request {
+	req := &llm.Request{
+		Model:     r.cfg.ModelName,
+		System:    r.cfg.System,
+		Messages:  r.msgs,
+		MaxTokens: r.maxTok,
+		NoCache:   r.cfg.NoCache,
+	}
+	if r.cfg.Tools != nil {
+		req.Tools = r.cfg.Tools.Specs()
+	}
+	return req
+}
+
+// compact replaces the older turns by a summary when the next call's
+// estimated prompt would pass the threshold. It returns the run's end
+// when the summary's call failed (a budget that would be crossed, an API
+// failure); nil otherwise, compacted or not.
+func (r *run) compact(ctx context.Context) *Result {
+	window := r.cfg.ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	at := r.cfg.CompactAt
+	if at <= 0 || at > 1 {
+		at = DefaultCompactAt
+	}
+	est := r.est.Estimate(r.request()).InputTokens
+	if float64(est) <= at*float64(window) {
+		return nil
+	}
+	keep := keepFrom(r.msgs, window)
+	if keep <= 0 {
+		return nil // nothing older than the latest step: nothing to drop
+	}
+	req := r.request()
+	req.Messages = append(slices.Clone(r.msgs), llm.UserText(summaryMsg))
+	req.MaxTokens = r.cfg.MaxTokens
+	r.byFallback = false
+	resp, err := r.model.Generate(ctx, req)
+	r.spent()
+	if err != nil {
+		return r.apiEnd(fmt.Errorf("compaction: %w", err))
+	}
+	summary := strings.TrimSpace(resp.Message().Text())
+	how := "model"
+	if summary == "" {
+		summary, how = mechanicalSummary, "mechanical"
+	}
+	before := len(r.msgs)
+	head := llm.UserText(fmt.Sprintf(compactedMsg, r.task, summary, r.changedList()))
+	r.msgs = append([]llm.Message{head}, r.msgs[keep:]...)
+	r.compactions++
+	after := r.est.Estimate(r.request()).InputTokens
+	r.emit(event.NewCompact(event.CompactInfo{
+		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
+		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,
+		Summary: how, SummaryChars: len(summary), Usage: resp.Usage, Cost: r.priceOf(resp.Usage),
+	}))
+	r.save(r.state())
+	return nil
+}
+
+// keepFrom returns the index of the first message kept verbatim: the
+// latest turns, from an assistant turn on (the compacted history opens
+// with the summary, a user turn), as many as fit in keepShare of the
+// window, and the latest step at least. Zero means nothing can be
+// dropped: no assistant turn lies before the ones kept, so a summary
+// would only restate the last one (a history that is still too big after
+// a compaction is not summarised again and again).
+func keepFrom(msgs []llm.Message, window int) int {
+	budgetTokens := int64(keepShare * float64(window))
+	var tokens int64
+	keep := 0
+	for i := len(msgs) - 1; i > 0; i-- {
+		tokens += messageTokens(msgs[i])
+		if msgs[i].Role != llm.Assistant {
+			continue
+		}
+		if keep > 0 && tokens > budgetTokens {
+			break
+		}
+		keep = i
+	}
+	for _, m := range msgs[:keep] {
+		if m.Role == llm.Assistant {
+			return keep
+		}
+	}
+	return 0
+}
+
+// messageTokens estimates a message's tokens as the budget's estimate
+// does, at four characters a token.
+func messageTokens(m llm.Message) int64 {
+	return (budget.Chars(&llm.Request{Messages: []llm.Message{m}}) + 3) / 4
+}
+
+// changedList lists the files the run changed with their state now.
+func (r *run) changedList() string {
+	paths := r.changedFiles()
+	if len(paths) == 0 {
+		return "(none)"
+	}
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString("- " + p)
+		if r.cfg.Root != nil {
+			if fi, err := r.cfg.Root.Stat(p); err != nil {
+				b.WriteString(" (deleted)")
+			} else if !fi.IsDir() {
+				fmt.Fprintf(&b, " (%d bytes)", fi.Size())
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

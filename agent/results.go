@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/tool"
+)
+
+// DefaultResultCap is the size in bytes above which a tool result is cut
+// in the history (Config.ResultCap): 32 KiB, about 8,000 tokens, is more
+// than any one step needs to read at once, and a run of such steps fills
+// even a large window quickly.
+const DefaultResultCap = 32 << 10
+
+// ReadResultName is the name of the tool that reads a cut result back.
+const ReadResultName = "read_result"
+
+// ResultStore keeps the whole of the tool results that were cut in the
+// history, by the ID of the tool call they answer, for read_result. The
+// lifecycle keeps them in the run's state folder, out of the workspace.
+type ResultStore interface {
+	Put(id, content string) error
+	Get(id string) (string, error)
+}
+
+// ErrNoResult is returned by a ResultStore's Get for an ID it does not
+// hold.
+var ErrNoResult = errors.New("no such result")
+
+// resultCap is the cap in force: Config.ResultCap, else the default, or a
+// tenth of a small context window (at four characters a token); zero
+// when results are never cut.
+func (c Config) resultCap() int {
+	switch {
+	case c.Results == nil || c.ResultCap < 0:
+		return 0
+	case c.ResultCap > 0:
+		return c.ResultCap
+	case c.ContextWindow > 0:
+		return min(DefaultResultCap, c.ContextWindow*4/10)
+	}
+	return DefaultResultCap
+}
+
+// cutNote stands between a cut result's head and tail.
+const cutNote = "\n\n[harness] This result is %d bytes, too long for the conversation: bytes %d to %d are not shown. The whole result is kept; read_result {\"id\": %q, \"offset\": %d} returns it from there.\n\n"
+
+// cutResults keeps each tool result bigger than the cap whole in the
+// store and returns the results with those cut to their head and tail
+// and a note naming read_result, which the run's tools get from the first
+// cut on. A result that cannot be stored stays whole.
+func (r *run) cutResults(results []llm.Block) []llm.Block {
+	limit := r.cfg.resultCap()
+	if limit == 0 {
+		return results
+	}
+	var out []llm.Block
+	for i, b := range results {
+		if len(b.Text) <= limit {
+			continue
+		}
+		if err := r.cfg.Results.Put(b.ToolUseID, b.Text); err != nil {
+			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
+			continue
+		}
+		if err := r.addReadResult(); err != nil {
+			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
+			continue
+		}
+		if out == nil {
+			out = append([]llm.Block(nil), results...)
+		}
+		head := runeStart(b.Text, limit*3/8)
+		tail := runeStart(b.Text, len(b.Text)-limit/8)
+		cut := b
+		cut.Text = b.Text[:head] + fmt.Sprintf(cutNote, len(b.Text), head, tail, b.ToolUseID, head) + b.Text[tail:]
+		out[i] = cut
+		r.resultsCut++
+		r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Bytes: len(b.Text), KeptBytes: len(cut.Text), Head: head, TailFrom: tail}))
+	}
+	if out == nil {
+		return results
+	}
+	return out
+}
+
+// runeStart moves i back to the start of the character it falls in, so
+// that a cut never splits one.
+func runeStart(s string, i int) int {
+	i = max(0, min(i, len(s)))
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// addReadResult gives the run's tools read_result, once.
+func (r *run) addReadResult() error {
+	if r.cfg.Tools == nil {
+		set, err := tool.NewSet()
+		if err != nil {
+			return err
+		}
+		r.cfg.Tools = set
+	}
+	if _, ok := r.cfg.Tools.Get(ReadResultName); ok {
+		return nil
+	}
+	set, err := r.cfg.Tools.With(readResult(r.cfg.Results, r.cfg.resultCap()))
+	if err != nil {
+		return err
+	}
+	r.cfg.Tools = set
+	return nil
+}
+
+type readResultIn struct {
+	ID     string `json:"id" jsonschema:"the ID named in the cut result's note (the tool call's ID)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"the byte offset to read from; default 0"`
+}
+
+// readResult is the read_result tool: it reads a cut result back, half a
+// cap at a time, so that what it returns is never cut itself.
+func readResult(store ResultStore, limit int) tool.Tool {
+	chunk := max(limit/2, 1)
+	return tool.Func(ReadResultName,
+		"Read a tool result that was too long for the conversation and was cut. Give the id and offset its note names; returns the result from that byte offset, a part at a time.",
+		tool.Read,
+		func(_ context.Context, in readResultIn) (string, error) {
+			text, err := store.Get(in.ID)
+			if err != nil {
+				return "", fmt.Errorf("read_result: %s: %w", in.ID, err)
+			}
+			if in.Offset < 0 || in.Offset > len(text) {
+				return "", fmt.Errorf("read_result: offset %d is outside the result's %d bytes", in.Offset, len(text))
+			}
+			from := runeStart(text, in.Offset)
+			to := runeStart(text, from+chunk)
+			if to <= from {
+				to = len(text)
+			}
+			out := text[from:to]
+			if to < len(text) {
+				out += fmt.Sprintf("\n\n[harness] bytes %d to %d of %d; read_result {\"id\": %q, \"offset\": %d} returns the next part.", from, to, len(text), in.ID, to)
+			}
+			return out, nil
+		})
+}

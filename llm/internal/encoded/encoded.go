@@ -1,0 +1,339 @@
+// Package encoded keeps the wire encoding of what a provider has sent, so
+// that each message of a conversation is encoded once, not once per call:
+// an agent's call at step 200 resends 199 steps of history, and encoding
+// them again with the SDKs' reflection-based encoders made the harness's
+// own cost per step grow with the conversation (issue 15).
+//
+// Messages are kept per conversation, by position: a call's messages are
+// compared with the ones the previous call of the same conversation sent
+// at the same places, and each one that is the same (field by field, in
+// the same form) gets its kept encoding. An agent resends its history
+// with the very same strings, and a string compared with itself compares
+// in constant time, so a call costs the number of its messages' blocks
+// plus the encoding of what is new, not the size of the history. A
+// conversation is known by where its first message's blocks are, which an
+// agent keeps for the whole run; anything else (a compacted history, a
+// message changed in place) is simply encoded again.
+//
+// Other pieces of a request (its system prompt and tools) are kept by
+// content (Parts).
+package encoded
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// DefaultMaxBytes bounds the encodings one Cache keeps: enough for the
+// histories of dozens of long runs at once. Past it, the conversations
+// and parts least recently used go.
+const DefaultMaxBytes = 64 << 20
+
+// Forms is how many forms a message may be encoded in (a provider's own
+// variants: without and with a cache breakpoint).
+const Forms = 2
+
+// Cache keeps encodings. It is safe for concurrent use; a provider client
+// holds one for all its calls.
+type Cache struct {
+	seed maphash.Seed
+	max  int
+
+	mu    sync.Mutex
+	convs map[uintptr]*conv
+	parts map[uint64][]*part
+	bytes int
+	tick  uint64
+}
+
+// conv is one conversation's messages as last sent, with their
+// encodings.
+type conv struct {
+	mu    sync.Mutex
+	slots []slot
+	bytes int
+	used  uint64
+}
+
+type slot struct {
+	msg llm.Message
+	enc [Forms][]byte
+}
+
+// part is the encoding of a list of strings.
+type part struct {
+	form  int
+	parts []string
+	enc   []byte
+	used  uint64
+}
+
+// New returns a Cache keeping about maxBytes of encodings at most (0:
+// DefaultMaxBytes).
+func New(maxBytes int) *Cache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	return &Cache{seed: maphash.MakeSeed(), max: maxBytes, convs: make(map[uintptr]*conv), parts: make(map[uint64][]*part)}
+}
+
+// Messages returns the encoding of each message of a conversation in the
+// form form(i) (0 <= form < Forms): the kept one when the message is the
+// one the conversation's previous call sent at that place, else one made
+// by enc and kept. The bytes returned must not be modified.
+func (c *Cache) Messages(msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error)) ([][]byte, error) {
+	out := make([][]byte, 0, len(msgs))
+	err := c.each(msgs, form, enc, func(b []byte) { out = append(out, b) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Append appends the encodings Messages would return to dst, sep between
+// each two that are not empty, without a list of them: a body is built
+// in one pass.
+func (c *Cache) Append(dst []byte, sep byte, msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error)) ([]byte, error) {
+	first := true
+	err := c.each(msgs, form, enc, func(b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		if !first {
+			dst = append(dst, sep)
+		}
+		first = false
+		dst = append(dst, b...)
+	})
+	return dst, err
+}
+
+// each hands yield the encoding of each message, in order (see Messages).
+func (c *Cache) each(msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error), yield func([]byte)) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	key := uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
+	c.mu.Lock()
+	cv := c.convs[key]
+	if cv == nil {
+		cv = &conv{}
+		c.convs[key] = cv
+	}
+	c.tick++
+	cv.used = c.tick
+	c.mu.Unlock()
+
+	cv.mu.Lock()
+	before := cv.bytes
+	var err error
+	for i := range msgs {
+		f := form(i)
+		m := &msgs[i]
+		if i < len(cv.slots) && !sameMessage(&cv.slots[i].msg, m) {
+			cv.bytes -= cv.slots[i].size()
+			cv.slots = cv.slots[:i]
+		}
+		if i == len(cv.slots) {
+			cv.slots = append(cv.slots, slot{msg: cloneMessage(m)})
+			cv.bytes += cv.slots[i].size()
+		}
+		s := &cv.slots[i]
+		if s.enc[f] == nil {
+			var b []byte
+			if b, err = enc(m, f); err != nil {
+				break
+			}
+			s.enc[f] = b
+			cv.bytes += len(b)
+		}
+		yield(s.enc[f])
+	}
+	if err == nil && len(cv.slots) > len(msgs) {
+		// The conversation is shorter than when last sent: what lies
+		// past its end will not come back in place.
+		for _, s := range cv.slots[len(msgs):] {
+			cv.bytes -= s.size()
+		}
+		cv.slots = cv.slots[:len(msgs)]
+	}
+	grown := cv.bytes - before
+	cv.mu.Unlock()
+	c.mu.Lock()
+	c.bytes += grown
+	if c.bytes > c.max {
+		c.evict(cv)
+	}
+	c.mu.Unlock()
+	return err
+}
+
+// Parts returns the encoding of a list of strings in the given form (a
+// request's head, for example: its system prompt and tools' specs), made
+// by enc on the first request and kept, by content.
+func (c *Cache) Parts(parts []string, form int, enc func() ([]byte, error)) ([]byte, error) {
+	var mh maphash.Hash
+	mh.SetSeed(c.seed)
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(form)<<32|uint64(len(parts)))
+	mh.Write(n[:])
+	for _, p := range parts {
+		// Length-prefixed, so that no two lists hash alike by moving
+		// bytes from one string to its neighbour.
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		mh.Write(n[:])
+		mh.WriteString(p)
+	}
+	h := mh.Sum64()
+	c.mu.Lock()
+	for _, e := range c.parts[h] {
+		if e.form == form && slices.Equal(e.parts, parts) {
+			c.tick++
+			e.used = c.tick
+			c.mu.Unlock()
+			return e.enc, nil
+		}
+	}
+	c.mu.Unlock()
+	b, err := enc()
+	if err != nil {
+		return nil, err
+	}
+	e := &part{form: form, parts: slices.Clone(parts), enc: b}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tick++
+	e.used = c.tick
+	c.parts[h] = append(c.parts[h], e)
+	c.bytes += e.size()
+	if c.bytes > c.max {
+		c.evict(nil)
+	}
+	return b, nil
+}
+
+// evict drops the least recently used conversations and parts, but
+// keep, until the cache holds half its maximum. It runs once per half of
+// the cache's capacity at most, so its sort is paid for by many calls.
+func (c *Cache) evict(keep *conv) {
+	type item struct {
+		used uint64
+		drop func() int
+	}
+	var all []item
+	for k, cv := range c.convs {
+		if cv == keep {
+			continue
+		}
+		all = append(all, item{cv.used, func() int {
+			delete(c.convs, k)
+			cv.mu.Lock()
+			defer cv.mu.Unlock()
+			return cv.bytes
+		}})
+	}
+	for h, es := range c.parts {
+		for _, e := range es {
+			all = append(all, item{e.used, func() int {
+				rest := slices.DeleteFunc(c.parts[h], func(x *part) bool { return x == e })
+				if len(rest) == 0 {
+					delete(c.parts, h)
+				} else {
+					c.parts[h] = rest
+				}
+				return e.size()
+			}})
+		}
+	}
+	slices.SortFunc(all, func(a, b item) int {
+		switch {
+		case a.used < b.used:
+			return -1
+		case a.used > b.used:
+			return 1
+		}
+		return 0
+	})
+	for _, it := range all {
+		if c.bytes <= c.max/2 {
+			break
+		}
+		c.bytes -= it.drop()
+	}
+}
+
+// Len is the number of encodings kept, for tests.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, es := range c.parts {
+		n += len(es)
+	}
+	for _, cv := range c.convs {
+		cv.mu.Lock()
+		for _, s := range cv.slots {
+			for _, e := range s.enc {
+				if e != nil {
+					n++
+				}
+			}
+		}
+		cv.mu.Unlock()
+	}
+	return n
+}
+
+// size is what a slot holds besides its encodings: its strings are the
+// caller's too, but a cached message keeps them alive.
+func (s *slot) size() int {
+	n := 64
+	for _, b := range s.msg.Content {
+		n += len(b.Text) + len(b.ID) + len(b.Name) + len(b.Input) + len(b.ToolUseID) + 64
+	}
+	for _, e := range s.enc {
+		n += len(e)
+	}
+	return n
+}
+
+func (e *part) size() int {
+	n := len(e.enc) + 64
+	for _, p := range e.parts {
+		n += len(p) + 16
+	}
+	return n
+}
+
+// sameMessage reports whether two messages have the same content.
+func sameMessage(a, b *llm.Message) bool {
+	if a.Role != b.Role || len(a.Content) != len(b.Content) {
+		return false
+	}
+	for i := range a.Content {
+		x, y := &a.Content[i], &b.Content[i]
+		if x.Type != y.Type || x.Text != y.Text || x.ID != y.ID || x.Name != y.Name ||
+			x.ToolUseID != y.ToolUseID || x.IsError != y.IsError || !bytes.Equal(x.Input, y.Input) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneMessage copies what a caller could change in place later: the
+// block list and the tool inputs' bytes (strings cannot change).
+func cloneMessage(m *llm.Message) llm.Message {
+	out := llm.Message{Role: m.Role, Content: slices.Clone(m.Content)}
+	for i := range out.Content {
+		if in := out.Content[i].Input; in != nil {
+			out.Content[i].Input = bytes.Clone(in)
+		}
+	}
+	return out
+}

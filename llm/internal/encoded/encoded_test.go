@@ -1,0 +1,178 @@
+package encoded
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// counter is an encoder that counts its calls and encodes a message as
+// its first block's text and the form.
+type counter struct{ n int }
+
+func (c *counter) enc(m *llm.Message, form int) ([]byte, error) {
+	c.n++
+	return fmt.Appendf(nil, "%s/%d", m.Content[0].Text, form), nil
+}
+
+func msg(text string) llm.Message {
+	return llm.Message{Role: llm.User, Content: []llm.Block{
+		llm.ToolResult("toolu_1", text, false),
+		llm.ToolUse("toolu_2", "read_file", json.RawMessage(`{"path":"a"}`)),
+	}}
+}
+
+func plain(int) int { return 0 }
+
+func encodings(t *testing.T, c *Cache, msgs []llm.Message, form func(int) int, enc *counter) []string {
+	t.Helper()
+	b, err := c.Messages(msgs, form, enc.enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(b))
+	for i := range b {
+		out[i] = string(b[i])
+	}
+	return out
+}
+
+func TestAConversationEncodesEachMessageOncePerForm(t *testing.T) {
+	c := New(0)
+	var enc counter
+	msgs := []llm.Message{msg("task")}
+	for i := range 5 {
+		got := encodings(t, c, msgs, plain, &enc)
+		if got[len(got)-1] != msgs[len(msgs)-1].Content[0].Text+"/0" {
+			t.Fatalf("call %d: %v", i, got)
+		}
+		msgs = append(msgs, msg(fmt.Sprintf("step %d", i)))
+	}
+	if enc.n != 5 {
+		t.Errorf("%d encodings for 5 messages sent in 5 calls, want 5", enc.n)
+	}
+	// The last one in another form: one more encoding.
+	last := func(i int) int {
+		if i == len(msgs)-1 {
+			return 1
+		}
+		return 0
+	}
+	got := encodings(t, c, msgs, last, &enc)
+	if enc.n != 6 || got[len(got)-1] != "step 4/1" {
+		t.Errorf("%d encodings, last %q", enc.n, got[len(got)-1])
+	}
+}
+
+func TestAnyDifferenceIsEncodedAgain(t *testing.T) {
+	variants := map[string]func(m *llm.Message){
+		"text":     func(m *llm.Message) { m.Content[0].Text = "alphb" },
+		"is_error": func(m *llm.Message) { m.Content[0].IsError = true },
+		"input":    func(m *llm.Message) { m.Content[1].Input = json.RawMessage(`{"path":"b"}`) },
+		"role":     func(m *llm.Message) { m.Role = llm.Assistant },
+		"a block":  func(m *llm.Message) { m.Content = m.Content[:1] },
+	}
+	for name, change := range variants {
+		t.Run(name, func(t *testing.T) {
+			c := New(0)
+			var enc counter
+			msgs := []llm.Message{msg("task"), msg("alpha")}
+			encodings(t, c, msgs, plain, &enc)
+			change(&msgs[1])
+			encodings(t, c, msgs, plain, &enc)
+			if enc.n != 3 {
+				t.Errorf("a changed %s was not encoded again (%d encodings)", name, enc.n)
+			}
+		})
+	}
+}
+
+func TestAMessageChangedInPlaceIsEncodedAgain(t *testing.T) {
+	c := New(0)
+	var enc counter
+	msgs := []llm.Message{msg("task"), msg("alpha")}
+	encodings(t, c, msgs, plain, &enc)
+	msgs[1].Content[1].Input[9] = 'z' // the caller reuses its buffer
+	encodings(t, c, msgs, plain, &enc)
+	if enc.n != 3 {
+		t.Errorf("a message changed in place kept its old encoding (%d encodings)", enc.n)
+	}
+}
+
+func TestAShorterConversationForgetsWhatWasPastItsEnd(t *testing.T) {
+	c := New(0)
+	var enc counter
+	msgs := []llm.Message{msg("task"), msg("a"), msg("b")}
+	encodings(t, c, msgs, plain, &enc)
+	got := encodings(t, c, msgs[:2], plain, &enc)
+	if len(got) != 2 || enc.n != 3 || c.Len() != 2 {
+		t.Errorf("got %v after %d encodings, %d kept", got, enc.n, c.Len())
+	}
+}
+
+func TestPartsAreKeyedByEveryString(t *testing.T) {
+	c := New(0)
+	n := 0
+	enc := func(s string) func() ([]byte, error) { return func() ([]byte, error) { n++; return []byte(s), nil } }
+	c.Parts([]string{"ab", "c"}, 0, enc("1"))
+	c.Parts([]string{"ab", "c"}, 0, enc("1"))
+	if b, _ := c.Parts([]string{"a", "bc"}, 0, enc("2")); string(b) != "2" {
+		t.Errorf("strings shifted between parts share an encoding")
+	}
+	if b, _ := c.Parts([]string{"ab", "c"}, 1, enc("3")); string(b) != "3" {
+		t.Errorf("another form shares an encoding")
+	}
+	if n != 3 {
+		t.Errorf("%d encodings, want 3", n)
+	}
+}
+
+func TestAFullCacheDropsWhatWasLeastRecentlyUsed(t *testing.T) {
+	c := New(64 << 10)
+	var enc counter
+	keep := []llm.Message{msg("kept: used on every call")}
+	for i := range 200 {
+		encodings(t, c, keep, plain, &enc)
+		other := []llm.Message{msg(fmt.Sprintf("conversation %d %s", i, strings.Repeat("x", 1000)))}
+		encodings(t, c, other, plain, &enc)
+	}
+	if enc.n != 201 {
+		t.Errorf("%d encodings: the conversation in use was dropped", enc.n)
+	}
+	if c.bytes > c.max {
+		t.Errorf("%d bytes kept, over the %d allowed", c.bytes, c.max)
+	}
+}
+
+func TestConcurrentConversationsShareOneCache(t *testing.T) {
+	c := New(256 << 10)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msgs := []llm.Message{msg(fmt.Sprintf("task %d", g))}
+			for i := range 100 {
+				msgs = append(msgs, msg(fmt.Sprintf("g%d m%d", g, i)))
+				b, err := c.Messages(msgs, func(j int) int { return j % 2 }, func(m *llm.Message, f int) ([]byte, error) {
+					return fmt.Appendf(nil, "%s/%d", m.Content[0].Text, f), nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for j, e := range b {
+					if want := fmt.Sprintf("%s/%d", msgs[j].Content[0].Text, j%2); string(e) != want {
+						t.Errorf("got %q, want %q", e, want)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,78 @@
+package night_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/retry"
+)
+
+const fallbackPipeline = `
+window: {start: "22:00", end: "06:00"}
+models:
+  big: {provider: scripted, scenario: unused.yaml, model: big}
+  small: {provider: scripted, scenario: unused.yaml, model: small}
+roles:
+  builder: {models: [big], fallback: small}
+`
+
+// TestANightStepRescuedByTheFallbackRecordsNoFailure: the builder's
+// model is overloaded past its retries; the fallback finishes the step,
+// and the night charges nothing to anyone.
+func TestANightStepRescuedByTheFallbackRecordsNoFailure(t *testing.T) {
+	f := setup(t, fallbackPipeline)
+	model := func(yaml string) llm.Model {
+		sc, err := scripted.Parse([]byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scripted.New(sc, scripted.Config{Clock: f.clk})
+	}
+	models := map[string]llm.Model{
+		"big":   model(`{loop: true, turns: [{status: 529}]}`),
+		"small": model("turns:\n  - tool_calls: [{name: write_file, input: {path: out.txt, content: built}}]\n  - text: Built out.txt.\n"),
+	}
+	task := f.add("build out.txt", 5)
+	rec := &event.Recorder{}
+	sum, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Models: models, Clock: f.clk,
+		Events: rec, Retry: retry.Policy{Retries: 1}, Idle: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.l.Task(context.Background(), task.ID)
+	if got.State != ledger.Done || sum.Finished[ledger.Builder] != 1 {
+		t.Errorf("task %s, builder steps %d", got.State, sum.Finished[ledger.Builder])
+	}
+	if fs := f.failures(sum.Night); len(fs) != 0 {
+		t.Errorf("failures recorded: %v", rules(fs))
+	}
+	n := 0
+	for _, e := range rec.Events() {
+		if e.Type == "fallback" {
+			n++
+			if e.Data["from"] != "big" || e.Data["to"] != "small" || e.Data["reason"] != "exhausted" {
+				t.Errorf("fallback event %v", e.Data)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d fallback events, want 1", n)
+	}
+}
+
+func TestAPipelineFallbackMustBeAModel(t *testing.T) {
+	for _, p := range []string{
+		"window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], fallback: nope}}\n",
+		"window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], fallback: b, fallback_on: auth}}\n",
+	} {
+		if _, err := night.ParsePipeline([]byte(p)); err == nil {
+			t.Errorf("accepted:\n%s", p)
+		}
+	}
+}
