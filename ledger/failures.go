@@ -35,17 +35,13 @@ func (l *Ledger) Failures(ctx context.Context, night int64) ([]Failure, error) {
 	return collect(r, err, scanFailure)
 }
 
-// FailuresAfter returns the night's failures recorded after the one with
-// ID after, in order: what a running night has not seen yet (a failure by
-// hand, a parked task past its deadline, another machine's charge).
-func (l *Ledger) FailuresAfter(ctx context.Context, night, after int64) ([]Failure, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE night_id = ? AND id > ? ORDER BY id", night, after)
-	return collect(r, err, scanFailure)
-}
-
 // TaskFailures returns every failure charged while working on a task,
 // across nights (the escalation rule reads them).
 func (l *Ledger) TaskFailures(ctx context.Context, task int64) ([]Failure, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE task_id = ? ORDER BY id", task)
+	return taskFailures(ctx, l.b.pool(), task)
+}
+
+func taskFailures(ctx context.Context, q querier, task int64) ([]Failure, error) {
+	r, err := q.query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE task_id = ? ORDER BY id", task)
 	return collect(r, err, scanFailure)
 }

@@ -17,43 +17,52 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/nightshift-dev/nightshift/clock"
 )
 
 // Config configures a Ledger. The zero value is ready to use.
 type Config struct {
-	// Workers is how many steps this process runs at once. Default 1.
+	// Workers is how many steps this process runs at once, and how many
+	// step chains it brings to a night it joins. Default 1.
 	Workers int
-	// Owner names this process in the step rows and its River queue; a
-	// restarted process recovers only the steps of its own owner, so it
-	// must keep its name across restarts, and two processes sharing a
-	// database must have different names. Lowercase letters and digits,
-	// joined by "_" or "-". Default: "ns_" and eight hex digits derived from the host name.
+	// Owner names this process in the step rows and its own River queue;
+	// a step runs where it was taken, so only a process of the same owner
+	// continues or recovers it. It must stay the same across restarts, and
+	// two processes sharing a database must have different names.
+	// Lowercase letters and digits, joined by "_" or "-", at most 58
+	// characters. Default: "ns_" and eight hex digits derived from the
+	// host name.
 	Owner string
+	// Lease is how long a step may run before River takes it back (its
+	// job's timeout), and how long an interrupted step waits for its owner
+	// to continue it, before another process records it interrupted and
+	// retries it from its start. Default 1h, River's own default for
+	// rescuing the jobs of a process that died.
+	Lease time.Duration
 	// Logger receives River's logs. Default: discarded.
 	Logger *slog.Logger
-	// FetchCooldown is River's shortest pause between fetches; a step's
-	// job is fetched as soon as it is inserted, so this bounds the
-	// bookkeeping delay per step. Default 1ms.
-	FetchCooldown time.Duration
-	// FetchPollInterval is how often River looks for new jobs. A step's
-	// job is queued outside any transaction, which wakes River's fetcher
-	// at once (on PostgreSQL through NOTIFY, on SQLite in the process), so
-	// polling is only the fallback for a job left by a process that died.
-	// Default 100ms.
-	FetchPollInterval time.Duration
+	// Clock is the wall clock leases are measured on; default
+	// clock.Real{}. (River times a running step's lease on the real
+	// clock whatever this is.)
+	Clock clock.Clock
 }
+
+// DefaultLease is the lease of a step when Config.Lease is zero.
+const DefaultLease = time.Hour
 
 // ErrBadOwner is returned by Open for an owner name River cannot use as a
 // queue name.
 var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
 
-// ownerName is what River accepts as a queue name, lowercased so that two
-// spellings never name two queues.
+// ownerName is what River accepts in a queue name (the owner's queue is
+// "owner_" and the name), lowercased so that two spellings never name two
+// owners.
 var ownerName = regexp.MustCompile(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
@@ -64,32 +73,33 @@ func IsPostgres(dsn string) bool {
 
 // Open opens (creating if needed) the ledger at dsn: a postgres:// URL, or
 // a SQLite file path (optionally prefixed sqlite:// or sqlite:). It runs
-// River's migrations and creates the ledger's tables.
+// River's migrations and creates the ledger's tables. No River client runs
+// until Work.
 func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("ledger: empty database name")
-	}
-	cfg.Workers = max(cfg.Workers, 1)
-	cfg.FetchCooldown = cmp.Or(cfg.FetchCooldown, time.Millisecond)
-	cfg.FetchPollInterval = max(cmp.Or(cfg.FetchPollInterval, 100*time.Millisecond), cfg.FetchCooldown)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if cfg.Owner == "" {
 		host, _ := os.Hostname()
 		sum := sha256.Sum256([]byte(host))
 		cfg.Owner = "ns_" + hex.EncodeToString(sum[:4])
 	}
-	if !ownerName.MatchString(cfg.Owner) {
-		return nil, fmt.Errorf("%w: %q: use lowercase letters and digits, joined by _ or -", ErrBadOwner, cfg.Owner)
+	if !ownerName.MatchString(cfg.Owner) || len(cfg.Owner) > 58 {
+		return nil, fmt.Errorf("%w: %q: use lowercase letters and digits, joined by _ or -, at most 58 characters", ErrBadOwner, cfg.Owner)
 	}
-	l := &Ledger{owner: cfg.Owner, runs: map[int64]*run{}}
+	l := &Ledger{
+		owner:   cfg.Owner,
+		workers: max(cfg.Workers, 1),
+		lease:   cmp.Or(cfg.Lease, DefaultLease),
+		logger:  cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		wall:    cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+	}
 	var err error
 	if IsPostgres(dsn) {
 		l.postgres = true
-		l.b, err = openPostgres(ctx, l, dsn, cfg)
+		l.b, err = openPostgres(ctx, l, dsn)
 	} else {
-		l.b, err = openSQLite(ctx, l, dsn, cfg)
+		l.b, err = openSQLite(ctx, l, dsn)
 	}
 	if err != nil {
 		return nil, err
@@ -97,38 +107,21 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 	return l, nil
 }
 
-func riverConfig[TDriver riverdriver.Driver[TTx], TTx any](b *riverBackend[TDriver, TTx], cfg Config, pollOnly bool) *river.Config {
-	workers := river.NewWorkers()
-	river.AddWorker[StepArgs](workers, &stepWorker[TDriver, TTx]{b: b})
-	return &river.Config{
-		// One slot more than the steps run at once: a worker hands its
-		// result over just before its slot frees, and the next step's job
-		// must not wait a poll interval for it.
-		Queues:            map[string]river.QueueConfig{cfg.Owner: {MaxWorkers: cfg.Workers + 1}},
-		Workers:           workers,
-		Logger:            cfg.Logger,
-		FetchCooldown:     cfg.FetchCooldown,
-		FetchPollInterval: cfg.FetchPollInterval,
-		// A builder step is a whole agent run; its own step brake and the
-		// night's window bound it, not a job timeout.
-		JobTimeout: -1,
-		PollOnly:   pollOnly,
-	}
-}
-
-func openSQLite(ctx context.Context, l *Ledger, dsn string, cfg Config) (backend, error) {
+func openSQLite(ctx context.Context, l *Ledger, dsn string) (backend, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
 	// WAL and one connection: River's advice for SQLite (riversqlite's
-	// package doc); busy_timeout lets a second process wait its turn.
-	// synchronous(NORMAL) is safe with WAL: a commit survives a crash of
-	// the process, and only a power cut can lose the last commits, never
-	// corrupt the file.
-	db, err := openCachedSQLite("file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// package doc); busy_timeout lets a second process wait its turn, and
+	// immediate transactions take the write lock at BEGIN, so that two
+	// processes never both read a night's state and then collide on
+	// writing it. synchronous(NORMAL) is safe with WAL: a commit survives
+	// a crash of the process, and only a power cut can lose the last
+	// commits, never corrupt the file.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	driver := newSQLiteDriver(db)
+	driver := riversqlite.New(db)
 	fail := func(err error) (backend, error) {
 		db.Close() //nolint:errcheck // already failing
 		return nil, fmt.Errorf("ledger: %s: %w", path, err)
@@ -136,30 +129,29 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string, cfg Config) (backend
 	if err := migrate(ctx, driver); err != nil {
 		return fail(err)
 	}
-	q := sqlQ{db}
-	if err := createTables(ctx, q, sqliteDialect); err != nil {
+	if err := createTables(ctx, plainSQL{db}, sqliteDialect); err != nil {
 		return fail(err)
 	}
-	b := &riverBackend[*sqliteDriver, *sql.Tx]{
-		l: l, q: q,
-		begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
-		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
-		rollback: func(_ context.Context, tx *sql.Tx) { tx.Rollback() }, //nolint:errcheck // the cause is returned
-		wrap:     func(tx *sql.Tx) querier { return sqlQ{tx} },
-		closer:   func() { db.Close() }, //nolint:errcheck // nothing left to do
-	}
-	b.client, err = river.NewClient(driver, riverConfig(b, cfg, true))
+	ps, err := prepareHot(ctx, db)
 	if err != nil {
 		return fail(err)
 	}
-	return b, nil
+	q := sqlQ{db: db, ps: ps}
+	return &riverBackend[*riversqlite.Driver, *sql.Tx]{
+		l: l, q: q, driver: driver, dialect: sqliteDialect,
+		begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
+		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
+		rollback: func(_ context.Context, tx *sql.Tx) { tx.Rollback() }, //nolint:errcheck // the cause is returned
+		wrap:     func(tx *sql.Tx) querier { return sqlQ{db: db, tx: tx, ps: ps} },
+		closer:   func() { db.Close() }, //nolint:errcheck // closes the prepared statements too
+	}, nil
 }
 
 // pgMigrateLock keys the advisory lock that lets several processes open a
 // fresh PostgreSQL ledger at once.
 const pgMigrateLock = 0x6e69676874 // "night"
 
-func openPostgres(ctx context.Context, l *Ledger, dsn string, cfg Config) (backend, error) {
+func openPostgres(ctx context.Context, l *Ledger, dsn string) (backend, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: postgres: %w", err)
@@ -185,19 +177,14 @@ func openPostgres(ctx context.Context, l *Ledger, dsn string, cfg Config) (backe
 	if err != nil {
 		return fail(err)
 	}
-	b := &riverBackend[*riverpgxv5.Driver, pgx.Tx]{
-		l: l, q: pgxQ{pool},
+	return &riverBackend[*riverpgxv5.Driver, pgx.Tx]{
+		l: l, q: pgxQ{pool}, driver: driver, dialect: postgresDialect,
 		begin:    func(ctx context.Context) (pgx.Tx, error) { return pool.Begin(ctx) },
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) { tx.Rollback(context.WithoutCancel(ctx)) }, //nolint:errcheck // the cause is returned
 		wrap:     func(tx pgx.Tx) querier { return pgxQ{tx} },
 		closer:   pool.Close,
-	}
-	b.client, err = river.NewClient(driver, riverConfig(b, cfg, false))
-	if err != nil {
-		return fail(err)
-	}
-	return b, nil
+	}, nil
 }
 
 func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {

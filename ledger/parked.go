@@ -26,7 +26,11 @@ func (l *Ledger) ParkedActions(ctx context.Context) ([]ParkedAction, error) {
 // Approvals returns a task's approved actions that no step has run yet:
 // the gate allows these when the same call comes again.
 func (l *Ledger) Approvals(ctx context.Context, task int64) ([]ParkedAction, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE task_id = ? AND decision = ? AND used = 0 ORDER BY id", task, Approved)
+	return approvals(ctx, l.b.pool(), task)
+}
+
+func approvals(ctx context.Context, q querier, task int64) ([]ParkedAction, error) {
+	r, err := q.query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE task_id = ? AND decision = ? AND used = 0 ORDER BY id", task, Approved)
 	return collect(r, err, scanParked)
 }
 
@@ -39,7 +43,7 @@ func (l *Ledger) Decide(ctx context.Context, task int64, d Decision, at time.Tim
 		return ParkedAction{}, fmt.Errorf("ledger: a person approves or denies, not %q", d)
 	}
 	var out ParkedAction
-	err := l.b.inTx(ctx, func(q querier, _ txOps) error {
+	err := l.b.inTx(ctx, func(q querier, _ jobOps) error {
 		r, err := q.query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE task_id = ? AND decision = ? ORDER BY id DESC", task, Undecided)
 		ps, err := collect(r, err, scanParked)
 		if err != nil {
@@ -73,32 +77,39 @@ func (l *Ledger) Decide(ctx context.Context, task int64, d Decision, at time.Tim
 // back to the queue (requeue) or fails. It returns the expired actions.
 func (l *Ledger) Expire(ctx context.Context, night int64, now time.Time, requeue bool) ([]ParkedAction, error) {
 	var out []ParkedAction
-	err := l.b.inTx(ctx, func(q querier, _ txOps) error {
-		r, err := q.query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE decision = ? AND deadline <= ? ORDER BY id", Undecided, ms(now))
-		ps, err := collect(r, err, scanParked)
-		if err != nil {
-			return err
-		}
-		state, then := Failed, "failed"
-		if requeue {
-			state, then = Queued, "back in the queue"
-		}
-		for _, p := range ps {
-			p.Decision, p.DecidedAt = Expired, now.UTC()
-			if _, err := q.exec(ctx, "UPDATE ns_parked SET decision = ?, decided_at = ? WHERE id = ?", Expired, ms(now), p.ID); err != nil {
-				return err
-			}
-			reason := fmt.Sprintf("parked past its deadline %s waiting for approval of %s; %s", p.Deadline.Format(time.RFC3339), p.Action, then)
-			if _, err := insertFailure(ctx, q, Failure{Night: night, Step: p.Step, Task: p.Task, Role: Builder,
-				Scope: TaskScope, Rule: "park-deadline", Reason: reason, At: now}); err != nil {
-				return err
-			}
-			if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, updated_at = ? WHERE id = ? AND state = ?", state, ms(now), p.Task, Parked); err != nil {
-				return err
-			}
-			out = append(out, p)
-		}
-		return nil
+	err := l.b.inTx(ctx, func(q querier, _ jobOps) error {
+		var err error
+		out, err = expire(ctx, q, night, now, requeue)
+		return err
 	})
 	return out, err
+}
+
+func expire(ctx context.Context, q querier, night int64, now time.Time, requeue bool) ([]ParkedAction, error) {
+	r, err := q.query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE decision = ? AND deadline <= ? ORDER BY id", Undecided, ms(now))
+	ps, err := collect(r, err, scanParked)
+	if err != nil {
+		return nil, err
+	}
+	state, then := Failed, "failed"
+	if requeue {
+		state, then = Queued, "back in the queue"
+	}
+	var out []ParkedAction
+	for _, p := range ps {
+		p.Decision, p.DecidedAt = Expired, now.UTC()
+		if _, err := q.exec(ctx, "UPDATE ns_parked SET decision = ?, decided_at = ? WHERE id = ?", Expired, ms(now), p.ID); err != nil {
+			return nil, err
+		}
+		reason := fmt.Sprintf("parked past its deadline %s waiting for approval of %s; %s", p.Deadline.Format(time.RFC3339), p.Action, then)
+		if _, err := insertFailure(ctx, q, Failure{Night: night, Step: p.Step, Task: p.Task, Role: Builder,
+			Scope: TaskScope, Rule: "park-deadline", Reason: reason, At: now}); err != nil {
+			return nil, err
+		}
+		if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, updated_at = ? WHERE id = ? AND state = ?", state, ms(now), p.Task, Parked); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -2,12 +2,22 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
 // schema is the ledger's own tables, beside River's. Every time is Unix
 // milliseconds; 0 means "not yet". Nothing is NULL, so both stores scan the
 // same Go types. {{ID}} and {{FLOAT}} are filled per dialect.
+//
+// A night's shared state is in these tables, never in a process:
+// ns_failures holds tonight's skip list, workers out and stops (by scope),
+// and the failed steps the second-failure rule counts; ns_tokens the
+// tokens spent tonight per worker; ns_tasks the WIP; ns_nights the
+// reservations under each role's ceiling and the chains idle until a step
+// in flight is recorded; ns_members who joined the night
+// with how many step chains; ns_stops the system stops a night was
+// resumed after.
 const schema = `
 CREATE TABLE IF NOT EXISTS ns_tasks (
 	id {{ID}},
@@ -33,7 +43,10 @@ CREATE TABLE IF NOT EXISTS ns_nights (
 	end_reason TEXT NOT NULL DEFAULT '',
 	proposer_steps INTEGER NOT NULL DEFAULT 0,
 	judge_steps INTEGER NOT NULL DEFAULT 0,
-	builder_steps INTEGER NOT NULL DEFAULT 0
+	builder_steps INTEGER NOT NULL DEFAULT 0,
+	epoch INTEGER NOT NULL DEFAULT 0,
+	stop_mark BIGINT NOT NULL DEFAULT 0,
+	idle_chains INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS ns_steps (
 	id {{ID}},
@@ -51,7 +64,11 @@ CREATE TABLE IF NOT EXISTS ns_steps (
 	checks TEXT NOT NULL DEFAULT '',
 	tokens BIGINT NOT NULL DEFAULT 0,
 	started_at BIGINT NOT NULL,
-	ended_at BIGINT NOT NULL DEFAULT 0
+	ended_at BIGINT NOT NULL DEFAULT 0,
+	pending INTEGER NOT NULL DEFAULT 0,
+	continues BIGINT NOT NULL DEFAULT 0,
+	lease_until BIGINT NOT NULL DEFAULT 0,
+	cont_job BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS ns_steps_night ON ns_steps (night_id, role);
 CREATE TABLE IF NOT EXISTS ns_failures (
@@ -83,6 +100,29 @@ CREATE TABLE IF NOT EXISTS ns_parked (
 	decided_at BIGINT NOT NULL DEFAULT 0,
 	used INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS ns_tokens (
+	night_id BIGINT NOT NULL,
+	role TEXT NOT NULL,
+	worker TEXT NOT NULL,
+	tokens BIGINT NOT NULL DEFAULT 0,
+	PRIMARY KEY (night_id, role, worker)
+);
+CREATE TABLE IF NOT EXISTS ns_members (
+	night_id BIGINT NOT NULL,
+	owner TEXT NOT NULL,
+	epoch INTEGER NOT NULL DEFAULT 0,
+	joined_at BIGINT NOT NULL,
+	PRIMARY KEY (night_id, owner)
+);
+CREATE TABLE IF NOT EXISTS ns_stops (
+	id {{ID}},
+	night_id BIGINT NOT NULL,
+	stopped_at BIGINT NOT NULL,
+	end_kind TEXT NOT NULL,
+	end_reason TEXT NOT NULL,
+	resumed_at BIGINT NOT NULL,
+	owner TEXT NOT NULL DEFAULT ''
+);
 CREATE TABLE IF NOT EXISTS ns_notes (
 	id {{ID}},
 	night_id BIGINT NOT NULL,
@@ -92,14 +132,29 @@ CREATE TABLE IF NOT EXISTS ns_notes (
 );
 `
 
-// dialect is what differs between the two stores' DDL.
+// added are the columns added to tables of earlier versions, which
+// CREATE TABLE IF NOT EXISTS leaves as they were.
+var added = []struct{ table, column, def string }{
+	{"ns_nights", "epoch", "INTEGER NOT NULL DEFAULT 0"},
+	{"ns_nights", "stop_mark", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_nights", "idle_chains", "INTEGER NOT NULL DEFAULT 0"},
+	{"ns_steps", "pending", "INTEGER NOT NULL DEFAULT 0"},
+	{"ns_steps", "continues", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_steps", "lease_until", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_steps", "cont_job", "BIGINT NOT NULL DEFAULT 0"},
+}
+
+// dialect is what differs between the two stores' SQL.
 type dialect struct {
 	id, float string
+	// forUpdate locks the rows a SELECT read until the transaction ends.
+	forUpdate string
+	postgres  bool
 }
 
 var (
 	sqliteDialect   = dialect{id: "INTEGER PRIMARY KEY", float: "REAL"}
-	postgresDialect = dialect{id: "BIGSERIAL PRIMARY KEY", float: "DOUBLE PRECISION"}
+	postgresDialect = dialect{id: "BIGSERIAL PRIMARY KEY", float: "DOUBLE PRECISION", forUpdate: " FOR UPDATE", postgres: true}
 )
 
 // createTables creates the ledger's tables if they are missing. River's own
@@ -114,5 +169,63 @@ func createTables(ctx context.Context, q querier, d dialect) error {
 			return err
 		}
 	}
+	for _, a := range added {
+		if err := addColumn(ctx, q, d, a.table, a.column, a.def); err != nil {
+			return err
+		}
+	}
+	// Indexes on columns an older ledger may lack come after them.
+	for _, stmt := range []string{
+		"CREATE INDEX IF NOT EXISTS ns_steps_job ON ns_steps (job_id)",
+		"CREATE INDEX IF NOT EXISTS ns_steps_state ON ns_steps (state, pending)",
+		// The backlog is read before every step: its few active tasks
+		// among every task ever done.
+		"CREATE INDEX IF NOT EXISTS ns_tasks_state ON ns_tasks (state)",
+	} {
+		if _, err := q.exec(ctx, stmt); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// addColumn adds a column to a table of an earlier version's ledger.
+func addColumn(ctx context.Context, q querier, d dialect, table, column, def string) error {
+	if d.postgres {
+		_, err := q.exec(ctx, "ALTER TABLE "+table+" ADD COLUMN IF NOT EXISTS "+column+" "+def)
+		return err
+	}
+	var n int
+	if err := q.queryRow(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", table, column).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	_, err := q.exec(ctx, "ALTER TABLE "+table+" ADD COLUMN "+column+" "+def)
+	return err
+}
+
+// plainSQL runs the one-off statements that create the ledger's tables,
+// unprepared.
+type plainSQL struct{ db *sql.DB }
+
+func (p plainSQL) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := p.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (p plainSQL) query(ctx context.Context, q string, args ...any) (rows, error) {
+	r, err := p.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{r}, nil
+}
+
+func (p plainSQL) queryRow(ctx context.Context, q string, args ...any) row {
+	return p.db.QueryRowContext(ctx, q, args...)
 }

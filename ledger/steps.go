@@ -9,7 +9,6 @@ import (
 
 // Claim describes a step to start.
 type Claim struct {
-	Night  int64
 	Role   Role
 	Worker string
 	// Level is the worker's index in the role's model list.
@@ -20,12 +19,15 @@ type Claim struct {
 	Ceiling int
 	// At is when the step starts, by the night's clock.
 	At time.Time
+	// Continues is the pending step this one continues (Tx.Continue):
+	// its task stays claimed, and the step is no longer pending.
+	Continues int64
 }
 
 // Result is what a step did, recorded in the transaction that completes its
 // River job.
 type Result struct {
-	// State is Finished, StepFailed or StepParked.
+	// State is Finished, StepFailed, StepParked or Interrupted.
 	State   StepState
 	Outcome string
 	Reason  string
@@ -34,6 +36,11 @@ type Result struct {
 	Tokens  int64
 	// At is when the step ended, by the night's clock.
 	At time.Time
+	// Pending keeps an interrupted builder step's task claimed for its
+	// continuation: its changes stay in the task's workspace, its journal
+	// pending. The step's owner continues it (a job in its own queue),
+	// unless the lease runs out first.
+	Pending bool
 	// TaskState is the claimed task's state afterwards; empty means
 	// Queued (back in the backlog, perhaps skipped tonight).
 	TaskState TaskState
@@ -50,98 +57,97 @@ type Result struct {
 	Park *ParkedAction
 	// UsedApprovals are approved parked actions this step ran.
 	UsedApprovals []int64
+	// End ends the night with the step (a spent budget).
+	End *End
 }
 
-// StepFunc does a step's work. It runs in a River worker; the Result it
-// returns is recorded in the same transaction that completes the job.
-type StepFunc func(ctx context.Context, s Step) Result
+// The statements of every step (see hot).
+var (
+	reserveSQL    = map[Role]string{}
+	claimTaskSQL  = hotSQL("UPDATE ns_tasks SET state = ?, front = 0, updated_at = ? WHERE id = ? AND state = ?")
+	insertStepSQL = hotSQL(`INSERT INTO ns_steps (night_id, role, worker, level, task_id, job_id, owner, state, started_at, lease_until, continues)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	recordStepSQL = hotSQL(`UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?, ended_at = ?,
+		pending = ?, lease_until = ? WHERE id = ?`)
+	spendSQL = hotSQL(`INSERT INTO ns_tokens (night_id, role, worker, tokens) VALUES (?, ?, ?, ?)
+		ON CONFLICT (night_id, role, worker) DO UPDATE SET tokens = ns_tokens.tokens + excluded.tokens`)
+	settleTaskSQL = hotSQL("UPDATE ns_tasks SET state = ?, level = level + ?, updated_at = ? WHERE id = ?")
+)
 
-// RunStep claims a step and runs fn on it through the River queue: in one
-// transaction it reserves a place under the role's ceiling, claims the task
-// and writes the step's row; once that commits, it queues the step's job;
-// the worker then runs fn and records its Result as it completes the job.
-// RunStep returns the recorded step, or ErrCeiling or ErrTaken when the
-// claim fails.
-//
-// The job is queued after the claim commits, not inside it, because River
-// wakes its fetcher on an insert only outside a transaction: inserted
-// inside, on SQLite (no LISTEN/NOTIFY) every step would wait for the next
-// poll. Nothing is lost in between: a process that dies after the claim and
-// before the job leaves a running step with no job, which the night's
-// recovery gives back like any interrupted step.
-func (l *Ledger) RunStep(ctx context.Context, c Claim, fn StepFunc) (Step, error) {
+func init() {
+	for _, r := range Roles {
+		col := string(r) + "_steps"
+		reserveSQL[r] = hotSQL("UPDATE ns_nights SET " + col + " = " + col + " + 1 WHERE id = ? AND ended_at = 0 AND (? = 0 OR " + col + " < ?)")
+	}
+}
+
+// claim starts a step in t: it reserves the step's place under the role's
+// ceiling, claims its task (or takes over the pending step it continues)
+// and writes the step's row, with the job that runs it.
+func (l *Ledger) claim(ctx context.Context, t *Tx, c Claim, job int64) (Step, error) {
 	if !c.Role.Valid() {
 		return Step{}, fmt.Errorf("ledger: unknown role %q", c.Role)
 	}
-	if err := l.ensureStarted(ctx); err != nil {
-		return Step{}, err
-	}
-	s := Step{Night: c.Night, Role: c.Role, Worker: c.Worker, Level: c.Level, Task: c.Task,
-		Owner: l.owner, State: Running, StartedAt: c.At.UTC()}
-	err := l.b.inTx(ctx, func(q querier, _ txOps) error {
-		col := string(c.Role) + "_steps"
-		n, err := q.exec(ctx, "UPDATE ns_nights SET "+col+" = "+col+" + 1 WHERE id = ? AND ended_at = 0 AND (? = 0 OR "+col+" < ?)",
-			c.Night, c.Ceiling, c.Ceiling)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrCeiling
-		}
-		if c.Task != 0 {
-			n, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, front = 0, updated_at = ? WHERE id = ? AND state = ?",
-				Claimed, ms(c.At), c.Task, Queued)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return ErrTaken
-			}
-		}
-		return q.queryRow(ctx, `INSERT INTO ns_steps (night_id, role, worker, level, task_id, owner, state, started_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			s.Night, s.Role, s.Worker, s.Level, s.Task, s.Owner, s.State, ms(c.At)).Scan(&s.ID)
-	})
+	q := t.q
+	n, err := q.exec(ctx, reserveSQL[c.Role], t.night.ID, c.Ceiling, c.Ceiling)
 	if err != nil {
 		return Step{}, err
 	}
-	r := &run{step: s, fn: fn, done: make(chan stepDone, 1)}
-	// Registered before the job exists: the worker finds it at once.
-	l.addRun(r)
-	job, err := l.b.insertStep(ctx, StepArgs{Step: s.ID})
-	if err == nil {
-		// The job's ID lets recovery cancel the job of a step whose
-		// process died while it ran.
-		_, err = l.b.pool().exec(ctx, "UPDATE ns_steps SET job_id = ? WHERE id = ? AND job_id = 0", job, s.ID)
+	if n == 0 {
+		return Step{}, ErrCeiling
+	}
+	t.night.Reserved[c.Role]++
+	switch {
+	case c.Continues != 0:
+		n, err = q.exec(ctx, "UPDATE ns_steps SET pending = 0 WHERE id = ? AND pending = 1 AND owner = ?", c.Continues, l.owner)
+	case c.Task != 0:
+		n, err = q.exec(ctx, claimTaskSQL, Claimed, ms(c.At), c.Task, Queued)
+	default:
+		n = 1
 	}
 	if err != nil {
-		if l.takeRun(s.ID) != nil {
-			// The job never ran: give the step back as interrupted.
-			l.Interrupt(context.WithoutCancel(ctx), s, "the step's job could not be queued: "+err.Error(), c.At) //nolint:errcheck // the queueing error is the one to report
-		}
-		return Step{}, fmt.Errorf("ledger: queue step %d: %w", s.ID, err)
+		return Step{}, err
 	}
-	select {
-	case d := <-r.done:
-		return d.step, d.err
-	case <-ctx.Done():
-		return r.step, ctx.Err()
+	if n == 0 {
+		return Step{}, ErrTaken
 	}
+	s := Step{Night: t.night.ID, Role: c.Role, Worker: c.Worker, Level: c.Level, Task: c.Task, Job: job,
+		Owner: l.owner, State: Running, StartedAt: c.At.UTC(), Continues: c.Continues,
+		LeaseUntil: fromMS(ms(l.wall.Now().Add(l.lease)))}
+	err = q.queryRow(ctx, insertStepSQL, s.Night, s.Role, s.Worker, s.Level, s.Task, s.Job, s.Owner, s.State, ms(c.At), ms(s.LeaseUntil), s.Continues).Scan(&s.ID)
+	return s, err
 }
 
-// record writes a step's result inside the completing transaction.
-func (l *Ledger) record(ctx context.Context, q querier, s Step, res Result) (Step, error) {
+// record writes a step's result in t, the transaction that completes its
+// job.
+func (l *Ledger) record(ctx context.Context, t *Tx, s Step, res Result) (Step, error) {
+	q := t.q
 	s.State = res.State
 	if s.State == "" || s.State == Running {
 		s.State = Finished
 	}
 	s.Outcome, s.Reason, s.Answer, s.Checks, s.Tokens = res.Outcome, res.Reason, res.Answer, res.Checks, res.Tokens
 	s.EndedAt = res.At.UTC()
-	if _, err := q.exec(ctx, `UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?, ended_at = ?
-		WHERE id = ?`, s.State, s.Outcome, s.Reason, s.Answer, strings.Join(s.Checks, "\n"), s.Tokens, ms(res.At), s.ID); err != nil {
+	s.Pending = s.State == Interrupted && res.Pending && s.Task != 0
+	if s.Pending {
+		s.LeaseUntil = fromMS(ms(l.wall.Now().Add(l.lease)))
+	}
+	if _, err := q.exec(ctx, recordStepSQL, s.State, s.Outcome, s.Reason, s.Answer, strings.Join(s.Checks, "\n"), s.Tokens,
+		ms(res.At), b2i(s.Pending), ms(s.LeaseUntil), s.ID); err != nil {
 		return s, err
 	}
-	if s.Task != 0 {
+	if s.Tokens != 0 {
+		if _, err := q.exec(ctx, spendSQL, s.Night, s.Role, s.Worker, s.Tokens); err != nil {
+			return s, err
+		}
+	}
+	if s.State == Interrupted {
+		// An interrupted step gives its place under the ceiling back; its
+		// task goes first in the queue, or waits for the continuation.
+		if err := giveBack(ctx, q, s, s.Pending, res.At); err != nil {
+			return s, err
+		}
+	} else if s.Task != 0 {
 		state := res.TaskState
 		if state == "" {
 			state = Queued
@@ -149,8 +155,7 @@ func (l *Ledger) record(ctx context.Context, q querier, s Step, res Result) (Ste
 		if res.Park != nil {
 			state = Parked
 		}
-		if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, level = level + ?, updated_at = ? WHERE id = ?",
-			state, b2i(res.Escalate), ms(res.At), s.Task); err != nil {
+		if _, err := q.exec(ctx, settleTaskSQL, state, b2i(res.Escalate), ms(res.At), s.Task); err != nil {
 			return s, err
 		}
 	}
@@ -173,11 +178,11 @@ func (l *Ledger) record(ctx context.Context, q querier, s Step, res Result) (Ste
 			return s, err
 		}
 	}
-	for _, t := range res.NewTasks {
-		if t.Source == "" {
-			t.Source = string(Proposer)
+	for _, nt := range res.NewTasks {
+		if nt.Source == "" {
+			nt.Source = string(Proposer)
 		}
-		if _, err := insertTask(ctx, q, t, res.At); err != nil {
+		if _, err := insertTask(ctx, q, nt, res.At); err != nil {
 			return s, err
 		}
 	}
@@ -200,72 +205,110 @@ func (l *Ledger) record(ctx context.Context, q querier, s Step, res Result) (Ste
 	return s, nil
 }
 
-const stepCols = `id, night_id, role, worker, level, task_id, job_id, owner, state, outcome, reason, answer, checks, tokens, started_at, ended_at`
+// giveBack frees an interrupted step's place under its night's ceiling and
+// puts its task first in the queue, unless the task waits for the step's
+// continuation.
+func giveBack(ctx context.Context, q querier, s Step, pending bool, at time.Time) error {
+	col := string(s.Role) + "_steps"
+	if _, err := q.exec(ctx, "UPDATE ns_nights SET "+col+" = "+col+" - 1 WHERE id = ? AND "+col+" > 0", s.Night); err != nil {
+		return err
+	}
+	if s.Task == 0 || pending {
+		return nil
+	}
+	_, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, front = 1, updated_at = ? WHERE id = ? AND state = ?",
+		Queued, ms(at), s.Task, Claimed)
+	return err
+}
+
+// interrupt records a step that was running when its process died (or
+// whose record was lost) as interrupted: pending, its task kept for its
+// continuation, or given back to be retried from its start.
+func (l *Ledger) interrupt(ctx context.Context, q querier, s Step, pending bool, reason string, at time.Time) (Step, error) {
+	s.State, s.Reason, s.EndedAt = Interrupted, reason, at.UTC()
+	s.Pending = pending && s.Task != 0
+	s.LeaseUntil = fromMS(ms(l.wall.Now().Add(l.lease)))
+	n, err := q.exec(ctx, "UPDATE ns_steps SET state = ?, reason = ?, ended_at = ?, pending = ?, lease_until = ? WHERE id = ? AND state = ?",
+		Interrupted, reason, ms(at), b2i(s.Pending), ms(s.LeaseUntil), s.ID, Running)
+	if err != nil || n == 0 {
+		return s, err
+	}
+	return s, giveBack(ctx, q, s, s.Pending, at)
+}
+
+const stepCols = `id, night_id, role, worker, level, task_id, job_id, owner, state, outcome, reason, answer, checks, tokens, started_at, ended_at,
+	pending, continues, lease_until, cont_job`
 
 func scanStep(r rows) (Step, error) {
 	var s Step
 	var checks string
-	var started, ended int64
+	var started, ended, lease int64
+	var pending int
 	err := r.Scan(&s.ID, &s.Night, &s.Role, &s.Worker, &s.Level, &s.Task, &s.Job, &s.Owner, &s.State,
-		&s.Outcome, &s.Reason, &s.Answer, &checks, &s.Tokens, &started, &ended)
+		&s.Outcome, &s.Reason, &s.Answer, &checks, &s.Tokens, &started, &ended, &pending, &s.Continues, &lease, &s.ContJob)
 	if checks != "" {
 		s.Checks = strings.Split(checks, "\n")
 	}
-	s.StartedAt, s.EndedAt = fromMS(started), fromMS(ended)
+	s.StartedAt, s.EndedAt, s.LeaseUntil, s.Pending = fromMS(started), fromMS(ended), fromMS(lease), pending != 0
 	return s, err
+}
+
+func querySteps(ctx context.Context, q querier, where string, args ...any) ([]Step, error) {
+	r, err := q.query(ctx, "SELECT "+stepCols+" FROM ns_steps WHERE "+where+" ORDER BY id", args...)
+	return collect(r, err, scanStep)
 }
 
 // Steps returns the night's steps in the order they started.
 func (l *Ledger) Steps(ctx context.Context, night int64) ([]Step, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+stepCols+" FROM ns_steps WHERE night_id = ? ORDER BY id", night)
-	return collect(r, err, scanStep)
+	return querySteps(ctx, l.b.pool(), "night_id = ?", night)
+}
+
+// Step returns one step, or ErrNotFound.
+func (l *Ledger) Step(ctx context.Context, id int64) (Step, error) {
+	return stepByID(ctx, l.b.pool(), id)
+}
+
+func stepByID(ctx context.Context, q querier, id int64) (Step, error) {
+	ss, err := querySteps(ctx, q, "id = ?", id)
+	if err != nil {
+		return Step{}, err
+	}
+	if len(ss) == 0 {
+		return Step{}, fmt.Errorf("step %d: %w", id, ErrNotFound)
+	}
+	return ss[0], nil
 }
 
 // TaskSteps returns every step taken on a task, across nights.
 func (l *Ledger) TaskSteps(ctx context.Context, task int64) ([]Step, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+stepCols+" FROM ns_steps WHERE task_id = ? ORDER BY id", task)
-	return collect(r, err, scanStep)
+	return querySteps(ctx, l.b.pool(), "task_id = ?", task)
 }
 
-// Interrupt gives back a step that was running when its process died: the
-// step is marked interrupted, its place under the ceiling is freed, its
-// task goes back to the front of the queue and its River job is cancelled,
-// all in one transaction. The caller restores the task's workspace first.
-func (l *Ledger) Interrupt(ctx context.Context, s Step, reason string, at time.Time) error {
-	return l.b.inTx(ctx, func(q querier, ops txOps) error {
-		n, err := q.exec(ctx, "UPDATE ns_steps SET state = ?, reason = ?, ended_at = ? WHERE id = ? AND state = ?",
-			Interrupted, reason, ms(at), s.ID, Running)
-		if err != nil || n == 0 {
-			return err
-		}
-		col := string(s.Role) + "_steps"
-		if _, err := q.exec(ctx, "UPDATE ns_nights SET "+col+" = "+col+" - 1 WHERE id = ?", s.Night); err != nil {
-			return err
-		}
-		if s.Task != 0 {
-			if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, front = 1, updated_at = ? WHERE id = ? AND state = ?",
-				Queued, ms(at), s.Task, Claimed); err != nil {
-				return err
-			}
-		}
-		if s.Job != 0 {
-			return ops.cancelJob(ctx, s.Job)
-		}
-		return nil
-	})
-}
-
-// Running returns the night's steps still marked running. After a crash
-// these are the interrupted ones (see Interrupt).
+// Running returns the night's steps still marked running: being worked,
+// or left by a process that died.
 func (l *Ledger) Running(ctx context.Context, night int64) ([]Step, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+stepCols+" FROM ns_steps WHERE night_id = ? AND state = ? ORDER BY id", night, Running)
-	return collect(r, err, scanStep)
+	return querySteps(ctx, l.b.pool(), "night_id = ? AND state = ?", night, Running)
 }
 
-// JobState returns the state of a step's River job ("completed",
-// "cancelled", ...), for tests and the report's consistency check.
+// Pending returns the interrupted steps waiting to be continued, of every
+// night and owner.
+func (l *Ledger) Pending(ctx context.Context) ([]Step, error) {
+	return querySteps(ctx, l.b.pool(), "state = ? AND pending = 1", Interrupted)
+}
+
+// JobState returns the state of a River job ("completed", "cancelled",
+// "running", ...), or "" when River has cleaned it away: for tests and
+// the report's consistency check. A job marked for cancellation while its
+// process was dead reads "running (cancel marked)" until River's rescuer
+// settles it.
 func (l *Ledger) JobState(ctx context.Context, job int64) (string, error) {
-	var s string
-	err := l.b.pool().queryRow(ctx, "SELECT state FROM river_job WHERE id = ?", job).Scan(&s)
+	var s, meta string
+	err := l.b.pool().queryRow(ctx, "SELECT state, CAST(metadata AS TEXT) FROM river_job WHERE id = ?", job).Scan(&s, &meta)
+	if isNoRows(err) {
+		return "", nil
+	}
+	if s == "running" && strings.Contains(meta, "cancel_attempted_at") {
+		s += " (cancel marked)"
+	}
 	return s, err
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+var insertTaskSQL = hotSQL(`INSERT INTO ns_tasks (title, body, source, score, scored, state, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+
 func insertTask(ctx context.Context, q querier, t NewTask, at time.Time) (Task, error) {
 	if strings.TrimSpace(t.Title) == "" {
 		return Task{}, fmt.Errorf("ledger: a task needs a title")
@@ -19,8 +22,7 @@ func insertTask(ctx context.Context, q querier, t NewTask, at time.Time) (Task, 
 	if t.Score != nil {
 		out.Score, out.Scored = *t.Score, true
 	}
-	err := q.queryRow(ctx, `INSERT INTO ns_tasks (title, body, source, score, scored, state, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	err := q.queryRow(ctx, insertTaskSQL,
 		out.Title, out.Body, out.Source, out.Score, b2i(out.Scored), out.State, ms(at), ms(at)).Scan(&out.ID)
 	return out, err
 }
@@ -44,7 +46,11 @@ func scanTask(r rows) (Task, error) {
 
 // Task returns one task, or ErrNotFound.
 func (l *Ledger) Task(ctx context.Context, id int64) (Task, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE id = ?", id)
+	return taskByID(ctx, l.b.pool(), id)
+}
+
+func taskByID(ctx context.Context, q querier, id int64) (Task, error) {
+	r, err := q.query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE id = ?", id)
 	ts, err := collect(r, err, scanTask)
 	if err != nil {
 		return Task{}, err
@@ -57,8 +63,10 @@ func (l *Ledger) Task(ctx context.Context, id int64) (Task, error) {
 
 // Tasks returns every task, in the order the builder would take them:
 // front first, then by score (best first), then oldest first.
-func (l *Ledger) Tasks(ctx context.Context) ([]Task, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks ORDER BY front DESC, scored DESC, score DESC, id")
+func (l *Ledger) Tasks(ctx context.Context) ([]Task, error) { return allTasks(ctx, l.b.pool()) }
+
+func allTasks(ctx context.Context, q querier) ([]Task, error) {
+	r, err := q.query(ctx, "SELECT "+taskCols+" FROM ns_tasks ORDER BY front DESC, scored DESC, score DESC, id")
 	return collect(r, err, scanTask)
 }
 
@@ -98,7 +106,12 @@ func (l *Ledger) SetTaskState(ctx context.Context, id int64, s TaskState, at tim
 // in the order the builder takes them: what a scheduler reads before each
 // step, without the history of done and failed tasks.
 func (l *Ledger) ActiveTasks(ctx context.Context) ([]Task, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+taskCols+" FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id",
-		Queued, Claimed, Parked)
+	return activeTasks(ctx, l.b.pool())
+}
+
+var activeTasksSQL = hotSQL("SELECT " + taskCols + " FROM ns_tasks WHERE state IN (?, ?, ?) ORDER BY front DESC, scored DESC, score DESC, id")
+
+func activeTasks(ctx context.Context, q querier) ([]Task, error) {
+	r, err := q.query(ctx, activeTasksSQL, Queued, Claimed, Parked)
 	return collect(r, err, scanTask)
 }

@@ -1,6 +1,9 @@
 package ledger
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Role is a part of the night's pipeline (seed 003): the proposer adds ideas,
 // the judge scores them, the builder works on them.
@@ -95,6 +98,19 @@ type Step struct {
 	Tokens    int64     `json:"tokens"`
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
+	// Pending is set on an interrupted builder step whose changes stay in
+	// its task's workspace, its journal pending on its owner's machine,
+	// until the owner continues it (a later step with Continues set) or,
+	// its lease run out, another process retries the task from its start.
+	Pending bool `json:"pending,omitempty"`
+	// Continues is the interrupted step this step continues.
+	Continues int64 `json:"continues,omitempty"`
+	// LeaseUntil is when the step's lease runs out, by the wall clock:
+	// until then no process of another owner takes it over.
+	LeaseUntil time.Time `json:"lease_until"`
+	// ContJob is the River job that continues a pending step, in its
+	// owner's queue.
+	ContJob int64 `json:"-"`
 }
 
 // Scope is what a failure is charged to (DESIGN.md, failure scopes).
@@ -134,20 +150,26 @@ type Failure struct {
 // EndKind is how a night ended.
 type EndKind string
 
-// Night end kinds. A system stop is its own kind so the exit status can
-// say so, but it is an early end too (see Early).
+// Night end kinds. Seed 003's second number, nights that end before the
+// clock runs out, is two numbers kept apart: a night cut short by failure
+// handling (CutShort, SystemStopped) says something is wrong; a night out
+// of work (OutOfWork) only that the backlog ran dry. A spent night budget
+// is CeilingsReached, neither.
 const (
 	WindowClosed    EndKind = "window-closed"
 	CeilingsReached EndKind = "ceilings-reached"
-	EndedEarly      EndKind = "ended-early"
-	SystemStopped   EndKind = "system-stopped"
+	// CutShort: every worker of a role is out, or a night-scope failure.
+	CutShort EndKind = "cut-short"
+	// OutOfWork: nothing takeable, and no answer a person could give in
+	// the window would change that.
+	OutOfWork EndKind = "out-of-work"
+	// SystemStopped: a system-scope failure; a person must act, then
+	// `nightshift night` in the same window resumes the night.
+	SystemStopped EndKind = "system-stopped"
+	// EndedEarly is how earlier versions recorded both CutShort and
+	// OutOfWork; Night.CutShort tells them apart by the reason.
+	EndedEarly EndKind = "ended-early"
 )
-
-// Early reports whether a night that ended this way counts as ended early,
-// seed 003's second number: it stopped before its window closed and before
-// its ceilings were reached, because no worker could do anything useful
-// (all out, nothing takeable) or the system stopped.
-func (k EndKind) Early() bool { return k == EndedEarly || k == SystemStopped }
 
 // Night is one run of the pipeline through a window.
 type Night struct {
@@ -163,10 +185,62 @@ type Night struct {
 	// Reserved counts the steps each role has claimed (the ceilings
 	// read it); interrupted steps are given back.
 	Reserved map[Role]int `json:"reserved"`
+	// Stops are the system stops the night was resumed after, in order.
+	Stops []Stop `json:"stops,omitempty"`
+	// Epoch counts the night's resumptions; processes join each epoch
+	// with their step chains.
+	Epoch int `json:"-"`
+	// stopMark is the last failure before the latest resumption: the
+	// stops it names are over.
+	stopMark int64
+	// idleChains counts the night's chains waiting for a step in flight
+	// to be recorded (Plan.Idle).
+	idleChains int
+}
+
+// Stop is a system stop that a night was resumed after: how it ended
+// then, and when `nightshift night` resumed it.
+type Stop struct {
+	At        time.Time `json:"at"`
+	End       EndKind   `json:"end"`
+	Reason    string    `json:"reason"`
+	ResumedAt time.Time `json:"resumed_at"`
+	// Owner is the process that resumed it.
+	Owner string `json:"owner"`
 }
 
 // Ended reports whether the night has ended.
 func (n Night) Ended() bool { return !n.EndedAt.IsZero() }
+
+// StopMark is the ID of the last failure recorded before the night was
+// last resumed: night- and system-scope failures up to it stopped the
+// night before and do not stop it again.
+func (n Night) StopMark() int64 { return n.stopMark }
+
+// CutShort reports whether failure handling cut the night short: a system
+// stop (even one it was resumed after), every worker of a role out, or a
+// night-scope failure.
+func (n Night) CutShort() bool {
+	switch {
+	case len(n.Stops) > 0, n.End == CutShort, n.End == SystemStopped:
+		return true
+	case n.End == EndedEarly:
+		// An earlier version's early end: it was cut short unless it
+		// said only that nothing was takeable.
+		return strings.Contains(n.Reason, "worker is out") || strings.Contains(n.Reason, "stopped the night")
+	}
+	return false
+}
+
+// OutOfWork reports whether the night ended because nothing was
+// takeable, and was not cut short.
+func (n Night) OutOfWork() bool {
+	return !n.CutShort() && (n.End == OutOfWork || n.End == EndedEarly)
+}
+
+// Early reports whether the night ended before its window closed and its
+// ceilings were reached: cut short or out of work.
+func (n Night) Early() bool { return n.CutShort() || n.OutOfWork() }
 
 // Decision is a person's answer to a parked task.
 type Decision string
@@ -196,6 +270,18 @@ type ParkedAction struct {
 	DecidedAt time.Time `json:"decided_at"`
 	// Used is set once an approved action has been run by a step.
 	Used bool `json:"used,omitempty"`
+}
+
+// WorkerKey names a worker: a role with one of its models.
+type WorkerKey struct {
+	Role   Role
+	Worker string
+}
+
+// Tokens are the tokens spent in a night, in all and per worker.
+type Tokens struct {
+	Total    int64
+	ByWorker map[WorkerKey]int64
 }
 
 // Note is a line the night wrote for the morning reader, such as a role

@@ -87,13 +87,20 @@ type AgentBuilder struct {
 	MCP       []mcp.Server
 	Subagents bool
 	Trace     *tracing.Tracer
+	// RollbackOnInterrupt rolls an interrupted attempt back; default
+	// false: its changes stay, its journal pending, and the next attempt
+	// at the task continues it (roles.builder.rollback_on_interrupt).
+	RollbackOnInterrupt bool
 }
 
 var _ Builder = (*AgentBuilder)(nil)
 
 // Attempt runs one agent on the task in a.Dir. A run that does not end done
 // is rolled back, so a failed attempt leaves the workspace as it found it;
-// a journal that a dead attempt left there is rolled back first.
+// a journal that a dead attempt left there is rolled back first. An
+// interrupted run keeps its changes, its journal pending, unless
+// RollbackOnInterrupt; an attempt that continues one (a.Continues) starts
+// on the workspace as that one left it (continueAttempt).
 func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	m := b.Models[a.Worker]
 	if m == nil {
@@ -124,7 +131,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 			name = b.Pipeline.Models[a.Worker].Model
 		}
 	}
-	res, err := lifecycle.Run(ctx, lifecycle.Config{
+	cfg := lifecycle.Config{
 		Fallback: fb, NoCache: noCache,
 		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
@@ -132,12 +139,21 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
-	}, taskText(a.Task.Title, a.Task.Body))
+		RollbackOnInterrupt: b.RollbackOnInterrupt,
+	}
+	task := taskText(a.Task.Title, a.Task.Body)
+	var res *lifecycle.Result
+	var err error
+	if a.Continues != nil {
+		res, err = continueAttempt(ctx, cfg, task)
+	} else {
+		res, err = lifecycle.Run(ctx, cfg, task)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
-		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used}
+		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used, Suspended: res.Suspended}
 	if len(used.refused) > 0 && res.Outcome != agent.Done {
 		// Seed 003's builder was refused a tool, then said nothing: the
 		// ledger says both, so the morning reader sees the cause.
@@ -153,6 +169,20 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return f
 	}
 	return out
+}
+
+// continueAttempt continues an interrupted attempt: the run the lifecycle
+// paused in the task's workspace (the newest), resumed from its checkpoint
+// (lifecycle.Resume): its conversation, steps and spend so far, on the
+// workspace as it left it, its journal the same. A workspace with no
+// paused run (the process died before the attempt's first checkpoint) is
+// rolled back and the attempt starts over.
+func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*lifecycle.Result, error) {
+	paused, err := lifecycle.Paused(cfg)
+	if err != nil || len(paused) == 0 {
+		return lifecycle.Run(ctx, cfg, task)
+	}
+	return lifecycle.Resume(ctx, cfg, paused[0])
 }
 
 // memoryOf is an assignment's memory for its run.

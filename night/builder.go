@@ -40,6 +40,10 @@ type Assignment struct {
 	// Approved are actions a person approved for this task: the gate
 	// allows them when the same call comes again.
 	Approved []ledger.ParkedAction
+	// Continues is the interrupted attempt this one continues, on the
+	// workspace as it left it (its journal pending); nil for a new
+	// attempt.
+	Continues *ledger.Step
 	// Memory is the task's memory: the notes and failure reasons of the
 	// attempts before this one, which it starts with, and where its
 	// remember tool keeps notes (in the ledger, with the task). Nil when
@@ -66,6 +70,9 @@ type Attempt struct {
 	Park *ParkRequest
 	// UsedApprovals are the approved actions the attempt ran.
 	UsedApprovals []int64
+	// Suspended is set on an interrupted attempt whose changes stay in
+	// the workspace, its journal pending, for the next night to continue.
+	Suspended bool
 }
 
 // ParkRequest is the exact action a gate wanted a person to answer.

@@ -84,28 +84,28 @@ func TestCharging(t *testing.T) {
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.StepLimit, Reason: "20 steps"}},
 			failures: []string{"task failed-step"},
 			workers:  []string{"b1", "b1", "b1"},
-			end:      ledger.EndedEarly, // nothing left to take: the skipped task waits for tomorrow
+			end:      ledger.OutOfWork, // nothing left to take: the skipped task waits for tomorrow
 		},
 		{
 			name:     "an attempt that reached its own budget costs its task the night, never the worker",
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.Budget, Calls: 3, Tokens: 9000, Reason: "the next call would cross the budget of 10000 tokens"}},
 			failures: []string{"task attempt-budget"},
 			workers:  []string{"b1", "b1", "b1"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name:     "an attempt past its time limit costs its task the night",
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.Timeout, Calls: 2, Reason: "the run's time limit of 30m0s passed"}},
 			failures: []string{"task attempt-timeout"},
 			workers:  []string{"b1", "b1", "b1"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name:     "an attempt the loop detector ended costs its task the night",
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.StepLimit, Calls: 4, Err: &agent.LoopError{Tool: "read_file", Count: 4}, Reason: "loop: read_file repeated 4 times"}},
 			failures: []string{"task loop"},
 			workers:  []string{"b1", "b1", "b1"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name: "a budget stop and a loop on two tasks are a second failure: they are failed steps",
@@ -115,7 +115,7 @@ func TestCharging(t *testing.T) {
 			},
 			failures: []string{"task attempt-budget", "task loop", "worker second-failure"},
 			workers:  []string{"b1", "b1", "b2"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name: "a second failed step on a different task sends the worker out and the next model goes on",
@@ -125,21 +125,21 @@ func TestCharging(t *testing.T) {
 			},
 			failures: []string{"task failed-step", "task failed-step", "worker second-failure"},
 			workers:  []string{"b1", "b1", "b2"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name:     "a quota refusal sends the worker out and leaves the task in the queue",
 			fail:     map[string]night.Attempt{"a@b1": {Outcome: agent.APIFailure, Err: quota}},
 			failures: []string{"worker quota"},
 			workers:  []string{"b1", "b2", "b2", "b2"},
-			end:      ledger.EndedEarly, // the backlog ran dry
+			end:      ledger.OutOfWork, // the backlog ran dry
 		},
 		{
 			name:     "a failure before the first model call sends the worker out and leaves the task in the queue",
 			fail:     map[string]night.Attempt{"a@b1": {Outcome: agent.Failed, Reason: "journal: no space left on device"}},
 			failures: []string{"worker no-task"},
 			workers:  []string{"b1", "b2", "b2", "b2"},
-			end:      ledger.EndedEarly,
+			end:      ledger.OutOfWork,
 		},
 		{
 			name:     "a configuration error stops the system",
@@ -209,12 +209,20 @@ func TestNightEnds(t *testing.T) {
 			t.Errorf("ended %s after %d steps, want window-closed after 3 three-hour steps", sum.Night.End, sum.Finished[ledger.Builder])
 		}
 	})
-	t.Run("a night with every builder out ends early and says why", func(t *testing.T) {
+	t.Run("a night with every builder out is cut short and says why", func(t *testing.T) {
 		f := setup(t, twoBuilders)
 		f.add("a", 1)
 		quota := night.Attempt{Outcome: agent.APIFailure, Err: &llm.Error{Class: llm.Quota}}
 		sum := f.run(f.builder(time.Minute, func(night.Assignment) night.Attempt { return quota }), nil)
-		if sum.Night.End != ledger.EndedEarly || !strings.Contains(sum.Night.Reason, "every builder worker is out") {
+		if sum.Night.End != ledger.CutShort || !strings.Contains(sum.Night.Reason, "every builder worker is out") || !sum.Night.CutShort() {
+			t.Errorf("ended %s: %q", sum.Night.End, sum.Night.Reason)
+		}
+	})
+	t.Run("a night with nothing takeable is out of work, not cut short", func(t *testing.T) {
+		f := setup(t, twoBuilders)
+		f.add("a", 1)
+		sum := f.run(f.builder(time.Minute, done), nil)
+		if sum.Night.End != ledger.OutOfWork || !sum.Night.OutOfWork() || sum.Night.CutShort() {
 			t.Errorf("ended %s: %q", sum.Night.End, sum.Night.Reason)
 		}
 	})
@@ -265,7 +273,7 @@ func TestParking(t *testing.T) {
 		if got, _ := f.l.Task(context.Background(), task.ID); got.State != ledger.Parked {
 			t.Fatalf("task state %s, want parked", got.State)
 		}
-		if sum.Night.End == ledger.EndedEarly && sum.Night.EndedAt.Before(sum.Night.WindowEnd) {
+		if sum.Night.Early() && sum.Night.EndedAt.Before(sum.Night.WindowEnd) {
 			// It waited for a person until the deadline or the window.
 			t.Errorf("the night gave up on a parked task at %s: %s", sum.Night.EndedAt, sum.Night.Reason)
 		}
@@ -301,33 +309,61 @@ func TestParking(t *testing.T) {
 	}
 }
 
-// TestCrashRestart: a night restarted after its process died restores the
-// interrupted task's workspace and retries that attempt from its start.
+// TestCrashRestart: a night restarted after its process died mid-attempt
+// continues the interrupted attempt on its workspace as it was left (the
+// same owner: the journal is on this machine); with
+// roles.builder.rollback_on_interrupt it restores the workspace and
+// retries the attempt from its start.
 func TestCrashRestart(t *testing.T) {
-	f := setup(t, twoBuilders)
-	task := f.add("half done", 5)
-	ctx, cancel := context.WithCancel(context.Background())
-	crash := night.BuilderFunc(func(context.Context, night.Assignment) night.Attempt { cancel(); panic("power cut") })
-	_, err := night.Run(ctx, night.Config{Pipeline: f.p, Ledger: f.l, Builder: crash, Clock: f.clk})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("crashed night: %v", err)
-	}
-	var restored []string
-	sum, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Builder: f.builder(time.Minute, done), Clock: f.clk,
-		Restore: func(dir string) error { restored = append(restored, dir); return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, _ := f.l.Steps(context.Background(), sum.Night.ID)
-	var states []ledger.StepState
-	for _, s := range steps {
-		states = append(states, s.State)
-	}
-	if diff := cmp.Diff([]ledger.StepState{ledger.Interrupted, ledger.Finished}, states); diff != "" {
-		t.Errorf("steps (-want +got):\n%s", diff)
-	}
-	got, _ := f.l.Task(context.Background(), task.ID)
-	if len(restored) != 1 || !strings.HasSuffix(restored[0], "task-1") || got.State != ledger.Done {
-		t.Errorf("restored %v, task %s", restored, got.State)
+	for _, rollback := range []bool{false, true} {
+		name := "the attempt is continued"
+		if rollback {
+			name = "with rollback_on_interrupt the workspace is restored and the attempt retried"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := setup(t, twoBuilders)
+			f.p.Roles[ledger.Builder].RollbackOnInterrupt = rollback
+			task := f.add("half done", 5)
+			ctx, cancel := context.WithCancel(context.Background())
+			crash := night.BuilderFunc(func(context.Context, night.Assignment) night.Attempt { cancel(); panic("power cut") })
+			_, err := night.Run(ctx, night.Config{Pipeline: f.p, Ledger: f.l, Builder: crash, Clock: f.clk})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("crashed night: %v", err)
+			}
+			var restored []string
+			var continues []int64
+			again := night.BuilderFunc(func(_ context.Context, a night.Assignment) night.Attempt {
+				if a.Continues != nil {
+					continues = append(continues, a.Continues.ID)
+				}
+				return done(a)
+			})
+			sum, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Builder: again, Clock: f.clk,
+				Restore: func(dir string) error { restored = append(restored, dir); return nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps, _ := f.l.Steps(context.Background(), sum.Night.ID)
+			var states []ledger.StepState
+			for _, s := range steps {
+				states = append(states, s.State)
+			}
+			if diff := cmp.Diff([]ledger.StepState{ledger.Interrupted, ledger.Finished}, states); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			got, _ := f.l.Task(context.Background(), task.ID)
+			if got.State != ledger.Done {
+				t.Errorf("task %s, want done", got.State)
+			}
+			if rollback {
+				if len(restored) != 1 || !strings.HasSuffix(restored[0], "task-1") || len(continues) != 0 || steps[1].Continues != 0 {
+					t.Errorf("restored %v, continued %v", restored, continues)
+				}
+				return
+			}
+			if len(restored) != 0 || len(continues) != 1 || continues[0] != steps[0].ID || steps[1].Continues != steps[0].ID {
+				t.Errorf("restored %v, continued %v; want step %d continued on its workspace", restored, continues, steps[0].ID)
+			}
+		})
 	}
 }

@@ -122,6 +122,10 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// RollbackOnInterrupt rolls an interrupted builder attempt back, as
+	// a failed one, and retries it from its start; default false: its
+	// changes stay, its journal pending, and the next night continues it.
+	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt"`
 	// Subagents gives the builder delegate_task (a read-only sub-agent);
 	// default off.
 	Subagents bool `yaml:"subagents"`
@@ -252,6 +256,9 @@ func (p *Pipeline) check() error {
 		}
 		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
+		}
+		if r.RollbackOnInterrupt && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
 		}
 		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
 			return fmt.Errorf("roles.%s.approve: %w", role, err)
@@ -409,11 +416,27 @@ func (w Window) parse() (start, end time.Duration, err error) {
 	return
 }
 
+// loc is the window's zone; the pipeline's check made sure it loads.
+func (w Window) loc() *time.Location {
+	l, err := w.location()
+	if err != nil {
+		return time.UTC
+	}
+	return l
+}
+
 func (w Window) location() (*time.Location, error) {
 	if w.Zone == "" {
 		return time.UTC, nil
 	}
 	return time.LoadLocation(w.Zone)
+}
+
+// StartOn returns when the window that starts on day's date opens.
+func (w Window) StartOn(day time.Time) time.Time {
+	so, _, _ := w.parse()
+	loc := w.loc()
+	return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).Add(so)
 }
 
 // Bounds returns the window that contains now, or the next one when now is

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -24,7 +23,7 @@ import (
 type Config struct {
 	// Pipeline is the pipeline file. Required.
 	Pipeline *Pipeline
-	// Ledger records the night. Required.
+	// Ledger records the night and holds its shared state. Required.
 	Ledger *ledger.Ledger
 	// Models are the pipeline's models, built, by name. The proposer and
 	// the judge call theirs through the run lifecycle's call path
@@ -42,14 +41,17 @@ type Config struct {
 	Limiters map[string]*retry.Limiter
 	// Builder runs builder steps; default an AgentBuilder over Models.
 	Builder Builder
-	// Clock is the night's time; default clock.Real{}. A clock.Fake runs
-	// a whole night in milliseconds.
+	// Clock is the night's time; default clock.Real{}. Any other clock is
+	// simulated: its waits (for the window to open, for a person's answer)
+	// are taken at once, so a clock.Fake runs a whole night in
+	// milliseconds.
 	Clock clock.Clock
 	// Events receives one event per step, failure and end; default discard.
 	Events event.Sink
-	// Restore restores an interrupted task's workspace before its attempt
-	// is retried; default the journal's recovery, as RecoverWorkspace
-	// does, in StateDir.
+	// Restore restores an interrupted task's workspace when its attempt
+	// is retried from its start instead of continued
+	// (roles.builder.rollback_on_interrupt); default the journal's
+	// recovery, as RecoverWorkspace does, in StateBase.
 	Restore func(dir string) error
 	// StateBase is the state directory (statedir.Base) where each task
 	// workspace's journal lives, outside the workspace; default
@@ -79,25 +81,43 @@ type Config struct {
 // Summary is how a night ended.
 type Summary struct {
 	Night ledger.Night
-	// Finished counts the steps each role finished.
+	// Finished counts the steps each role finished (every end but
+	// interrupted), whichever process took them.
 	Finished map[ledger.Role]int
+	// Interrupted counts the night's interrupted steps.
+	Interrupted int
 }
 
-// Scheduler runs one night.
+// Scheduler runs one night: it decides the night's steps (it is the
+// ledger's Handler) on the night's shared state, which it reads in the
+// ledger's transactions and never keeps.
 type Scheduler struct {
 	cfg   Config
 	p     *Pipeline
 	l     *ledger.Ledger
 	clk   clock.Clock
 	rules Rules
-	night ledger.Night
-	st    *state
-	trace *tracing.Night
+	// simulated is true on any clock but the wall clock: waits are taken
+	// at once on it, not by River's snooze.
+	simulated bool
+	name      string
+	trace     *tracing.Night
 }
 
-// Run runs the night of cfg's pipeline to its end: the window closed, the
-// ceilings reached, or ended early (no worker can do anything useful, or a
-// night- or system-scope failure).
+var _ ledger.Handler = (*Scheduler)(nil)
+
+// Run runs the night of cfg's pipeline in this process until it ends: the
+// window closed, the ceilings reached, cut short (every worker of a role
+// out, a night-scope failure), out of work (nothing takeable), or a
+// system stop. Other processes may share the night, through the ledger.
+// A night a system stop ended is resumed when Run is called again in its
+// window.
+//
+// When ctx ends (SIGINT, SIGTERM), Run stops taking steps and cancels the
+// ones running here (River's StopAndCancel): each is recorded interrupted,
+// a builder attempt with its changes kept for the next Run to continue
+// (unless roles.builder.rollback_on_interrupt), and Run returns the
+// summary so far with ctx's error.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	s, err := newScheduler(cfg)
 	if err != nil {
@@ -115,6 +135,7 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
 	cfg.Clock = cmp.Or[clock.Clock](cfg.Clock, clock.Real{})
+	_, real := cfg.Clock.(clock.Real)
 	if cfg.Events == nil {
 		cfg.Events = event.Discard
 	}
@@ -148,13 +169,13 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline}
+			Pipeline: cfg.Pipeline, RollbackOnInterrupt: cfg.Pipeline.Roles[ledger.Builder].RollbackOnInterrupt}
 	}
-	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, st: newState()}, nil
+	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real}, nil
 }
 
 func (s *Scheduler) emit(typ, detail string, data map[string]any) {
-	s.cfg.Events.Emit(event.Event{TS: s.clk.Now(), Run: s.night.Name, Type: typ, Detail: detail, Data: data})
+	s.cfg.Events.Emit(event.Event{TS: s.clk.Now(), Run: s.name, Type: typ, Detail: detail, Data: data})
 }
 
 func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
@@ -165,208 +186,124 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 			return nil, err
 		}
 	}
-	name := cmp.Or(s.cfg.Name, start.Format("2006-01-02"))
-	n, err := s.l.StartNight(ctx, name, start, end, s.clk.Now())
+	s.name = cmp.Or(s.cfg.Name, start.Format("2006-01-02"))
+	n, err := s.l.StartNight(ctx, s.name, start, end, s.clk.Now())
 	if err != nil {
 		return nil, err
 	}
-	s.night = n
-	_, s.trace = s.cfg.Trace.Night(ctx, n.ID, name)
-	defer func() { s.trace.End(string(s.night.End), s.night.Reason, s.night.End.Early()) }()
-	if err := s.st.load(ctx, s.l, n.ID); err != nil {
-		return nil, err
+	if n.End == ledger.SystemStopped && s.clk.Now().Before(n.WindowEnd) {
+		// A person dealt with what stopped it (or runs it again to see):
+		// the rest of the window is not lost.
+		why := n.Reason
+		if n, err = s.l.Resume(ctx, n.ID, s.clk.Now()); err != nil {
+			return nil, err
+		}
+		s.emit("night", "resumed after a system stop ("+why+")", map[string]any{"resumed": true})
 	}
+	// This process's part of the night is one trace; the night's end, as
+	// it stands when this process leaves it, closes it.
+	_, s.trace = s.cfg.Trace.Night(ctx, n.ID, s.name)
+	defer func() {
+		if end, err := s.l.Night(context.WithoutCancel(ctx), n.ID); err == nil {
+			s.trace.End(string(end.End), end.Reason, end.Early())
+		}
+	}()
 	if !n.Ended() {
-		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", name, start.Format("15:04"), end.Format("15:04")), nil)
-		if err := s.recover(ctx); err != nil {
-			return nil, err
-		}
-		if err := s.loop(ctx); err != nil {
-			return nil, err
+		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", s.name, start.Format("15:04"), end.Format("15:04")), nil)
+		if err := s.work(ctx, n); err != nil {
+			sum, serr := s.summary(context.WithoutCancel(ctx), n.ID)
+			if serr != nil {
+				return nil, errors.Join(err, serr)
+			}
+			return sum, err
 		}
 	}
-	if s.night, err = s.l.Night(ctx, n.ID); err != nil {
-		return nil, err
-	}
-	return &Summary{Night: s.night, Finished: s.st.finished}, nil
+	return s.summary(ctx, n.ID)
 }
 
-// recover restores each step this owner left running when its process
-// died (steps of other owners belong to other processes): its
-// task's workspace goes back to how it was before the attempt, and the
-// attempt is retried from its start (the task goes first in the queue).
-func (s *Scheduler) recover(ctx context.Context) error {
-	running, err := s.l.Running(ctx, s.night.ID)
+// work works the night here until it ends, or ctx ends.
+func (s *Scheduler) work(ctx context.Context, n ledger.Night) error {
+	w, err := s.l.Work(ctx, ledger.WorkConfig{Night: n.ID, Handler: s, Clock: s.clk, Recover: s.recoverStep,
+		Settled: func(job int64, state string) {
+			s.emit("recover", fmt.Sprintf("job=%d of the step a dead process left is %s (River's rescuer)", job, state), nil)
+		}})
 	if err != nil {
 		return err
 	}
-	for _, st := range running {
-		if st.Owner != s.l.Owner() {
-			continue // another live process's step (a shared night)
-		}
-		if st.Task != 0 {
-			if err := s.cfg.Restore(s.taskDir(st.Task)); err != nil {
-				return fmt.Errorf("night: restore the workspace of task %d: %w", st.Task, err)
-			}
-		}
-		if err := s.l.Interrupt(ctx, st, "the process died during the step; its workspace was restored and the attempt is retried", s.clk.Now()); err != nil {
-			return err
-		}
-		s.emit("recover", fmt.Sprintf("step=%d task=%d restored and queued first", st.ID, st.Task), nil)
+	// On the wall clock, the window's end ends the night even while its
+	// chains rest, waiting for steps in flight elsewhere.
+	var closed <-chan time.Time
+	if !s.simulated {
+		t := time.NewTimer(time.Until(n.WindowEnd))
+		defer t.Stop()
+		closed = t.C
 	}
-	return nil
+	for {
+		select {
+		case <-w.Ended():
+			return w.Stop(context.WithoutCancel(ctx))
+		case <-closed:
+			closed = nil
+			if _, err := s.l.EndNight(ctx, n.ID, ledger.WindowClosed, s.windowClosed(n), s.clk.Now()); err != nil {
+				return errors.Join(err, w.Stop(context.WithoutCancel(ctx)))
+			}
+		case <-ctx.Done():
+			// Stop taking steps, cancel the running ones; each is
+			// recorded interrupted before Interrupt returns.
+			return errors.Join(ctx.Err(), w.Interrupt(context.WithoutCancel(ctx)))
+		}
+	}
+}
+
+func (s *Scheduler) windowClosed(n ledger.Night) string {
+	return "the window closed at " + n.WindowEnd.In(s.p.Window.loc()).Format("15:04")
+}
+
+// summary reads how the night stands from the ledger.
+func (s *Scheduler) summary(ctx context.Context, night int64) (*Summary, error) {
+	n, err := s.l.Night(ctx, night)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := s.l.Steps(ctx, night)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Night: n, Finished: map[ledger.Role]int{}}
+	for _, st := range steps {
+		switch st.State {
+		case ledger.Running:
+		case ledger.Interrupted:
+			sum.Interrupted++
+		default:
+			sum.Finished[st.Role]++
+		}
+	}
+	return sum, nil
+}
+
+// recoverStep decides, for a step this owner left running when its
+// process died, whether its changes are kept for its continuation: a
+// builder attempt's are, unless roles.builder.rollback_on_interrupt, in
+// which case its workspace is restored now and its task retried from the
+// start.
+func (s *Scheduler) recoverStep(_ context.Context, st ledger.Step) (bool, error) {
+	keep := st.Role == ledger.Builder && st.Task != 0 && !s.p.Roles[ledger.Builder].RollbackOnInterrupt
+	if st.Task != 0 && !keep {
+		if err := s.cfg.Restore(s.taskDir(st.Task)); err != nil {
+			return false, fmt.Errorf("night: restore the workspace of task %d: %w", st.Task, err)
+		}
+	}
+	how := "its changes kept for the attempt to be continued"
+	if !keep {
+		how = "its workspace restored; the attempt is retried from its start"
+	}
+	s.emit("recover", fmt.Sprintf("step=%d task=%d left running by a process that died: %s", st.ID, st.Task, how), nil)
+	return keep, nil
 }
 
 func (s *Scheduler) taskDir(task int64) string {
 	return filepath.Join(s.p.Path(s.p.WorkDir), fmt.Sprintf("task-%d", task))
-}
-
-func (s *Scheduler) end(ctx context.Context, kind ledger.EndKind, reason string) error {
-	n, err := s.l.EndNight(ctx, s.night.ID, kind, reason, s.clk.Now())
-	if err != nil {
-		return err
-	}
-	s.night = n
-	s.emit("night-end", fmt.Sprintf("%s: %s", n.End, n.Reason), map[string]any{"end": n.End, "reason": n.Reason})
-	return nil
-}
-
-func (s *Scheduler) note(ctx context.Context, kind, text string) {
-	key := kind + ": " + text
-	if s.st.noted[key] {
-		return
-	}
-	s.st.noted[key] = true
-	s.emit("note", key, nil)
-	s.l.AddNote(ctx, ledger.Note{Night: s.night.ID, At: s.clk.Now(), Kind: kind, Text: text}) //nolint:errcheck // a lost note loses no work
-}
-
-// loop takes steps until the night ends.
-func (s *Scheduler) loop(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		now := s.clk.Now()
-		if !now.Before(s.night.WindowEnd) {
-			return s.end(ctx, ledger.WindowClosed, "the window closed at "+s.night.WindowEnd.Format("15:04"))
-		}
-		if s.st.stop == ledger.SystemScope {
-			return s.end(ctx, ledger.SystemStopped, "stopped until a person acts: "+s.st.stopWhy)
-		}
-		if s.st.stop == ledger.NightScope {
-			return s.end(ctx, ledger.EndedEarly, "a failure stopped the night: "+s.st.stopWhy)
-		}
-		if _, err := s.l.Expire(ctx, s.night.ID, now, s.p.Park.PastDeadline == "requeue"); err != nil {
-			return err
-		}
-		if err := s.st.catchUp(ctx, s.l, s.night.ID); err != nil {
-			return err
-		}
-		if b := s.p.BudgetTokens; b > 0 && s.st.total >= b {
-			return s.end(ctx, ledger.CeilingsReached, fmt.Sprintf("the night's token budget of %d is spent", b))
-		}
-		n, err := s.l.Night(ctx, s.night.ID)
-		if err != nil {
-			return err
-		}
-		s.night = n
-		if n.Ended() { // another machine ended the shared night
-			return nil
-		}
-		if c := s.p.Roles[ledger.Builder].Ceiling; n.Reserved[ledger.Builder] >= c {
-			return s.end(ctx, ledger.CeilingsReached, fmt.Sprintf("the builder reached its ceiling of %d steps", c))
-		}
-		v, err := s.view(ctx)
-		if err != nil {
-			return err
-		}
-		did := false
-		for _, role := range []ledger.Role{ledger.Proposer, ledger.Judge, ledger.Builder} {
-			ok, err := s.tryStep(ctx, role, v)
-			if err != nil {
-				return err
-			}
-			if ok {
-				did = true
-				break // look at the backlog again before the next step
-			}
-		}
-		if did {
-			continue
-		}
-		if wait := s.waitFor(v); wait > 0 {
-			if err := s.clk.Sleep(ctx, wait); err != nil {
-				return err
-			}
-			continue
-		}
-		return s.end(ctx, ledger.EndedEarly, s.whyIdle(v))
-	}
-}
-
-// ceilingLeft reports whether the role may take another step.
-func (s *Scheduler) ceilingLeft(role ledger.Role) bool {
-	r := s.p.Roles[role]
-	return r != nil && (r.Ceiling == 0 || s.night.Reserved[role] < r.Ceiling)
-}
-
-// available returns the role's first worker at or after level that has
-// not been sent out, with its index.
-func (s *Scheduler) available(role ledger.Role, level int) (string, int, bool) {
-	r := s.p.Roles[role]
-	if r == nil {
-		return "", 0, false
-	}
-	for i := level; i < len(r.Models); i++ {
-		w := worker{role, r.Models[i]}
-		if _, out := s.st.out[w]; out {
-			continue
-		}
-		if b := s.p.Models[w.model].BudgetTokens; b > 0 && s.st.tokens[w] >= b {
-			continue
-		}
-		return w.model, i, true
-	}
-	return "", 0, false
-}
-
-// whyIdle says, in words, why no worker can do anything useful.
-func (s *Scheduler) whyIdle(v *view) string {
-	var parts []string
-	for _, role := range []ledger.Role{ledger.Builder, ledger.Judge, ledger.Proposer} {
-		r := s.p.Roles[role]
-		if r == nil {
-			continue
-		}
-		if _, _, ok := s.available(role, 0); !ok {
-			var outs []string
-			for _, m := range r.Models {
-				outs = append(outs, m+": "+cmp.Or(s.st.out[worker{role, m}], "token budget spent"))
-			}
-			parts = append(parts, fmt.Sprintf("every %s worker is out (%s)", role, strings.Join(outs, "; ")))
-		} else if !s.ceilingLeft(role) {
-			parts = append(parts, fmt.Sprintf("the %s reached its ceiling", role))
-		}
-	}
-	parts = append(parts, fmt.Sprintf("nothing takeable: %d queued, %d skipped tonight, %d parked", v.queued, v.skipped, v.parked))
-	return "no worker can do anything useful: " + strings.Join(parts, "; ")
-}
-
-// waitFor returns how long to wait for a person's answer to a parked task,
-// or 0 when no answer could come in the window.
-func (s *Scheduler) waitFor(v *view) time.Duration {
-	if len(v.waiting) == 0 {
-		return 0
-	}
-	now := s.clk.Now()
-	wait := min(s.cfg.Idle, s.night.WindowEnd.Sub(now))
-	for _, p := range v.waiting {
-		if d := p.Deadline.Sub(now); d > 0 && d < wait {
-			wait = d
-		}
-	}
-	return max(wait, time.Millisecond)
 }
 
 // callModel makes one proposer or judge call through the run
@@ -382,5 +319,5 @@ func (s *Scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
 	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
 		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)}
-	return calls.Model(m, s.cfg.Limiters[model], s.night.Name).Generate(ctx, req)
+	return calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
 }

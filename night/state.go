@@ -2,6 +2,8 @@ package night
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/nightshift-dev/nightshift/ledger"
 )
@@ -14,96 +16,85 @@ type worker struct {
 
 func (w worker) String() string { return string(w.role) + "/" + w.model }
 
-// state is what the scheduler knows about tonight. It is rebuilt from the
-// ledger when a night is resumed, and kept up to date by each step.
-type state struct {
+// tonight is the night's shared state as one transaction reads it from
+// the ledger: the scheduler keeps none of it between steps, so every
+// process sharing a night decides on the same state.
+type tonight struct {
+	night ledger.Night
 	// out holds the workers that sit out the rest of the night, with why.
 	out map[worker]string
 	// skip is tonight's skip list of tasks.
 	skip map[int64]string
-	// failedOn lists the tasks each worker failed a step on tonight.
-	failedOn map[worker][]int64
+	// failedOn holds the tasks each worker failed a step on tonight
+	// (Kind.failedStep, never a call without a task).
+	failedOn map[worker]map[int64]bool
 	// tokens spent tonight per worker, and in all.
 	tokens map[worker]int64
 	total  int64
-	// finished counts finished steps (any end but interrupted) per role.
-	finished map[ledger.Role]int
-	// noted holds the notes already written, so each is written once.
-	noted map[string]bool
-	// seen is the ID of the last failure taken into account.
-	seen int64
-	// stop is set by a night- or system-scope failure.
+	// stop is set by a night- or system-scope failure since the night was
+	// last resumed.
 	stop    ledger.Scope
 	stopWhy string
 }
 
-func newState() *state {
-	return &state{
-		out: map[worker]string{}, skip: map[int64]string{}, failedOn: map[worker][]int64{},
-		tokens: map[worker]int64{}, finished: map[ledger.Role]int{}, noted: map[string]bool{},
-	}
-}
-
-// load rebuilds the state of a night that already ran for a while (a
-// restart, or a second machine joining).
-func (s *state) load(ctx context.Context, l *ledger.Ledger, night int64) error {
-	steps, err := l.Steps(ctx, night)
-	if err != nil {
-		return err
-	}
-	for _, st := range steps {
-		w := worker{st.Role, st.Worker}
-		s.tokens[w] += st.Tokens
-		s.total += st.Tokens
-		if st.State != ledger.Running && st.State != ledger.Interrupted {
-			s.finished[st.Role]++
+// load reads tonight's state in tx: the tokens, and the failures unless
+// the caller needs none of what they say (a step that did not fail
+// charges nothing).
+func (s *Scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*tonight, error) {
+	n := tx.Night()
+	st := &tonight{night: n, out: map[worker]string{}, skip: map[int64]string{}, failedOn: map[worker]map[int64]bool{},
+		tokens: map[worker]int64{}}
+	if failures {
+		fs, err := tx.Failures(ctx)
+		if err != nil {
+			return nil, err
 		}
-		if st.State == ledger.StepFailed && st.Task != 0 {
-			s.failedOn[w] = append(s.failedOn[w], st.Task)
+		for _, f := range fs {
+			st.apply(f, f.ID > n.StopMark())
 		}
 	}
-	if err := s.catchUp(ctx, l, night); err != nil {
-		return err
-	}
-	notes, err := l.Notes(ctx, night)
+	tok, err := tx.Tokens(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, n := range notes {
-		s.noted[n.Kind+": "+n.Text] = true
+	for k, v := range tok.ByWorker {
+		st.tokens[worker{k.Role, k.Worker}] += v
 	}
-	return nil
+	st.total = tok.Total
+	return st, nil
 }
 
-// catchUp takes into account the failures recorded since the last look,
-// whoever recorded them: a person (task fail), the night's parking deadline,
-// another process sharing the night, or this night's own steps (applying
-// one twice changes nothing). A restarted night and a running one thus see
-// the same skip list and the same workers out.
-func (s *state) catchUp(ctx context.Context, l *ledger.Ledger, night int64) error {
-	fs, err := l.FailuresAfter(ctx, night, s.seen)
-	if err != nil {
-		return err
-	}
-	for _, f := range fs {
-		s.apply(f)
-		s.seen = f.ID
-	}
-	return nil
-}
-
-// apply takes one recorded failure into account.
-func (s *state) apply(f ledger.Failure) {
+// apply takes one failure into account; stops only count when current
+// (recorded after the night's last resumption).
+func (st *tonight) apply(f ledger.Failure, current bool) {
 	switch f.Scope {
 	case ledger.TaskScope:
 		if f.Task != 0 {
-			s.skip[f.Task] = f.Reason
+			st.skip[f.Task] = f.Reason
 		}
 	case ledger.WorkerScope:
-		s.out[worker{f.Role, f.Worker}] = f.Reason
+		st.out[worker{f.Role, f.Worker}] = f.Reason
 	case ledger.NightScope, ledger.SystemScope:
-		if s.stop != ledger.SystemScope {
-			s.stop, s.stopWhy = f.Scope, f.Reason
+		if current && st.stop != ledger.SystemScope {
+			st.stop, st.stopWhy = f.Scope, f.Reason
 		}
 	}
+	if Kind(f.Rule).failedStep() && f.Task != 0 && f.Worker != "" && !f.Manual {
+		w := worker{f.Role, f.Worker}
+		if st.failedOn[w] == nil {
+			st.failedOn[w] = map[int64]bool{}
+		}
+		st.failedOn[w][f.Task] = true
+	}
+}
+
+// otherTask returns a task other than task that w failed a step on
+// tonight, or 0.
+func (st *tonight) otherTask(w worker, task int64) int64 {
+	for _, t := range slices.Sorted(maps.Keys(st.failedOn[w])) {
+		if t != task {
+			return t
+		}
+	}
+	return 0
 }

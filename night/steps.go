@@ -3,7 +3,6 @@ package night
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -16,92 +15,103 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
-// tryStep takes one step of role if the role can do something useful now.
-// It reports whether a step was taken.
-func (s *Scheduler) tryStep(ctx context.Context, role ledger.Role, v *view) (bool, error) {
-	if !s.ceilingLeft(role) {
-		return false, nil
+// tryStep plans one step of role if the role can do something useful now.
+func (s *Scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, role ledger.Role, v *view) (ledger.Plan, bool, error) {
+	if !s.ceilingLeft(st.night, role) {
+		return ledger.Plan{}, false, nil
 	}
 	switch role {
 	case ledger.Proposer:
-		model, level, ok := s.available(role, 0)
+		model, level, ok := s.available(st, role, 0)
 		if !ok {
-			return false, nil
+			return ledger.Plan{}, false, nil
+		}
+		if _, _, builder := s.available(st, ledger.Builder, 0); !builder {
+			// No builder could take a new idea tonight: it would pile up.
+			s.note(ctx, tx, "waiting", "the proposer waits at the WIP cap on the builder, which is out")
+			return ledger.Plan{}, false, nil
 		}
 		if v.wip >= s.p.WIP {
-			if _, _, builder := s.available(ledger.Builder, 0); !builder {
-				s.note(ctx, "waiting", "the proposer waits at the WIP cap on the builder, which is out")
-			}
-			return false, nil
+			return ledger.Plan{}, false, nil
 		}
-		return s.step(ctx, ledger.Claim{Role: role, Worker: model, Level: level}, s.propose)
+		return s.plan(ledger.Claim{Role: role, Worker: model, Level: level}, s.propose), true, nil
 	case ledger.Judge:
-		model, level, ok := s.available(role, 0)
+		model, level, ok := s.available(st, role, 0)
 		if !ok || len(v.unscored) == 0 {
-			return false, nil
+			return ledger.Plan{}, false, nil
 		}
-		return s.step(ctx, ledger.Claim{Role: role, Worker: model, Level: level}, s.judge(v.unscored))
-	default:
-		if len(v.takeable) == 0 && len(v.unscored) > 0 {
-			if _, _, judge := s.available(ledger.Judge, 0); !judge {
-				s.note(ctx, "waiting", "the builder waits on the judge, which is out: unscored tasks cannot be taken")
-			}
-		}
-		for _, t := range v.takeable {
-			model, level, ok := s.available(ledger.Builder, t.Level)
-			if !ok {
-				s.note(ctx, "waiting", fmt.Sprintf("task %d waits for a builder model: every one from level %d on is out", t.ID, t.Level))
-				continue
-			}
-			took, err := s.step(ctx, ledger.Claim{Role: role, Worker: model, Level: level, Task: t.ID}, s.build(t))
-			if took || err != nil {
-				return took, err
-			}
-		}
-		return false, nil
+		return s.plan(ledger.Claim{Role: role, Worker: model, Level: level}, s.judge(v.unscored)), true, nil
 	}
+	if len(v.takeable) == 0 && len(v.unscored) > 0 {
+		if _, _, judge := s.available(st, ledger.Judge, 0); !judge {
+			s.note(ctx, tx, "waiting", "the builder waits on the judge, which is out: unscored tasks cannot be taken")
+		}
+	}
+	if v.unreachable > 0 {
+		s.note(ctx, tx, "waiting", "tasks wait for a builder model: every one from their level on is out tonight")
+	}
+	if len(v.takeable) == 0 {
+		return ledger.Plan{}, false, nil
+	}
+	t := v.takeable[0]
+	model, level, _ := s.available(st, ledger.Builder, t.Level)
+	return s.plan(ledger.Claim{Role: role, Worker: model, Level: level, Task: t.ID}, s.build(t, nil)), true, nil
 }
 
-// step runs one claimed step; a claim another machine won is not a step.
-func (s *Scheduler) step(ctx context.Context, c ledger.Claim, fn ledger.StepFunc) (bool, error) {
-	c.Night, c.At, c.Ceiling = s.night.ID, s.clk.Now(), s.p.Roles[c.Role].Ceiling
-	var res ledger.Result
-	// RunStep returns after the worker recorded the result, so res is
-	// written before it is read.
-	traced := s.traced(fn)
-	keep := func(ctx context.Context, st ledger.Step) ledger.Result { res = traced(ctx, st); return res }
-	st, err := s.l.RunStep(ctx, c, keep)
-	if errors.Is(err, ledger.ErrTaken) || errors.Is(err, ledger.ErrCeiling) {
-		return false, nil
+// continuePlan plans the continuation of an interrupted attempt of this
+// owner: the same task, on its workspace as the attempt left it, with the
+// attempt's model or, if that one is out tonight, the role's next.
+func (s *Scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight, c ledger.Step) (ledger.Plan, error) {
+	model, level, ok := s.available(st, ledger.Builder, c.Level)
+	if !ok {
+		// Every builder model is out tonight: the attempt waits, its
+		// changes kept, for the next night.
+		s.note(ctx, tx, "waiting", fmt.Sprintf("the interrupted attempt at task %d waits for a builder model that is not out", c.Task))
+		return ledger.Plan{Idle: true}, nil
 	}
+	t, err := tx.Task(ctx, c.Task)
 	if err != nil {
-		return false, err
+		return ledger.Plan{}, err
 	}
-	if st.State != ledger.Interrupted {
-		s.st.finished[c.Role]++
+	return s.plan(ledger.Claim{Role: ledger.Builder, Worker: model, Level: level, Task: c.Task, Continues: c.ID}, s.build(t, &c)), nil
+}
+
+// plan claims c now, by the night's clock, under the role's ceiling.
+func (s *Scheduler) plan(c ledger.Claim, fn ledger.StepFunc) ledger.Plan {
+	c.At, c.Ceiling = s.clk.Now(), s.p.Roles[c.Role].Ceiling
+	return ledger.Plan{Claim: &c, Work: s.traced(fn)}
+}
+
+// note writes a note for the morning reader once per night.
+func (s *Scheduler) note(ctx context.Context, tx *ledger.Tx, kind, text string) {
+	added, err := tx.AddNote(ctx, ledger.Note{At: s.clk.Now(), Kind: kind, Text: text})
+	if err == nil && added {
+		tx.AfterCommit(func() { s.emit("note", kind+": "+text, nil) })
 	}
-	detail, data := stepEvent(c, st, res)
-	s.emit("step", detail, data)
-	return true, nil
 }
 
 // stepEvent says what a step did: the builder's task, the proposer's new
 // ideas, the judge's scores.
-func stepEvent(c ledger.Claim, st ledger.Step, res ledger.Result) (string, map[string]any) {
-	data := map[string]any{"role": c.Role, "worker": c.Worker, "state": st.State, "outcome": st.Outcome, "tokens": st.Tokens}
-	head := fmt.Sprintf("%s/%s", c.Role, c.Worker)
+func stepEvent(st ledger.Step, res ledger.Result) (string, map[string]any) {
+	state := cmp.Or(res.State, ledger.Finished)
+	data := map[string]any{"role": st.Role, "worker": st.Worker, "state": state, "outcome": res.Outcome, "tokens": res.Tokens}
+	head := fmt.Sprintf("%s/%s", st.Role, st.Worker)
 	var what string
-	switch c.Role {
+	switch st.Role {
 	case ledger.Builder:
-		data["task"] = c.Task
-		head += fmt.Sprintf(" task=%d", c.Task)
+		data["task"] = st.Task
+		head += fmt.Sprintf(" task=%d", st.Task)
+		if st.Continues != 0 {
+			data["continues"] = st.Continues
+			head += fmt.Sprintf(" continues=%d", st.Continues)
+		}
 	case ledger.Proposer:
 		var ideas []string
 		for _, t := range res.NewTasks {
 			ideas = append(ideas, strconv.Quote(t.Title))
 		}
 		data["ideas"] = len(ideas)
-		if st.State == ledger.Finished {
+		if state == ledger.Finished {
 			what = ": added " + cmp.Or(strings.Join(ideas, ", "), "no idea")
 		}
 	case ledger.Judge:
@@ -111,34 +121,61 @@ func stepEvent(c ledger.Claim, st ledger.Step, res ledger.Result) (string, map[s
 			scored = append(scored, fmt.Sprintf("task %d %s", id, strconv.FormatFloat(res.Scores[id], 'g', -1, 64)))
 		}
 		data["scored"] = len(ids)
-		if st.State == ledger.Finished {
+		if state == ledger.Finished {
 			what = ": scored " + cmp.Or(strings.Join(scored, ", "), "nothing")
 		}
 	}
-	return fmt.Sprintf("%s %s %s%s", head, st.State, st.Outcome, what), data
+	return fmt.Sprintf("%s %s %s%s", head, state, res.Outcome, what), data
+}
+
+// settled finishes a step's result in the recording transaction: the
+// tokens it spent, what a budget spent or a stop ends, and the events
+// said once it is committed.
+func (s *Scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w worker, task int64, res ledger.Result, tokens int64) ledger.Result {
+	res.Failures = append(res.Failures, s.spend(tx, st, w, task, tokens)...)
+	switch {
+	case st.stop == ledger.SystemScope:
+		res.End = &ledger.End{Kind: ledger.SystemStopped, Reason: "stopped until a person acts: " + st.stopWhy, At: res.At}
+	case st.stop == ledger.NightScope:
+		res.End = &ledger.End{Kind: ledger.CutShort, Reason: "a failure stopped the night: " + st.stopWhy, At: res.At}
+	case s.p.BudgetTokens > 0 && st.total >= s.p.BudgetTokens:
+		// The night's budget, all processes together, is spent: the
+		// step that spent it ends the night, in the same transaction.
+		res.End = &ledger.End{Kind: ledger.CeilingsReached, Reason: fmt.Sprintf("the night's token budget of %d is spent", s.p.BudgetTokens), At: res.At}
+	}
+	detail, data := stepEvent(step, res)
+	tx.AfterCommit(func() {
+		s.emit("step", detail, data)
+		if res.End != nil {
+			s.emitEnd(res.End.Kind, res.End.Reason)
+		}
+	})
+	return res
 }
 
 // charge charges a failure of kind k by the rules table, and the worker's
-// second failed step of the night on a different task as well. It updates
-// tonight's state and returns the failures to record with the step.
-func (s *Scheduler) charge(w worker, task int64, k Kind, detail string) []ledger.Failure {
+// second failed step of the night on a different task as well: two task
+// IDs, read from tonight's failures in the ledger, so that the rule counts
+// the failures of every process sharing the night. A failure without a
+// task (the proposer's, the judge's) never counts toward it. It updates
+// st and returns the failures to record with the step.
+func (s *Scheduler) charge(tx *ledger.Tx, st *tonight, w worker, task int64, k Kind, detail string) []ledger.Failure {
 	rule := s.rules.Charge(k, w.role)
 	fs := []ledger.Failure{{Scope: rule.Scope, Rule: string(k), Reason: withDetail(rule.Reason, detail)}}
-	if k.failedStep() {
-		for _, other := range s.st.failedOn[w] {
-			if other != task || task == 0 {
-				second := s.rules.Charge(SecondFailure, w.role)
-				fs = append(fs, ledger.Failure{Scope: second.Scope, Rule: string(SecondFailure),
-					Reason: withDetail(second.Reason, fmt.Sprintf("tasks %d and %d", other, task))})
-				break
-			}
+	if k.failedStep() && task != 0 {
+		if other := st.otherTask(w, task); other != 0 {
+			second := s.rules.Charge(SecondFailure, w.role)
+			fs = append(fs, ledger.Failure{Scope: second.Scope, Rule: string(SecondFailure),
+				Reason: withDetail(second.Reason, fmt.Sprintf("tasks %d and %d", other, task))})
 		}
-		s.st.failedOn[w] = append(s.st.failedOn[w], task)
 	}
-	for _, f := range fs {
+	for i := range fs {
+		f := &fs[i]
 		f.Task, f.Role, f.Worker = task, w.role, w.model
-		s.st.apply(f)
-		s.emit("failure", fmt.Sprintf("%s %s: %s", f.Scope, k, f.Reason), map[string]any{"scope": f.Scope, "rule": k, "task": task, "worker": w.String()})
+		st.apply(*f, true)
+		ev := map[string]any{"scope": f.Scope, "rule": f.Rule, "task": task, "worker": w.String()}
+		detail := fmt.Sprintf("%s %s: %s", f.Scope, f.Rule, f.Reason)
+		tx.AfterCommit(func() { s.emit("failure", detail, ev) })
 	}
 	return fs
 }
@@ -150,68 +187,80 @@ func withDetail(reason, detail string) string {
 	return reason + " (" + detail + ")"
 }
 
-// spend adds a step's tokens and charges the worker when its own budget
-// runs out.
-func (s *Scheduler) spend(w worker, task int64, tokens int64) []ledger.Failure {
-	s.st.tokens[w] += tokens
-	s.st.total += tokens
-	if b := s.p.Models[w.model].BudgetTokens; b > 0 && s.st.tokens[w] >= b {
-		if _, out := s.st.out[w]; !out {
-			return s.charge(w, task, BudgetSpent, fmt.Sprintf("%d of %d tokens", s.st.tokens[w], b))
-		}
+// spend adds a step's tokens to tonight's totals (all processes' steps'
+// together) and charges the worker when this step ran its own budget out.
+func (s *Scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, tokens int64) []ledger.Failure {
+	before := st.tokens[w]
+	st.tokens[w] += tokens
+	st.total += tokens
+	if b := s.p.Models[w.model].BudgetTokens; b > 0 && before < b && st.tokens[w] >= b {
+		return s.charge(tx, st, w, task, BudgetSpent, fmt.Sprintf("%d of %d tokens", st.tokens[w], b))
 	}
 	return nil
 }
 
-// build returns the step function of one builder attempt at t.
-func (s *Scheduler) build(t ledger.Task) ledger.StepFunc {
-	return func(ctx context.Context, st ledger.Step) ledger.Result {
-		w := worker{ledger.Builder, st.Worker}
-		dir := s.taskDir(t.ID)
+// build returns the step function of one builder attempt at t, or of the
+// continuation of the interrupted attempt cont.
+func (s *Scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
+	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
+		w := worker{ledger.Builder, step.Worker}
 		var a Attempt
-		approved, err := s.l.Approvals(ctx, t.ID)
+		var approved []ledger.ParkedAction
+		var err error
+		if t.Front {
+			// Only an approved (or interrupted) task goes first; only an
+			// approved one has approvals to read.
+			approved, err = s.l.Approvals(ctx, t.ID)
+		}
 		if err != nil {
 			a = Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err}
 		} else {
-			a = s.cfg.Builder.Attempt(ctx, Assignment{Night: s.night.ID, Step: st, Task: t, Worker: st.Worker, Level: st.Level,
-				Dir: dir, System: s.p.Roles[ledger.Builder].Prompt, MaxSteps: s.p.Roles[ledger.Builder].MaxSteps, Approved: approved,
-				Memory: s.memoryFor(st)})
+			a = s.cfg.Builder.Attempt(ctx, Assignment{Night: step.Night, Step: step, Task: t, Worker: step.Worker, Level: step.Level,
+				Dir: s.taskDir(t.ID), System: s.p.Roles[ledger.Builder].Prompt, MaxSteps: s.p.Roles[ledger.Builder].MaxSteps,
+				Approved: approved, Continues: cont, Memory: s.memoryFor(step)})
 		}
 		now := s.clk.Now()
-		res := ledger.Result{Outcome: string(a.Outcome), Answer: a.Answer, Reason: a.Reason, Checks: a.Checks,
-			Tokens: a.Tokens, At: now, UsedApprovals: a.UsedApprovals}
-		k := classify(a)
-		switch {
-		case a.Outcome == agent.Interrupted:
-			res.State = ledger.Interrupted
-		case k == "" && a.Park != nil:
-			res.State = ledger.StepParked
-			res.Park = &ledger.ParkedAction{Action: a.Park.Action, Reason: a.Park.Reason, Deadline: now.Add(time.Duration(s.p.Park.Deadline))}
-		case k == "":
-			res.State, res.TaskState = ledger.Finished, ledger.Done
-		default:
-			res.State = ledger.StepFailed
-			res.Failures = s.charge(w, t.ID, k, strings.TrimSpace(string(a.Outcome)+": "+a.Reason))
-			res.Escalate = s.escalate(ctx, t, st, k)
+		return func(ctx context.Context, tx *ledger.Tx) (ledger.Result, error) {
+			k := classify(a)
+			st, err := s.load(ctx, tx, k != "" && a.Outcome != agent.Interrupted)
+			if err != nil {
+				return ledger.Result{}, err
+			}
+			res := ledger.Result{Outcome: string(a.Outcome), Answer: a.Answer, Reason: a.Reason, Checks: a.Checks,
+				Tokens: a.Tokens, At: now, UsedApprovals: a.UsedApprovals}
+			switch {
+			case a.Outcome == agent.Interrupted:
+				res.State, res.Pending = ledger.Interrupted, a.Suspended
+			case k == "" && a.Park != nil:
+				res.State = ledger.StepParked
+				res.Park = &ledger.ParkedAction{Action: a.Park.Action, Reason: a.Park.Reason, Deadline: now.Add(time.Duration(s.p.Park.Deadline))}
+			case k == "":
+				res.State, res.TaskState = ledger.Finished, ledger.Done
+			default:
+				res.State = ledger.StepFailed
+				res.Failures = s.charge(tx, st, w, t.ID, k, strings.TrimSpace(string(a.Outcome)+": "+a.Reason))
+				if res.Escalate, err = s.escalate(ctx, tx, t, step, k); err != nil {
+					return ledger.Result{}, err
+				}
+			}
+			return s.settled(tx, st, step, w, t.ID, res, a.Tokens), nil
 		}
-		res.Failures = append(res.Failures, s.spend(w, t.ID, a.Tokens)...)
-		return res
 	}
 }
 
 // escalate reports whether a failed attempt is the task's second with the
 // same model across nights (at most one counted per night; failures by
 // hand count too), so the task goes to the role's next model.
-func (s *Scheduler) escalate(ctx context.Context, t ledger.Task, st ledger.Step, k Kind) bool {
+func (s *Scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, st ledger.Step, k Kind) (bool, error) {
 	if !k.failedStep() {
-		return false
+		return false, nil
 	}
 	if st.Level+1 >= len(s.p.Roles[ledger.Builder].Models) {
-		return false
+		return false, nil
 	}
-	fs, err := s.l.TaskFailures(ctx, t.ID)
+	fs, err := tx.TaskFailures(ctx, t.ID)
 	if err != nil {
-		return false
+		return false, err
 	}
 	nights := map[int64]bool{st.Night: true}
 	byHand := 0
@@ -225,11 +274,11 @@ func (s *Scheduler) escalate(ctx context.Context, t ledger.Task, st ledger.Step,
 		}
 		nights[f.Night] = true
 	}
-	return len(nights)+byHand >= 2
+	return len(nights)+byHand >= 2, nil
 }
 
 // propose is the proposer's step: one call for new ideas, one per line.
-func (s *Scheduler) propose(ctx context.Context, st ledger.Step) ledger.Result {
+func (s *Scheduler) propose(ctx context.Context, step ledger.Step) ledger.SettleFunc {
 	tasks, err := s.l.Tasks(ctx)
 	var b strings.Builder
 	b.WriteString("Ideas already in the backlog:\n")
@@ -237,7 +286,7 @@ func (s *Scheduler) propose(ctx context.Context, st ledger.Step) ledger.Result {
 		fmt.Fprintf(&b, "- %s\n", t.Title)
 	}
 	b.WriteString("\nPropose new ideas, one per line.")
-	res, text, tokens, k, detail := s.ask(ctx, st, b.String(), err)
+	res, text, tokens, k, detail := s.ask(ctx, step, b.String(), err)
 	if k == "" {
 		for _, line := range strings.Split(text, "\n") {
 			line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
@@ -246,14 +295,14 @@ func (s *Scheduler) propose(ctx context.Context, st ledger.Step) ledger.Result {
 			}
 		}
 	}
-	return s.finishCall(st, res, tokens, k, detail)
+	return s.finishCall(step, res, tokens, k, detail)
 }
 
 var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
 
 // judge returns the judge's step: one call scoring the unscored tasks.
 func (s *Scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
-	return func(ctx context.Context, st ledger.Step) ledger.Result {
+	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
 		var b strings.Builder
 		b.WriteString("Score each idea from 0 (worthless) to 10 (do it tonight). Reply with one line per idea: ID: score\n\n")
 		ids := map[int64]bool{}
@@ -261,7 +310,7 @@ func (s *Scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 			fmt.Fprintf(&b, "%d: %s\n", t.ID, t.Title)
 			ids[t.ID] = true
 		}
-		res, text, tokens, k, detail := s.ask(ctx, st, b.String(), nil)
+		res, text, tokens, k, detail := s.ask(ctx, step, b.String(), nil)
 		if k == "" {
 			res.Scores = map[int64]float64{}
 			for _, m := range scoreLine.FindAllStringSubmatch(text, -1) {
@@ -275,7 +324,7 @@ func (s *Scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 				k, detail = FailedStep, "the reply scored none of the ideas"
 			}
 		}
-		return s.finishCall(st, res, tokens, k, detail)
+		return s.finishCall(step, res, tokens, k, detail)
 	}
 }
 
@@ -289,6 +338,9 @@ func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 	}
 	resp, err := s.callModel(ctx, st.Role, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ledger.Result{State: ledger.Interrupted, Outcome: "interrupted", Reason: err.Error()}, "", 0, "", ""
+		}
 		return ledger.Result{Outcome: "error", Reason: err.Error()}, "", 0, classifyErr(err), err.Error()
 	}
 	text := strings.TrimSpace(resp.Message().Text())
@@ -298,14 +350,25 @@ func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 	return ledger.Result{Outcome: "ok", Answer: text}, text, resp.Usage.Total(), "", ""
 }
 
-func (s *Scheduler) finishCall(st ledger.Step, res ledger.Result, tokens int64, k Kind, detail string) ledger.Result {
-	w := worker{st.Role, st.Worker}
-	res.Tokens, res.At, res.State = tokens, s.clk.Now(), ledger.Finished
-	if k != "" {
-		res.State = ledger.StepFailed
-		res.NewTasks, res.Scores = nil, nil
-		res.Failures = s.charge(w, 0, k, detail)
+// finishCall settles a proposer's or judge's call in the recording
+// transaction.
+func (s *Scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64, k Kind, detail string) ledger.SettleFunc {
+	at := s.clk.Now()
+	return func(ctx context.Context, tx *ledger.Tx) (ledger.Result, error) {
+		st, err := s.load(ctx, tx, k != "")
+		if err != nil {
+			return ledger.Result{}, err
+		}
+		w := worker{step.Role, step.Worker}
+		res.Tokens, res.At = tokens, at
+		if res.State == "" {
+			res.State = ledger.Finished
+		}
+		if k != "" {
+			res.State = ledger.StepFailed
+			res.NewTasks, res.Scores = nil, nil
+			res.Failures = s.charge(tx, st, w, 0, k, detail)
+		}
+		return s.settled(tx, st, step, w, 0, res, tokens), nil
 	}
-	res.Failures = append(res.Failures, s.spend(w, 0, tokens)...)
-	return res
 }

@@ -64,8 +64,8 @@ roles:
 		t.Run(tt.name, func(t *testing.T) {
 			f := setup(t, tt.pipeline)
 			sum := f.run(f.builder(time.Minute, tt.builder), tt.models)
-			if sum.Night.End != ledger.EndedEarly {
-				t.Errorf("the night ended %s (%s), want ended-early", sum.Night.End, sum.Night.Reason)
+			if sum.Night.End != ledger.CutShort {
+				t.Errorf("the night ended %s (%s), want cut-short: every worker of a role is out", sum.Night.End, sum.Night.Reason)
 			}
 			notes, err := f.l.Notes(context.Background(), sum.Night.ID)
 			if err != nil {

@@ -37,6 +37,12 @@ type Waiting struct {
 // Night is one night's account.
 type Night struct {
 	ledger.Night
+	// CutShort and OutOfWork are seed 003's second number kept apart: a
+	// night failure handling cut short (a system stop, even one the night
+	// was resumed after; every worker of a role out; a night-scope
+	// failure), and a night that ran out of work (nothing takeable).
+	CutShort  bool `json:"cut_short"`
+	OutOfWork bool `json:"out_of_work"`
 	// Finished counts the steps each role finished.
 	Finished map[ledger.Role]int `json:"finished"`
 	// Interrupted counts steps a crash cut short (and that were retried).
@@ -64,8 +70,16 @@ type Across struct {
 	Nights int `json:"nights"`
 	// BuilderSteps is builder steps finished, per night in order.
 	BuilderSteps []Count `json:"builder_steps_per_night"`
-	// EndedEarly counts the nights that ended early (ended-early or
-	// system-stopped), and EarlyNames names them.
+	// CutShort counts the nights failure handling cut short, and
+	// OutOfWork those that ran out of work: the two kinds of early end,
+	// kept apart because only the first says something is wrong.
+	CutShort       int      `json:"cut_short"`
+	CutShortNames  []string `json:"cut_short_nights"`
+	OutOfWork      int      `json:"out_of_work"`
+	OutOfWorkNames []string `json:"out_of_work_nights"`
+	// EndedEarly is their sum, the nights that ended before the clock ran
+	// out (seed 003's second number as it first counted it), and
+	// EarlyNames names them.
 	EndedEarly int      `json:"ended_early"`
 	EarlyNames []string `json:"ended_early_nights"`
 }
@@ -91,10 +105,18 @@ func Build(ctx context.Context, l *ledger.Ledger, now time.Time) (*Report, error
 		r.Nights = append(r.Nights, nr)
 		r.Across.Nights++
 		r.Across.BuilderSteps = append(r.Across.BuilderSteps, Count{Night: n.Name, N: nr.Finished[ledger.Builder]})
-		if n.End.Early() {
-			r.Across.EndedEarly++
-			r.Across.EarlyNames = append(r.Across.EarlyNames, n.Name)
+		switch {
+		case nr.CutShort:
+			r.Across.CutShort++
+			r.Across.CutShortNames = append(r.Across.CutShortNames, n.Name)
+		case nr.OutOfWork:
+			r.Across.OutOfWork++
+			r.Across.OutOfWorkNames = append(r.Across.OutOfWorkNames, n.Name)
+		default:
+			continue
 		}
+		r.Across.EndedEarly++
+		r.Across.EarlyNames = append(r.Across.EarlyNames, n.Name)
 	}
 	if r.Attention, err = attention(ctx, l, now); err != nil {
 		return nil, err
@@ -103,7 +125,8 @@ func Build(ctx context.Context, l *ledger.Ledger, now time.Time) (*Report, error
 }
 
 func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night) (Night, error) {
-	nr := Night{Night: n, Finished: map[ledger.Role]int{}, ByScope: map[ledger.Scope]int{}, FailsByCheck: map[string]int{}}
+	nr := Night{Night: n, CutShort: n.CutShort(), OutOfWork: n.OutOfWork(),
+		Finished: map[ledger.Role]int{}, ByScope: map[ledger.Scope]int{}, FailsByCheck: map[string]int{}}
 	steps, err := l.Steps(ctx, n.ID)
 	if err != nil {
 		return nr, err

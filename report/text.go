@@ -37,10 +37,19 @@ func (r *Report) Text(w io.Writer) error {
 	}
 	for _, n := range r.Nights {
 		fmt.Fprintf(&b, "Night %s  window %s–%s\n", n.Name, n.WindowStart.Format("2006-01-02 15:04"), n.WindowEnd.Format("15:04"))
+		for _, st := range n.Stops {
+			fmt.Fprintf(&b, "  stopped %s at %s: %s; resumed at %s by %s\n", st.End, st.At.Format("15:04"), st.Reason, st.ResumedAt.Format("15:04"), st.Owner)
+		}
 		if n.Ended() {
 			fmt.Fprintf(&b, "  ended %s at %s: %s\n", n.End, n.EndedAt.Format("15:04"), n.Reason)
 		} else {
 			b.WriteString("  still running\n")
+		}
+		switch {
+		case n.CutShort:
+			b.WriteString("  counts as: cut short (failure handling stopped work before the window closed)\n")
+		case n.OutOfWork:
+			b.WriteString("  counts as: out of work (nothing takeable before the window closed)\n")
 		}
 		fmt.Fprintf(&b, "  steps finished: proposer %d, judge %d, builder %d", n.Finished[ledger.Proposer], n.Finished[ledger.Judge], n.Finished[ledger.Builder])
 		if n.Interrupted > 0 {
@@ -81,13 +90,20 @@ func (r *Report) Text(w io.Writer) error {
 	for _, c := range r.Across.BuilderSteps {
 		fmt.Fprintf(&b, " %s=%d", c.Night, c.N)
 	}
-	fmt.Fprintf(&b, "\nNights that ended early: %d", r.Across.EndedEarly)
-	if len(r.Across.EarlyNames) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(r.Across.EarlyNames, ", "))
-	}
+	fmt.Fprintf(&b, "\nNights cut short: %d%s", r.Across.CutShort, names(r.Across.CutShortNames))
+	fmt.Fprintf(&b, "\nNights out of work: %d%s", r.Across.OutOfWork, names(r.Across.OutOfWorkNames))
+	fmt.Fprintf(&b, "\nNights that ended early (both): %d%s", r.Across.EndedEarly, names(r.Across.EarlyNames))
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// names lists night names in parentheses, or nothing.
+func names(ns []string) string {
+	if len(ns) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ns, ", ") + ")"
 }
 
 // plural returns word for one, and word+"s" for any other count.

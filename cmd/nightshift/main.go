@@ -19,10 +19,33 @@ func main() {
 
 // Main runs the CLI with the process's arguments and streams and returns
 // the exit status. Only here do errors become exit codes.
+//
+// The first SIGINT or SIGTERM cancels the command's context: it stops,
+// records what it was doing (a run suspends or rolls back, a night records
+// its running steps interrupted) and exits 130. A second one exits at
+// once, for a person who will not wait: what was left half done is as
+// after a crash, which the journal and the ledger recover from.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go onSignals(sigs, cancel, os.Stderr, os.Exit)
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+}
+
+// onSignals cancels the command at the first signal and exits 130 at the
+// second.
+func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func(int)) {
+	if _, ok := <-sigs; !ok {
+		return
+	}
+	cancel()
+	if _, ok := <-sigs; ok {
+		fmt.Fprintln(stderr, "nightshift: second signal: exiting at once")
+		exit(exitFor(agent.Interrupted))
+	}
 }
 
 // run builds the command tree and executes it. Everything it writes, and

@@ -15,11 +15,14 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/tracing"
 )
 
 // defaultDB is the ledger when neither --db nor $NIGHTSHIFT_DB names one.
@@ -41,21 +44,34 @@ func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db, stateDir string
+	var pipeline, db, stateDir, clockName, from string
 	var demo bool
+	var nights int
 	var otel ecoFlags // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
 records everything in the ledger. It ends when the window closes, when the
-ceilings are reached, or early when no worker can do anything useful.
+ceilings are reached, cut short when failure handling stops it, or out of
+work when nothing is takeable. Several processes (NIGHTSHIFT_OWNER) may share
+one night on PostgreSQL. Run again in the same window, it joins the night:
+it continues the attempts a Ctrl-C interrupted, and resumes a night a
+system-scope failure stopped.
+
+--clock sim runs --nights N nights (default 1) on a simulated clock, from the
+night whose window starts on --from DATE (default today): windows, parking
+deadlines and the waits for a person take no time, so a month of nights runs
+in seconds. Every model of the pipeline must be scripted.
+
 --demo runs a whole night on the scripted model with a simulated clock and
 prints the morning report. The pipeline file is documented in docs/night.md.
 
 Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
-2 a bad pipeline file or bad flags.`,
+130 interrupted (SIGINT/SIGTERM: the running steps are recorded interrupted
+and continued by the next night; a second signal exits at once), 2 a bad
+pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if demo {
@@ -67,34 +83,69 @@ Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			return runNight(cmd, pipeline, db, stateDir, &otel, clock.Real{}, nil)
+			switch clockName {
+			case "real":
+				if cmd.Flags().Changed("nights") || from != "" {
+					return usagef("--nights and --from are for the simulated clock: add --clock sim")
+				}
+				return runNight(cmd, pipeline, db, stateDir, &otel, clock.Real{}, nil)
+			case "sim":
+				return runSimNights(cmd, pipeline, db, stateDir, &otel, nights, from)
+			}
+			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
 	}
 	cmd.Flags().StringVar(&pipeline, "pipeline", "", "the pipeline file (YAML)")
 	cmd.Flags().BoolVar(&demo, "demo", false, "run the demo night on the scripted model in seconds")
+	cmd.Flags().StringVar(&clockName, "clock", "real", "real, or sim: simulated time (every model must be scripted)")
+	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
+	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
 	dbFlag(cmd, &db)
 	stateDirFlag(cmd, &stateDir)
 	addOtelFlags(cmd, &otel)
 	return cmd
 }
 
-// runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
+// nightSetup is what the nights of one `nightshift night` share: the
+// pipeline, checked, its models, the ledger, the limiters and the trace.
+type nightSetup struct {
+	p        *night.Pipeline
+	red      *redact.Redactor
+	models   map[string]llm.Model
+	l        *ledger.Ledger
+	base     string
+	limiters map[string]*retry.Limiter
+	trace    *tracing.Tracer
+	clk      clock.Clock
+	closers  []func()
+}
+
+func (s *nightSetup) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// setUpNights loads and checks the pipeline and opens what its nights
+// need, on clk; before runs on the ledger once it is open.
+func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
+	s := &nightSetup{clk: clk}
 	p, err := night.LoadPipeline(path)
 	if err != nil {
-		return usageError(err)
+		return s, usageError(err)
 	}
+	s.p = p
 	// The builder's gate rules name tools it has (a misspelt one would
 	// decide nothing), checked before anything opens.
 	if err := p.ValidatePolicy(p.BuilderToolNames()); err != nil {
-		return usageError(err)
+		return s, usageError(err)
 	}
 	// The keys the pipeline names are redacted from everything, as the
 	// providers' usual ones are.
-	red := redactorOf(ctx)
+	s.red = redactorOf(ctx)
 	for _, name := range p.KeyEnvs() {
-		red.Add(os.Getenv(name))
+		s.red.Add(os.Getenv(name))
 	}
 	// The builder's sandbox can be had; its warning is said once, here,
 	// not once per builder step.
@@ -102,52 +153,131 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk
 	sbc.Dir = "."
 	sb, err := sandbox.New(sbc)
 	if err != nil {
-		return usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
+		return s, usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
 	}
 	for _, w := range sb.Warnings() {
 		warnf(cmd.ErrOrStderr(), "%s", w)
 	}
-	models, err := night.BuildModels(p, clk, os.Getenv)
-	if err != nil {
-		return usageError(err)
+	if s.models, err = night.BuildModels(p, clk, os.Getenv); err != nil {
+		return s, usageError(err)
 	}
-	l, err := openLedger(ctx, db)
-	if err != nil {
-		return err
+	if s.l, err = openLedger(ctx, db); err != nil {
+		return s, err
 	}
-	defer l.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the night is recorded by now
+	s.closers = append(s.closers, func() { s.l.Close(context.WithoutCancel(ctx)) }) //nolint:errcheck // the nights are recorded by now
 	if before != nil {
-		if err := before(l); err != nil {
-			return err
+		if err := before(s.l); err != nil {
+			return s, err
 		}
 	}
-	base, err := statedir.Base(stateDir)
-	if err != nil {
-		return usageError(err)
+	if s.base, err = statedir.Base(stateDir); err != nil {
+		return s, usageError(err)
 	}
 	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
-	defer closeLimiters(reg, cmd.ErrOrStderr())
-	limiters := night.Limiters(p, reg, os.Getenv)
+	s.closers = append(s.closers, func() { closeLimiters(reg, cmd.ErrOrStderr()) })
+	s.limiters = night.Limiters(p, reg, os.Getenv)
 	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
 	if err != nil {
-		return err
+		return s, err
 	}
-	defer stopTrace()
-	sum, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Models: models, Limiters: limiters, Clock: clk,
-		Events: red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: red, StateBase: base, Trace: tr})
+	s.trace = tr
+	s.closers = append(s.closers, stopTrace)
+	return s, nil
+}
+
+// runOne runs one night and prints how it ended, or, when interrupted,
+// what is left for the next night.
+func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
+	ctx := cmd.Context()
+	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Clock: s.clk,
+		Events: s.red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
 	if errors.Is(err, night.ErrBadPipeline) {
-		return usageError(err)
+		return nil, usageError(err)
+	}
+	if err != nil && sum != nil && ctx.Err() != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s interrupted: %s recorded interrupted; `nightshift night` again in the window continues the night]\n",
+			sum.Night.Name, steps(sum.Interrupted))
+		return nil, err
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
 		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
+	return sum, nil
+}
+
+// runNight runs one night and prints how it ended.
+func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
+	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, before)
+	defer s.close()
+	if err != nil {
+		return err
+	}
+	sum, err := s.runOne(cmd)
+	if err != nil {
+		return err
+	}
 	if sum.Night.End == ledger.SystemStopped {
 		// A system-scope failure stopped the night: not all was done.
 		return exitWith(exitFor(agent.NotAllDone))
 	}
 	return nil
+}
+
+// runSimNights runs n nights of the pipeline on a simulated clock, from
+// the night whose window starts on from.
+func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, n int, from string) error {
+	if n < 1 {
+		return usagef("--nights is %d: run at least one night", n)
+	}
+	p, err := night.LoadPipeline(path)
+	if err != nil {
+		return usageError(err)
+	}
+	for name, m := range p.Models {
+		if m.Provider != "scripted" {
+			return usagef("--clock sim runs only scripted models: models.%s is %s (a real model's calls take real time)", name, m.Provider)
+		}
+	}
+	day := time.Now()
+	if from != "" {
+		if day, err = time.Parse("2006-01-02", from); err != nil {
+			return usagef("--from is %q: write a date like 2025-10-21", from)
+		}
+	}
+	clk := clock.NewFake(p.Window.StartOn(day))
+	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, nil)
+	defer s.close()
+	if err != nil {
+		return err
+	}
+	stopped := 0
+	for range n {
+		sum, err := s.runOne(cmd)
+		if err != nil {
+			return err
+		}
+		if sum.Night.End == ledger.SystemStopped {
+			stopped++
+		}
+		// The next night starts with the next window.
+		if now := clk.Now(); now.Before(sum.Night.WindowEnd) {
+			clk.Advance(sum.Night.WindowEnd.Sub(now))
+		}
+	}
+	if stopped > 0 {
+		return exitWith(exitFor(agent.NotAllDone))
+	}
+	return nil
+}
+
+// steps says "1 step" or "N steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
 
 // runDemoNight writes the demo pipeline to a temporary folder, adds the

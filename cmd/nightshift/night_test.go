@@ -43,7 +43,7 @@ func TestNightDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ended ceilings-reached", "builder 14", "empty-answer", "Nights that ended early: 0"} {
+	for _, want := range []string{"ended ceilings-reached", "builder 14", "empty-answer", "Nights that ended early (both): 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo report lacks %q:\n%s", want, out)
 		}
@@ -112,7 +112,7 @@ roles: {builder: {models: [claude]}}
 		t.Errorf("exit %d (%v), want 8 with the night system-stopped:\n%s", exitOf(err), err, stderr)
 	}
 	rep, _, err := execute(t, newReportCmd(), "--db", db)
-	if err != nil || !strings.Contains(rep, "system config") || !strings.Contains(rep, "Nights that ended early: 1") {
+	if err != nil || !strings.Contains(rep, "system config") || !strings.Contains(rep, "Nights that ended early (both): 1") {
 		t.Errorf("report: %v\n%s", err, rep)
 	}
 }

@@ -20,9 +20,11 @@ func newReportCmd() *cobra.Command {
 		Short: "The morning report: how each night ended, and why",
 		Long: `Report reads the ledger and says, per night, the window, when and how it ended,
 the steps each role finished, the tasks done, failed, skipped and parked, the
-failures by scope with their reasons, and the FAILs by check; across nights,
-builder steps finished per night and the nights that ended early. Parked
-tasks past their deadline come first. --html writes a page with charts.`,
+failures by scope with their reasons, the FAILs by check, and the system stops
+a night was resumed after; across nights, builder steps finished per night and
+the nights that ended early, kept apart: cut short by failure handling, or out
+of work (the JSON's cut_short and out_of_work; ended_early is their sum).
+Parked tasks past their deadline come first. --html writes a page with charts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON && html != "" {
