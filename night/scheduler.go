@@ -100,8 +100,11 @@ type Scheduler struct {
 	// simulated is true on any clock but the wall clock: waits are taken
 	// at once on it, not by River's snooze.
 	simulated bool
-	name      string
-	trace     *tracing.Night
+	// defaultBuilder is true when the builder's steps are runs on the
+	// builder's models (Config.Builder unset).
+	defaultBuilder bool
+	name           string
+	trace          *tracing.Night
 }
 
 var _ ledger.Handler = (*Scheduler)(nil)
@@ -152,7 +155,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		}
 	}
 	cfg.Limiters = lims
-	if cfg.Builder == nil {
+	defaultBuilder := cfg.Builder == nil
+	if defaultBuilder {
 		// The builder's gate rules name tools it has: checked here, before
 		// the night starts, against the default builder's tools, memory's,
 		// delegate_task, and its MCP servers' (by their SERVER__ prefix:
@@ -171,7 +175,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
 			Pipeline: cfg.Pipeline, RollbackOnInterrupt: cfg.Pipeline.Roles[ledger.Builder].RollbackOnInterrupt}
 	}
-	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real}, nil
+	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
+		defaultBuilder: defaultBuilder}, nil
 }
 
 func (s *Scheduler) emit(typ, detail string, data map[string]any) {
@@ -210,6 +215,9 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 	}()
 	if !n.Ended() {
 		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", s.name, start.Format("15:04"), end.Format("15:04")), nil)
+		if err := s.chargeUnbuilt(ctx, n); err != nil {
+			return nil, err
+		}
 		if err := s.work(ctx, n); err != nil {
 			sum, serr := s.summary(context.WithoutCancel(ctx), n.ID)
 			if serr != nil {
