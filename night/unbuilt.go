@@ -18,7 +18,7 @@ import (
 // out is charged when a step needs it, as before. The builder's models
 // are checked only when the default builder runs them (Config.Builder
 // unset).
-func (s *Scheduler) chargeUnbuilt(ctx context.Context, n ledger.Night) error {
+func (s *scheduler) chargeUnbuilt(ctx context.Context, n ledger.Night) error {
 	for _, role := range []ledger.Role{ledger.Proposer, ledger.Judge, ledger.Builder} {
 		r := s.p.Roles[role]
 		if r == nil || (role == ledger.Builder && !s.defaultBuilder) {
