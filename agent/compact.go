@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -106,13 +107,11 @@ func (r *run) compact(ctx context.Context) *Result {
 	r.msgs = append([]llm.Message{head}, r.msgs[keep:]...)
 	r.compactions++
 	after := r.est.Estimate(r.request()).InputTokens
-	data := map[string]any{
-		"window": window, "threshold": at, "before_tokens": est, "after_tokens": after,
-		"messages_before": before, "messages_after": len(r.msgs), "kept": before - keep,
-		"summary": how, "summary_chars": len(summary),
-	}
-	addUsage(data, resp.Usage, r.priceOf(resp.Usage))
-	r.emit("compact", fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d", est, after, window, before, len(r.msgs)), data)
+	r.emit(event.NewCompact(event.CompactInfo{
+		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
+		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,
+		Summary: how, SummaryChars: len(summary), Usage: resp.Usage, Cost: r.priceOf(resp.Usage),
+	}))
 	r.save(r.state())
 	return nil
 }
