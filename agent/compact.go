@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -107,13 +107,11 @@ func (r *run) compact(ctx context.Context) *Result {
 	r.msgs = append([]llm.Message{head}, r.msgs[keep:]...)
 	r.compactions++
 	after := r.est.Estimate(r.request()).InputTokens
-	data := map[string]any{
-		"window": window, "threshold": at, "before_tokens": est, "after_tokens": after,
-		"messages_before": before, "messages_after": len(r.msgs), "kept": before - keep,
-		"summary": how, "summary_chars": len(summary),
-	}
-	addUsage(data, resp.Usage, r.priceOf(resp.Usage))
-	r.emit("compact", fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d", est, after, window, before, len(r.msgs)), data)
+	r.emit(event.NewCompact(event.CompactInfo{
+		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
+		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,
+		Summary: how, SummaryChars: len(summary), Usage: resp.Usage, Cost: r.priceOf(resp.Usage),
+	}))
 	r.save(r.state())
 	return nil
 }
@@ -148,10 +146,8 @@ func keepFrom(msgs []llm.Message, window int) int {
 }
 
 // messageTokens estimates a message's tokens as the budget's estimate
-// does, at four characters a token.
-func messageTokens(m llm.Message) int64 {
-	return (budget.Chars(&llm.Request{Messages: []llm.Message{m}}) + 3) / 4
-}
+// does, at llm.CharsPerToken.
+func messageTokens(m llm.Message) int64 { return llm.Tokens(m.Chars()) }
 
 // changedList lists the files the run changed with their state now.
 func (r *run) changedList() string {

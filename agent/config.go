@@ -166,9 +166,7 @@ type Config struct {
 }
 
 // StartField is one extra field of the start event.
-type StartField struct {
-	Key, Value string
-}
+type StartField = event.Field
 
 // Fallback is the second model of a run (Config.Fallback).
 type Fallback struct {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -37,35 +36,9 @@ func (r *run) withFallback(m llm.Model, name string, answered *bool) llm.Model {
 	return fallback.New(m, second, fallback.Config{
 		Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock,
 		OnFallback: func(e fallback.Event) {
-			detail, data := FallbackEvent(e)
-			r.emit("fallback", detail, data)
+			r.emit(e.Event())
 		},
 	})
-}
-
-// FallbackEvent is the detail and the fields of the fallback event of a
-// call sent to the fallback model (docs/events.md): every caller that
-// reports one, the loop and the night's roles alike, reports it this
-// way.
-func FallbackEvent(e fallback.Event) (detail string, data map[string]any) {
-	data = map[string]any{
-		"reason": string(e.Reason), "to": e.To, "until": e.Until.UTC().Format("2006-01-02T15:04:05Z07:00"),
-	}
-	if e.From != "" {
-		data["from"] = e.From
-	}
-	if e.Err != nil {
-		data["class"] = string(llm.ClassOf(e.Err))
-		data["error"] = e.Err.Error()
-		var le *llm.Error
-		if errors.As(e.Err, &le) && le.Status != 0 {
-			data["status"] = le.Status
-		}
-	}
-	if e.Wasted != (llm.Usage{}) {
-		data["wasted_input_tokens"], data["wasted_output_tokens"] = e.Wasted.InputTokens, e.Wasted.OutputTokens
-	}
-	return e.Line(), data
 }
 
 // modelOf names the model that answered resp, for the turn event: as the

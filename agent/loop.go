@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -85,9 +86,7 @@ func (r *run) checkLoop(uses []llm.Block, results []llm.Block) (warn, stop strin
 		case r.loop.Count >= r.cfg.LoopLimit && !r.loop.Warned:
 			r.loop.Warned = true
 			warn = fmt.Sprintf(loopMsg, r.loop.Tool, r.loop.Count)
-			r.emit("loop", fmt.Sprintf("warned: %s repeated %d times", r.loop.Tool, r.loop.Count), map[string]any{
-				"tool": r.loop.Tool, "count": r.loop.Count, "action": "warn",
-			})
+			r.emit(event.NewLoop(r.loop.Tool, r.loop.Count, false))
 		}
 	}
 	return warn, ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/tool"
 )
@@ -64,11 +65,11 @@ func (r *run) cutResults(results []llm.Block) []llm.Block {
 			continue
 		}
 		if err := r.cfg.Results.Put(b.ToolUseID, b.Text); err != nil {
-			r.emit("cut", "FAILED: "+err.Error(), map[string]any{"id": b.ToolUseID, "error": err.Error()})
+			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
 			continue
 		}
 		if err := r.addReadResult(); err != nil {
-			r.emit("cut", "FAILED: "+err.Error(), map[string]any{"id": b.ToolUseID, "error": err.Error()})
+			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
 			continue
 		}
 		if out == nil {
@@ -80,9 +81,7 @@ func (r *run) cutResults(results []llm.Block) []llm.Block {
 		cut.Text = b.Text[:head] + fmt.Sprintf(cutNote, len(b.Text), head, tail, b.ToolUseID, head) + b.Text[tail:]
 		out[i] = cut
 		r.resultsCut++
-		r.emit("cut", fmt.Sprintf("%s %d bytes → %d", b.ToolUseID, len(b.Text), len(cut.Text)), map[string]any{
-			"id": b.ToolUseID, "bytes": len(b.Text), "kept_bytes": len(cut.Text), "head": head, "tail_from": tail,
-		})
+		r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Bytes: len(b.Text), KeptBytes: len(cut.Text), Head: head, TailFrom: tail}))
 	}
 	if out == nil {
 		return results

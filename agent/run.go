@@ -9,6 +9,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -99,26 +100,15 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	}
 	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback), RoleWorker)
 	r.judge = r.verifier()
-	data := map[string]any{"task": task, "model": cfg.ModelName, "max_steps": cfg.MaxSteps}
-	detail := fmt.Sprintf("run=%s max_steps=%d", cfg.RunID, cfg.MaxSteps)
-	for _, f := range cfg.Start {
-		if _, taken := data[f.Key]; taken || f.Key == "" {
-			continue
-		}
-		data[f.Key] = f.Value
-		detail += " " + f.Key + "=" + f.Value
-	}
-	if cfg.Resume != nil {
-		data["resumed"], data["from_step"] = true, r.res.Steps
-		detail += fmt.Sprintf(" resumed at step %d", r.res.Steps)
-	} else {
+	if cfg.Resume == nil {
 		r.msgs = append(r.msgs, llm.UserText(task))
 	}
-	r.emit("start", detail, data)
+	r.emit(event.NewStart(event.StartInfo{Run: cfg.RunID, Task: task, Model: cfg.ModelName, MaxSteps: cfg.MaxSteps,
+		Fields: cfg.Start, Resumed: cfg.Resume != nil, FromStep: r.res.Steps}))
 	if r.resultsCut > 0 {
 		// The resumed history names read_result in its notes.
 		if err := r.addReadResult(); err != nil {
-			r.emit("cut", "FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+			r.emit(event.NewCut(event.CutInfo{Err: err}))
 		}
 	}
 	if p := cfg.Resume; p != nil && p.Pending != nil {
@@ -164,7 +154,7 @@ func (r *run) save(st *State) {
 		return
 	}
 	if err := r.cfg.Checkpoint.Save(st); err != nil {
-		r.emit("checkpoint", "FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+		r.emit(event.NewCheckpoint(event.CheckpointInfo{Err: err}))
 	}
 }
 
@@ -241,7 +231,7 @@ func (r *run) steps(ctx context.Context) *Result {
 
 		if r.cfg.OutputSchema != nil {
 			if problem := checkSchema(r.cfg.OutputSchema, answer); problem != "" {
-				r.emit("schema", "invalid: "+problem, map[string]any{"error": problem})
+				r.emit(event.NewSchema(problem))
 				r.msgs = append(r.msgs, llm.UserText(schemaPrefix+problem))
 				r.save(r.state())
 				continue
@@ -283,9 +273,7 @@ func (r *run) toolStep(ctx context.Context, uses []llm.Block, done []llm.Block) 
 	}
 	r.msgs = append(r.msgs, llm.Message{Role: llm.User, Content: content})
 	if loopEnd != "" {
-		r.emit("loop", "stopped: "+strings.TrimPrefix(loopEnd, "loop: "), map[string]any{
-			"tool": r.loop.Tool, "count": r.loop.Count, "action": "stop",
-		})
+		r.emit(event.NewLoop(r.loop.Tool, r.loop.Count, true))
 		return r.end(StepLimit, loopEnd, &LoopError{Tool: r.loop.Tool, Count: r.loop.Count})
 	}
 	r.save(r.state())
@@ -334,9 +322,7 @@ func (r *run) truncated(resp *llm.Response) {
 	msg := resp.Message()
 	if len(msg.ToolUses()) > 0 || r.cfg.OutputSchema != nil {
 		r.maxTok = min(r.maxTok*2, r.cfg.MaxTokensCap)
-		r.emit("truncated", fmt.Sprintf("regenerate max_tokens=%d", r.maxTok), map[string]any{
-			"action": "regenerate", "max_tokens": r.maxTok,
-		})
+		r.emit(event.NewTruncated(true, r.maxTok))
 		return
 	}
 	part := msg.Text()
@@ -347,7 +333,7 @@ func (r *run) truncated(resp *llm.Response) {
 	r.msgs = append(r.msgs,
 		llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(part)}},
 		llm.UserText(continueMsg))
-	r.emit("truncated", "continue", map[string]any{"action": "continue", "chars": len([]rune(part))})
+	r.emit(event.NewTruncated(false, len([]rune(part))))
 }
 
 // verify runs the verifier on an end of turn. It returns the final result,
@@ -355,7 +341,7 @@ func (r *run) truncated(resp *llm.Response) {
 func (r *run) verify(ctx context.Context, answer string) *Result {
 	in := verify.Input{Task: r.task, Answer: answer}
 	if r.cfg.Root != nil {
-		in.Dir = r.cfg.Root.Dir()
+		in.Dir, in.Files = r.cfg.Root.Dir(), r.cfg.Root.FS()
 		in.Changed = r.changedFiles()
 	}
 	// The judge's usage is counted by the meter its model is behind.
@@ -366,14 +352,12 @@ func (r *run) verify(ctx context.Context, answer string) *Result {
 	}
 	r.res.Answer = answer
 	if v.Pass {
-		r.emit("verify", "PASS", map[string]any{"verdict": "PASS", "check": v.Check})
+		r.emit(event.NewVerify(true, v.Check, nil, ""))
 		return r.end(Done, "the verifier passed the result", nil)
 	}
 	r.res.FailsByCheck[v.Check]++
 	r.res.FailedChecks = checksOf(v)
-	r.emit("verify", "FAIL: "+v.Reason, map[string]any{
-		"verdict": "FAIL", "check": v.Check, "checks": r.res.FailedChecks, "reason": v.Reason,
-	})
+	r.emit(event.NewVerify(false, v.Check, r.res.FailedChecks, v.Reason))
 	fails := 0
 	for _, n := range r.res.FailsByCheck {
 		fails += n
@@ -462,11 +446,7 @@ func (r *run) apiEnd(err error) *Result {
 	o, reason, err := r.classify(err)
 	var ex *budget.ExceededError
 	if errors.As(err, &ex) {
-		data := map[string]any{"limit": ex.Limit, "max": ex.Max, "spent": ex.Spent, "next": ex.Next}
-		if ex.Unknown {
-			data["unknown"] = true
-		}
-		r.emit("budget", "stop: "+reason, data)
+		r.emit(event.NewBudget(event.BudgetInfo{Limit: ex.Limit, Max: ex.Max, Spent: ex.Spent, Next: ex.Next, Unknown: ex.Unknown, Reason: reason}))
 	}
 	return r.end(o, reason, err)
 }
@@ -494,27 +474,9 @@ func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 		if prev != nil {
 			prev(a)
 		}
-		detail, data := RetryEvent(a)
-		r.emit("retry", detail, data)
+		r.emit(a.Event())
 	}
 	return retry.Wrap(m, p)
-}
-
-// RetryEvent is the detail and the fields of the retry event of a model
-// call's retry (docs/events.md): every caller that reports a model call's
-// retries, the loop and the night's roles alike, reports them this way.
-func RetryEvent(a retry.Attempt) (detail string, data map[string]any) {
-	data = map[string]any{"attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "class": string(a.Class)}
-	if a.Cause != "" {
-		data["cause"] = a.Cause
-	}
-	if a.Status != 0 {
-		data["status"] = a.Status
-	}
-	if a.Err != nil {
-		data["error"] = a.Err.Error()
-	}
-	return a.Line(), data
 }
 
 func (r *run) end(o Outcome, reason string, err error) *Result {
@@ -531,13 +493,12 @@ func (r *run) end(o Outcome, reason string, err error) *Result {
 	if r.cfg.OnEnd != nil {
 		r.cfg.OnEnd(r.res)
 	}
-	u := r.res.Usage
-	data := map[string]any{"outcome": string(o), "steps": r.res.Steps, "reason": reason}
-	addUsage(data, u, r.res.Cost)
+	info := event.OutcomeInfo{Outcome: string(o), Reason: reason, Steps: r.res.Steps, Usage: r.res.Usage, Cost: r.res.Cost}
 	if r.cfg.Exit != nil {
-		data["exit"] = r.cfg.Exit(o)
+		exit := r.cfg.Exit(o)
+		info.Exit = &exit
 	}
-	r.emit("outcome", fmt.Sprintf("%s steps=%d tokens=%d in/%d out cost=%s", o, r.res.Steps, u.InputTokens, u.OutputTokens, r.res.Cost), data)
+	r.emit(event.NewOutcome(info))
 	return r.res
 }
 

@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -77,10 +77,8 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 // and records that answer.
 func (r *run) unknown(u llm.Block, class tool.Class) llm.Block {
 	b := llm.ToolResult(u.ID, fmt.Sprintf(unknownMsg, u.Name), true)
-	r.emit("tool", u.Name+" outcome unknown: restored to before it", map[string]any{
-		"id": u.ID, "tool": u.Name, "class": string(class), "input": summarize(u.Input, 200),
-		"is_error": true, "result": firstLine(b.Text), "unknown": true,
-	})
+	r.emit(event.NewTool(event.ToolInfo{ID: u.ID, Name: u.Name, Class: string(class), Input: u.Input,
+		IsError: true, Result: b.Text, Unknown: true}))
 	r.afterTool(u, class, &b)
 	return b
 }
@@ -101,7 +99,7 @@ func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
 		return
 	}
 	if err := r.cfg.Checkpoint.AfterTool(u, class, b); err != nil {
-		r.emit("checkpoint", "FAILED: "+err.Error(), map[string]any{"error": err.Error(), "tool": u.Name})
+		r.emit(event.NewCheckpoint(event.CheckpointInfo{Err: err, Tool: u.Name}))
 	}
 }
 
@@ -134,7 +132,7 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
 }
 
 func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.Class, *gate.Action) {
-	data := map[string]any{"id": u.ID, "tool": u.Name, "input": summarize(u.Input, 200)}
+	info := event.ToolInfo{ID: u.ID, Name: u.Name, Input: u.Input}
 	t := r.tool(u.Name)
 	// A call that cannot run (an invented tool, input its schema
 	// rejects) is answered before the gate: nobody is asked to approve
@@ -148,25 +146,24 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 		class := tool.Read       // nothing ran: as harmless as a read
 		if t != nil {
 			class = t.Class()
-			data["class"] = string(class)
+			info.Class = string(class)
 		}
 		if r.cfg.Gate != nil {
 			a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Input: u.Input}
 			if t != nil {
 				a.Class = class
 			}
-			data["decision"], data["decided_by"] = string(gate.Reject), string(gate.BySchema)
+			info.Decision, info.DecidedBy = string(gate.Reject), string(gate.BySchema)
 			if err := r.cfg.Gate.Reject(a, firstLine(res.Content)); err != nil {
 				res = tool.Error(fmt.Sprintf("refused: %s was not run; the audit log could not be written: %v", u.Name, err))
 			}
 		}
-		data["is_error"] = res.IsError
-		data["result"] = firstLine(res.Content)
-		r.emit("tool", u.Name+" error: "+firstLine(res.Content), data)
+		info.IsError, info.Result = res.IsError, res.Content
+		r.emit(event.NewTool(info))
 		return res, class, nil
 	}
 	class := t.Class()
-	data["class"] = string(class)
+	info.Class = string(class)
 	// What must happen before the call runs: the capture of the workspace
 	// before a danger-class tool, so that what a command changes is rolled
 	// back too (seed 000, section 4.4), and the checkpoint. With a gate it
@@ -196,35 +193,35 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 			return
 		}
 		if err := r.cfg.Snapshots.AfterSnapshot(); err != nil {
-			r.emit("journal", "after "+u.Name+": "+err.Error(), map[string]any{"error": err.Error()})
+			r.emit(event.NewJournal(u.Name, err))
 		}
 	}()
 	if r.cfg.Gate != nil {
 		a := gate.Action{Run: r.cfg.RunID, Tool: u.Name, Class: class, Input: u.Input}
 		v, err := r.cfg.Gate.CheckThen(ctx, a, prepare)
-		data["decision"], data["decided_by"] = string(v.Decision), string(v.By)
+		info.Decision, info.DecidedBy = string(v.Decision), string(v.By)
 		var parked *gate.ParkedError
 		if errors.As(err, &parked) {
-			data["decision"] = "park"
-			r.emit("tool", u.Name+" parked: waiting for a person", data)
+			info.Decision = "park"
+			r.emit(event.NewTool(info))
 			return tool.Result{}, class, &parked.Action
 		}
 		if err != nil || !v.Allowed() {
 			res := v.Result(u.Name)
-			if err != nil && v.Reason == "" {
+			info.IsError = true
+			switch {
+			case v.Decision == gate.Refuse:
+				info.NotRun = v.Reason
+			case err != nil && v.Reason == "":
 				res = tool.Error(fmt.Sprintf("refused: %s was not run; the gate could not decide: %v", u.Name, err))
+				info.NotRun = fmt.Sprintf("the gate could not decide: %v", err)
 			}
-			data["is_error"] = true
-			if v.Decision == gate.Refuse {
-				r.emit("tool", u.Name+" not run: "+v.Reason, data)
-			} else {
-				r.emit("tool", fmt.Sprintf("%s denied by %s", u.Name, v.By), data)
-			}
+			r.emit(event.NewTool(info))
 			return res, class, nil
 		}
 	} else if err := prepare(ctx); err != nil {
-		data["is_error"] = true
-		r.emit("tool", u.Name+" not run: "+err.Error(), data)
+		info.IsError, info.NotRun = true, err.Error()
+		r.emit(event.NewTool(info))
 		return tool.Error(fmt.Sprintf("%s was not run: %v", u.Name, err)), class, nil
 	}
 	var res tool.Result
@@ -235,13 +232,8 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 		// transient failure goes back to the model (seed 000, section 5).
 		res = r.callSet(ctx, u)
 	}
-	data["is_error"] = res.IsError
-	detail := u.Name + " " + summarize(u.Input, 80)
-	if res.IsError {
-		detail = u.Name + " error: " + firstLine(res.Content)
-		data["result"] = firstLine(res.Content)
-	}
-	r.emit("tool", detail, data)
+	info.IsError, info.Result = res.IsError, res.Content
+	r.emit(event.NewTool(info))
 	return res, class, nil
 }
 
@@ -258,9 +250,7 @@ func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
 	p := r.cfg.Retry
 	p.Retryable = func(err error) bool { _, ok := err.(errTransientTool); return ok }
 	p.OnRetry = func(a retry.Attempt) {
-		r.emit("retry", fmt.Sprintf("tool=%s attempt=%d wait=%dms", u.Name, a.Attempt, a.Wait.Milliseconds()), map[string]any{
-			"tool": u.Name, "attempt": a.Attempt, "wait_ms": a.Wait.Milliseconds(), "error": errString(a.Err),
-		})
+		r.emit(event.NewRetry(event.RetryInfo{Tool: u.Name, Attempt: a.Attempt, Wait: a.Wait, Err: a.Err}))
 	}
 	var last tool.Result
 	_, err := retry.Do(ctx, p, func(ctx context.Context) (struct{}, error) {
@@ -276,23 +266,11 @@ func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
 	return last
 }
 
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	return truncate(s, 160)
-}
-
-// summarize renders a tool input compactly for events and audit lines.
-func summarize(in json.RawMessage, n int) string {
-	return truncate(strings.Join(strings.Fields(string(in)), " "), n)
 }
 
 func truncate(s string, n int) string {

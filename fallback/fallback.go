@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -67,18 +67,14 @@ type Event struct {
 }
 
 // Line is the event's human detail, for `[fallback · …]`.
-func (e Event) Line() string {
-	why := string(e.Reason)
-	switch e.Reason {
-	case Empty:
-		why = "empty answer twice"
-	case Exhausted, Quota:
-		if e.Err != nil {
-			why += " (" + string(llm.ClassOf(e.Err)) + ")"
-		}
-	}
-	return fmt.Sprintf("%s → %s: %s; %s rests until %s", cmp.Or(e.From, "primary"), cmp.Or(e.To, "fallback"),
-		why, cmp.Or(e.From, "primary"), e.Until.UTC().Format(time.TimeOnly))
+func (e Event) Line() string { return e.Event().Detail }
+
+// Event returns the fallback event (docs/events.md), as
+// event.NewFallback makes it: every caller that reports a call sent to
+// the fallback, the loop and the night's roles alike, reports it this
+// way.
+func (e Event) Event() event.Event {
+	return event.NewFallback(event.FallbackInfo{Reason: string(e.Reason), From: e.From, To: e.To, Until: e.Until, Err: e.Err, Wasted: e.Wasted})
 }
 
 // Model is an llm.Model that answers from the primary, or from the

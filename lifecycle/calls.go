@@ -52,8 +52,9 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		if prev != nil {
 			prev(a)
 		}
-		detail, data := agent.RetryEvent(a)
-		events.Emit(event.Event{TS: clk.Now(), Run: run, Type: "retry", Detail: detail, Data: data})
+		e := a.Event()
+		e.TS, e.Run = clk.Now(), run
+		events.Emit(e)
 	}
 	primary := retry.Wrap(m, p)
 	fb := c.Fallback
@@ -66,8 +67,9 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 	return fallback.New(primary, retry.Wrap(fb.Model, p), fallback.Config{
 		Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk,
 		OnFallback: func(e fallback.Event) {
-			detail, data := agent.FallbackEvent(e)
-			events.Emit(event.Event{TS: clk.Now(), Run: run, Type: "fallback", Detail: detail, Data: data})
+			ev := e.Event()
+			ev.TS, ev.Run = clk.Now(), run
+			events.Emit(ev)
 		},
 	})
 }

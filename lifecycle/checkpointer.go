@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,10 +62,9 @@ func (c *checkpointer) Save(st *agent.State) error {
 	}
 	c.written = len(st.Messages)
 	if st.Pending == nil {
-		n := c.log.bytes - before
-		c.events.Emit(event.Event{TS: c.clock.Now(), Run: c.run, Step: st.Steps, Type: "checkpoint",
-			Detail: fmt.Sprintf("step=%d bytes=%d", st.Steps, n),
-			Data:   map[string]any{"bytes": n, "total_bytes": c.log.bytes, "messages": len(st.Messages)}})
+		e := event.NewCheckpoint(event.CheckpointInfo{Step: st.Steps, Bytes: c.log.bytes - before, TotalBytes: c.log.bytes, Messages: len(st.Messages)})
+		e.TS, e.Run, e.Step = c.clock.Now(), c.run, st.Steps
+		c.events.Emit(e)
 	}
 	return nil
 }

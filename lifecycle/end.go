@@ -8,10 +8,6 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 )
 
-// keptDetail is the rollback event of a run that did not end done but
-// keeps its changes (Config.Keep is the command's --keep).
-const keptDetail = "kept: --keep leaves the changes in place"
-
 // end commits the journal of a run that ended done (or that Keep keeps),
 // suspends the journal of a paused run (budget, timeout, interrupted:
 // its changes stay, undoable, for Resume or Recover) and rolls back any
@@ -20,8 +16,9 @@ const keptDetail = "kept: --keep leaves the changes in place"
 // event (seed 000, section 4.4: either the whole run completes, or
 // nothing changed, or it waits, undoable, to be finished).
 func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg Config, events event.Sink) {
-	emit := func(typ, detail string, data map[string]any) {
-		events.Emit(event.Event{TS: cfg.Clock.Now(), Run: res.RunID, Step: res.Steps, Type: typ, Detail: detail, Data: data})
+	emit := func(e event.Event) {
+		e.TS, e.Run, e.Step = cfg.Clock.Now(), res.RunID, res.Steps
+		events.Emit(e)
 	}
 	// A tool call's journal still open (the run stopped while the call
 	// ran) is undone first: its result is not in the checkpoint.
@@ -31,7 +28,7 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 		out.Kept = true
 		out.JournalErr = tx.Commit()
 		if res.Outcome != agent.Done {
-			emit("rollback", keptDetail, map[string]any{"kept": true})
+			emit(event.NewRollback(event.RollbackInfo{Kept: true}))
 		}
 		ck.drop()
 		return
@@ -41,8 +38,7 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 			return
 		}
 		out.Kept, out.Suspended = true, true
-		emit("checkpoint", fmt.Sprintf("paused at step %d: resume, or recover to undo", res.Steps),
-			map[string]any{"action": "pause", "steps": res.Steps, "path": ck.logPath(), "total_bytes": ck.log.bytes})
+		emit(event.NewCheckpoint(event.CheckpointInfo{Paused: true, Step: res.Steps, Path: ck.logPath(), TotalBytes: ck.log.bytes}))
 		return
 	}
 	// The run ended for good: nothing to resume, even if the rollback
@@ -54,22 +50,9 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 	rep, err := tx.Rollback()
 	if err != nil {
 		out.JournalErr = fmt.Errorf("rollback: %w", err)
-		emit("rollback", "FAILED: "+err.Error(), map[string]any{"error": err.Error()})
+		emit(event.NewRollback(event.RollbackInfo{Err: err}))
 		return
 	}
 	out.Rollback = &rep
-	emit("rollback", fmt.Sprintf("restored=%d removed=%d recreated=%d conflicts=%d",
-		len(rep.Restored), len(rep.Removed), len(rep.Recreated), len(rep.Conflicts)),
-		map[string]any{
-			"restored": nonNil(rep.Restored), "removed": nonNil(rep.Removed), "recreated": nonNil(rep.Recreated),
-			"conflicts": nonNil(out.conflicts()),
-		})
-}
-
-// nonNil makes an empty list a JSON [] rather than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	emit(event.NewRollback(event.RollbackInfo{Restored: rep.Restored, Removed: rep.Removed, Recreated: rep.Recreated, Conflicts: out.conflicts()}))
 }

@@ -129,14 +129,8 @@ func (d *delegator) sink(n int32) event.Sink {
 		if d.events == nil {
 			return
 		}
-		fields := e.Data
-		if fields == nil {
-			fields = map[string]any{}
-		}
-		data := map[string]any{"delegate": int(n), "event": e.Type, "delegate_run": e.Run, "detail": e.Detail, "data": fields}
-		d.events.Emit(event.Event{
-			TS: e.TS, Run: d.cfg.RunID, Step: e.Step, Type: "delegate",
-			Detail: fmt.Sprintf("#%d %s · %s", n, e.Type, e.Detail), Data: data,
-		})
+		w := event.NewDelegate(int(n), e)
+		w.Run = d.cfg.RunID
+		d.events.Emit(w)
 	})
 }

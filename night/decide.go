@@ -19,7 +19,7 @@ import (
 //
 // Everything it reads goes through tx: the ledger's connection is the
 // transaction's while it runs.
-func (s *Scheduler) Decide(ctx context.Context, tx *ledger.Tx) (ledger.Plan, error) {
+func (s *scheduler) Decide(ctx context.Context, tx *ledger.Tx) (ledger.Plan, error) {
 	for {
 		p, nightWait, err := s.decide(ctx, tx)
 		if err != nil || !nightWait || !s.simulated {
@@ -35,7 +35,7 @@ func (s *Scheduler) Decide(ctx context.Context, tx *ledger.Tx) (ledger.Plan, err
 
 // decide decides once; nightWait says the plan is a wait by the night's
 // clock (for a person), which a simulated clock takes at once.
-func (s *Scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, nightWait bool, err error) {
+func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, nightWait bool, err error) {
 	n := tx.Night()
 	now := s.clk.Now()
 	if !now.Before(n.WindowEnd) {
@@ -86,17 +86,17 @@ func (s *Scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 }
 
 // endPlan ends the night, and says so once the end is committed.
-func (s *Scheduler) endPlan(tx *ledger.Tx, kind ledger.EndKind, reason string) ledger.Plan {
+func (s *scheduler) endPlan(tx *ledger.Tx, kind ledger.EndKind, reason string) ledger.Plan {
 	tx.AfterCommit(func() { s.emitEnd(kind, reason) })
 	return ledger.Plan{End: &ledger.End{Kind: kind, Reason: reason, At: s.clk.Now()}}
 }
 
-func (s *Scheduler) emitEnd(kind ledger.EndKind, reason string) {
+func (s *scheduler) emitEnd(kind ledger.EndKind, reason string) {
 	s.emit("night-end", fmt.Sprintf("%s: %s", kind, reason), map[string]any{"end": kind, "reason": reason})
 }
 
 // stopPlan ends the night a night- or system-scope failure stopped.
-func (s *Scheduler) stopPlan(tx *ledger.Tx, st *tonight) (ledger.Plan, bool) {
+func (s *scheduler) stopPlan(tx *ledger.Tx, st *tonight) (ledger.Plan, bool) {
 	switch st.stop {
 	case ledger.SystemScope:
 		return s.endPlan(tx, ledger.SystemStopped, "stopped until a person acts: "+st.stopWhy), true
@@ -129,7 +129,7 @@ type view struct {
 	leaseEnd time.Time
 }
 
-func (s *Scheduler) view(ctx context.Context, tx *ledger.Tx, st *tonight) (*view, error) {
+func (s *scheduler) view(ctx context.Context, tx *ledger.Tx, st *tonight) (*view, error) {
 	tasks, err := tx.ActiveTasks(ctx)
 	if err != nil {
 		return nil, err
@@ -206,14 +206,14 @@ func (s *Scheduler) view(ctx context.Context, tx *ledger.Tx, st *tonight) (*view
 }
 
 // ceilingLeft reports whether the role may take another step tonight.
-func (s *Scheduler) ceilingLeft(n ledger.Night, role ledger.Role) bool {
+func (s *scheduler) ceilingLeft(n ledger.Night, role ledger.Role) bool {
 	r := s.p.Roles[role]
 	return r != nil && (r.Ceiling == 0 || n.Reserved[role] < r.Ceiling)
 }
 
 // available returns the role's first worker at or after level that is not
 // out tonight, with its index.
-func (s *Scheduler) available(st *tonight, role ledger.Role, level int) (string, int, bool) {
+func (s *scheduler) available(st *tonight, role ledger.Role, level int) (string, int, bool) {
 	r := s.p.Roles[role]
 	if r == nil {
 		return "", 0, false
@@ -234,7 +234,7 @@ func (s *Scheduler) available(st *tonight, role ledger.Role, level int) (string,
 // whyIdle says, in words, why no worker can do anything useful, and
 // whether that cut the night short (every worker of a role out) or the
 // night is out of work.
-func (s *Scheduler) whyIdle(st *tonight, v *view) (ledger.EndKind, string) {
+func (s *scheduler) whyIdle(st *tonight, v *view) (ledger.EndKind, string) {
 	kind := ledger.OutOfWork
 	var parts []string
 	for _, role := range []ledger.Role{ledger.Builder, ledger.Judge, ledger.Proposer} {
@@ -263,7 +263,7 @@ func (s *Scheduler) whyIdle(st *tonight, v *view) (ledger.EndKind, string) {
 
 // waitFor returns how long to wait for a person's answer to a parked task,
 // or 0 when no answer could come in the window.
-func (s *Scheduler) waitFor(st *tonight, v *view) time.Duration {
+func (s *scheduler) waitFor(st *tonight, v *view) time.Duration {
 	if len(v.waiting) == 0 {
 		return 0
 	}

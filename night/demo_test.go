@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/nightdemo"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/night"
 )
@@ -23,7 +24,7 @@ import (
 func TestDemoNight(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path, err := night.WriteDemo(dir)
+	path, err := nightdemo.Write(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestDemoNight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := clock.NewFake(night.DemoStart)
+	clk := clock.NewFake(nightdemo.Start)
 	models, err := night.BuildModels(p, clk, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestDemoNight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(ctx) //nolint:errcheck // test cleanup
-	book, err := l.AddTask(ctx, ledger.NewTask{Title: night.DemoTask, Score: ptr(9.0)}, clk.Now())
+	book, err := l.AddTask(ctx, ledger.NewTask{Title: nightdemo.Task, Score: ptr(9.0)}, clk.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@
 // for a person parks the task, with a deadline, until `nightshift task
 // approve|deny`.
 //
-// The Scheduler keeps none of the night's state: it is the ledger's
+// The scheduler keeps none of the night's state: it is the ledger's
 // Handler, and decides each step on the state it reads in the ledger's
 // transaction that claims the step, and charges failures and spends budgets
 // on the state as it is in the transaction that records it. Any number of

@@ -60,7 +60,7 @@ func (m taskMemory) Notes(ctx context.Context) ([]memory.Note, error) {
 
 // memoryFor is the memory of a builder step's task, or nil when the
 // pipeline turns the builder's memory off.
-func (s *Scheduler) memoryFor(st ledger.Step) memory.Store {
+func (s *scheduler) memoryFor(st ledger.Step) memory.Store {
 	if !s.p.BuilderMemory() {
 		return nil
 	}

@@ -12,11 +12,30 @@ import (
 	"github.com/nightshift-dev/nightshift/retry"
 )
 
+// KeyEnv names the environment variable the model's key is read from:
+// APIKeyEnv, else the provider's usual one (ANTHROPIC_API_KEY,
+// OPENAI_API_KEY); "" for a scripted model, which needs none.
+func (m ModelSpec) KeyEnv() string {
+	switch m.Provider {
+	case "anthropic":
+		return cmp.Or(m.APIKeyEnv, "ANTHROPIC_API_KEY")
+	case "openai":
+		return cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY")
+	}
+	return ""
+}
+
+// needsKey reports whether the model cannot be built without its key: a
+// real provider's model at the provider's own endpoint (a base URL may
+// name a server that takes none).
+func (m ModelSpec) needsKey() bool { return m.KeyEnv() != "" && m.BaseURL == "" }
+
 // BuildModels builds the pipeline's models. A scripted model whose
 // scenario cannot be read makes the pipeline bad (exit 2). A real
-// provider without its key is left unbuilt: the night charges the
-// resulting configuration failure to the system, as the rules say, and
-// the ledger records it. getenv reads the environment (os.Getenv).
+// provider without its key is left unbuilt: before the night's first
+// step, Run charges a config failure naming the variable (the system's,
+// by the default rules), and the ledger records it. getenv reads the
+// environment (os.Getenv).
 func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[string]llm.Model, error) {
 	out := map[string]llm.Model{}
 	for name, m := range p.Models {
@@ -28,8 +47,8 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 			}
 			out[name] = scripted.New(sc, scripted.Config{Clock: clk, Session: name})
 		case "anthropic":
-			key := getenv(cmp.Or(m.APIKeyEnv, "ANTHROPIC_API_KEY"))
-			if key == "" && m.BaseURL == "" {
+			key := getenv(m.KeyEnv())
+			if key == "" && m.needsKey() {
 				continue
 			}
 			c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model})
@@ -38,8 +57,8 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 			}
 			out[name] = c
 		case "openai":
-			key := getenv(cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY"))
-			if key == "" && m.BaseURL == "" {
+			key := getenv(m.KeyEnv())
+			if key == "" && m.needsKey() {
 				continue
 			}
 			c, err := openai.New(openai.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model, MaxTokensField: m.MaxTokensField})
@@ -61,11 +80,8 @@ func Limiters(p *Pipeline, reg *retry.Limiters, getenv func(string) string) map[
 	out := make(map[string]*retry.Limiter, len(p.Models))
 	for name, m := range p.Models {
 		endpoint, credential := m.Provider+" "+m.BaseURL, "model "+name
-		switch m.Provider {
-		case "anthropic":
-			credential = getenv(cmp.Or(m.APIKeyEnv, "ANTHROPIC_API_KEY"))
-		case "openai":
-			credential = getenv(cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY"))
+		if env := m.KeyEnv(); env != "" {
+			credential = getenv(env)
 		}
 		out[name] = reg.For(endpoint, credential)
 	}

@@ -14,7 +14,7 @@ import (
 // line of `nightshift night` shows what is being worked on).
 
 // setup is the pipeline as the ledger keeps it with the night.
-func (s *Scheduler) setup() ledger.Setup {
+func (s *scheduler) setup() ledger.Setup {
 	out := ledger.Setup{Zone: s.p.Window.Zone, BudgetTokens: s.p.BudgetTokens, WIP: s.p.WIP, Roles: map[ledger.Role]ledger.RoleSetup{}}
 	for role, r := range s.p.Roles {
 		if r != nil {
@@ -26,7 +26,7 @@ func (s *Scheduler) setup() ledger.Setup {
 
 // recordSetup keeps the night's setup in the ledger, as this process runs
 // it.
-func (s *Scheduler) recordSetup(ctx context.Context, n ledger.Night) error {
+func (s *scheduler) recordSetup(ctx context.Context, n ledger.Night) error {
 	if err := s.l.SetSetup(ctx, n.ID, s.setup(), s.clk.Now()); err != nil {
 		return fmt.Errorf("night: record the setup: %w", err)
 	}
@@ -37,7 +37,7 @@ func (s *Scheduler) recordSetup(ctx context.Context, n ledger.Night) error {
 // and worker, its task, its place under the role's ceiling (k of
 // ceiling; k counts the role's steps tonight, every process's), the
 // night's tokens so far and when the window closes.
-func (s *Scheduler) announced(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.StepFunc {
+func (s *scheduler) announced(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.StepFunc {
 	k := st.night.Reserved[c.Role] + 1
 	tokens, end := st.total, st.night.WindowEnd
 	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {

@@ -88,10 +88,10 @@ type Summary struct {
 	Interrupted int
 }
 
-// Scheduler runs one night: it decides the night's steps (it is the
+// scheduler runs one night: it decides the night's steps (it is the
 // ledger's Handler) on the night's shared state, which it reads in the
 // ledger's transactions and never keeps.
-type Scheduler struct {
+type scheduler struct {
 	cfg   Config
 	p     *Pipeline
 	l     *ledger.Ledger
@@ -100,11 +100,14 @@ type Scheduler struct {
 	// simulated is true on any clock but the wall clock: waits are taken
 	// at once on it, not by River's snooze.
 	simulated bool
-	name      string
-	trace     *tracing.Night
+	// defaultBuilder is true when the builder's steps are runs on the
+	// builder's models (Config.Builder unset).
+	defaultBuilder bool
+	name           string
+	trace          *tracing.Night
 }
 
-var _ ledger.Handler = (*Scheduler)(nil)
+var _ ledger.Handler = (*scheduler)(nil)
 
 // Run runs the night of cfg's pipeline in this process until it ends: the
 // window closed, the ceilings reached, cut short (every worker of a role
@@ -126,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	return s.run(ctx)
 }
 
-func newScheduler(cfg Config) (*Scheduler, error) {
+func newScheduler(cfg Config) (*scheduler, error) {
 	if cfg.Pipeline == nil || cfg.Ledger == nil {
 		return nil, errors.New("night: a pipeline and a ledger are required")
 	}
@@ -152,7 +155,8 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 		}
 	}
 	cfg.Limiters = lims
-	if cfg.Builder == nil {
+	defaultBuilder := cfg.Builder == nil
+	if defaultBuilder {
 		// The builder's gate rules name tools it has: checked here, before
 		// the night starts, against the default builder's tools, memory's,
 		// delegate_task, and its MCP servers' (by their SERVER__ prefix:
@@ -171,14 +175,15 @@ func newScheduler(cfg Config) (*Scheduler, error) {
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
 			Pipeline: cfg.Pipeline, RollbackOnInterrupt: cfg.Pipeline.Roles[ledger.Builder].RollbackOnInterrupt}
 	}
-	return &Scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real}, nil
+	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
+		defaultBuilder: defaultBuilder}, nil
 }
 
-func (s *Scheduler) emit(typ, detail string, data map[string]any) {
+func (s *scheduler) emit(typ, detail string, data map[string]any) {
 	s.cfg.Events.Emit(event.Event{TS: s.clk.Now(), Run: s.name, Type: typ, Detail: detail, Data: data})
 }
 
-func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
+func (s *scheduler) run(ctx context.Context) (*Summary, error) {
 	start, end := s.p.Window.Bounds(s.clk.Now())
 	if now := s.clk.Now(); now.Before(start) {
 		s.emit("night", "waiting for the window to open at "+start.Format(time.RFC3339), nil)
@@ -213,6 +218,9 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 			return nil, err
 		}
 		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", s.name, start.Format("15:04"), end.Format("15:04")), nil)
+		if err := s.chargeUnbuilt(ctx, n); err != nil {
+			return nil, err
+		}
 		if err := s.work(ctx, n); err != nil {
 			sum, serr := s.summary(context.WithoutCancel(ctx), n.ID)
 			if serr != nil {
@@ -225,7 +233,7 @@ func (s *Scheduler) run(ctx context.Context) (*Summary, error) {
 }
 
 // work works the night here until it ends, or ctx ends.
-func (s *Scheduler) work(ctx context.Context, n ledger.Night) error {
+func (s *scheduler) work(ctx context.Context, n ledger.Night) error {
 	w, err := s.l.Work(ctx, ledger.WorkConfig{Night: n.ID, Handler: s, Clock: s.clk, Recover: s.recoverStep,
 		Settled: func(job int64, state string) {
 			s.emit("recover", fmt.Sprintf("job=%d of the step a dead process left is %s (River's rescuer)", job, state), nil)
@@ -258,12 +266,12 @@ func (s *Scheduler) work(ctx context.Context, n ledger.Night) error {
 	}
 }
 
-func (s *Scheduler) windowClosed(n ledger.Night) string {
+func (s *scheduler) windowClosed(n ledger.Night) string {
 	return "the window closed at " + n.WindowEnd.In(s.p.Window.loc()).Format("15:04")
 }
 
 // summary reads how the night stands from the ledger.
-func (s *Scheduler) summary(ctx context.Context, night int64) (*Summary, error) {
+func (s *scheduler) summary(ctx context.Context, night int64) (*Summary, error) {
 	n, err := s.l.Night(ctx, night)
 	if err != nil {
 		return nil, err
@@ -290,7 +298,7 @@ func (s *Scheduler) summary(ctx context.Context, night int64) (*Summary, error) 
 // builder attempt's are, unless roles.builder.rollback_on_interrupt, in
 // which case its workspace is restored now and its task retried from the
 // start.
-func (s *Scheduler) recoverStep(_ context.Context, st ledger.Step) (bool, error) {
+func (s *scheduler) recoverStep(_ context.Context, st ledger.Step) (bool, error) {
 	keep := st.Role == ledger.Builder && st.Task != 0 && !s.p.Roles[ledger.Builder].RollbackOnInterrupt
 	if st.Task != 0 && !keep {
 		if err := s.cfg.Restore(s.taskDir(st.Task)); err != nil {
@@ -305,7 +313,7 @@ func (s *Scheduler) recoverStep(_ context.Context, st ledger.Step) (bool, error)
 	return keep, nil
 }
 
-func (s *Scheduler) taskDir(task int64) string {
+func (s *scheduler) taskDir(task int64) string {
 	return filepath.Join(s.p.Path(s.p.WorkDir), fmt.Sprintf("task-%d", task))
 }
 
@@ -314,7 +322,7 @@ func (s *Scheduler) taskDir(task int64) string {
 // and a retry event per retry. A 429 or a 529 is waited out there; only
 // retries exhausted on wrong timing come back, and the rules charge
 // them as api-down.
-func (s *Scheduler) callModel(ctx context.Context, role ledger.Role, model, system, prompt string) (*llm.Response, error) {
+func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, system, prompt string) (*llm.Response, error) {
 	m := s.cfg.Models[model]
 	if m == nil {
 		return nil, fmt.Errorf("night: model %q was not built", model)

@@ -40,7 +40,7 @@ type tonight struct {
 // load reads tonight's state in tx: the tokens, and the failures unless
 // the caller needs none of what they say (a step that did not fail
 // charges nothing).
-func (s *Scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*tonight, error) {
+func (s *scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*tonight, error) {
 	n := tx.Night()
 	st := &tonight{night: n, out: map[worker]string{}, skip: map[int64]string{}, failedOn: map[worker]map[int64]bool{},
 		tokens: map[worker]int64{}}

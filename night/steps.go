@@ -16,7 +16,7 @@ import (
 )
 
 // tryStep plans one step of role if the role can do something useful now.
-func (s *Scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, role ledger.Role, v *view) (ledger.Plan, bool, error) {
+func (s *scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, role ledger.Role, v *view) (ledger.Plan, bool, error) {
 	if !s.ceilingLeft(st.night, role) {
 		return ledger.Plan{}, false, nil
 	}
@@ -61,7 +61,7 @@ func (s *Scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, rol
 // continuePlan plans the continuation of an interrupted attempt of this
 // owner: the same task, on its workspace as the attempt left it, with the
 // attempt's model or, if that one is out tonight, the role's next.
-func (s *Scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight, c ledger.Step) (ledger.Plan, error) {
+func (s *scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight, c ledger.Step) (ledger.Plan, error) {
 	model, level, ok := s.available(st, ledger.Builder, c.Level)
 	if !ok {
 		// Every builder model is out tonight: the attempt waits, its
@@ -78,13 +78,13 @@ func (s *Scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight
 
 // plan claims c now, by the night's clock, under the role's ceiling; its
 // step says what it works on (title: its task's) as it starts.
-func (s *Scheduler) plan(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.Plan {
+func (s *scheduler) plan(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.Plan {
 	c.At, c.Ceiling = s.clk.Now(), s.p.Roles[c.Role].Ceiling
 	return ledger.Plan{Claim: &c, Work: s.traced(s.announced(st, c, title, fn))}
 }
 
 // note writes a note for the morning reader once per night.
-func (s *Scheduler) note(ctx context.Context, tx *ledger.Tx, kind, text string) {
+func (s *scheduler) note(ctx context.Context, tx *ledger.Tx, kind, text string) {
 	added, err := tx.AddNote(ctx, ledger.Note{At: s.clk.Now(), Kind: kind, Text: text})
 	if err == nil && added {
 		tx.AfterCommit(func() { s.emit("note", kind+": "+text, nil) })
@@ -132,7 +132,7 @@ func stepEvent(st ledger.Step, res ledger.Result) (string, map[string]any) {
 // settled finishes a step's result in the recording transaction: the
 // tokens it spent, what a budget spent or a stop ends, and the events
 // said once it is committed.
-func (s *Scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w worker, task int64, res ledger.Result, tokens int64) ledger.Result {
+func (s *scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w worker, task int64, res ledger.Result, tokens int64) ledger.Result {
 	res.Failures = append(res.Failures, s.spend(tx, st, w, task, tokens)...)
 	switch {
 	case st.stop == ledger.SystemScope:
@@ -160,7 +160,7 @@ func (s *Scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w work
 // the failures of every process sharing the night. A failure without a
 // task (the proposer's, the judge's) never counts toward it. It updates
 // st and returns the failures to record with the step.
-func (s *Scheduler) charge(tx *ledger.Tx, st *tonight, w worker, task int64, k Kind, detail string) []ledger.Failure {
+func (s *scheduler) charge(tx *ledger.Tx, st *tonight, w worker, task int64, k Kind, detail string) []ledger.Failure {
 	rule := s.rules.Charge(k, w.role)
 	fs := []ledger.Failure{{Scope: rule.Scope, Rule: string(k), Reason: withDetail(rule.Reason, detail)}}
 	if k.failedStep() && task != 0 {
@@ -190,7 +190,7 @@ func withDetail(reason, detail string) string {
 
 // spend adds a step's tokens to tonight's totals (all processes' steps'
 // together) and charges the worker when this step ran its own budget out.
-func (s *Scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, tokens int64) []ledger.Failure {
+func (s *scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, tokens int64) []ledger.Failure {
 	before := st.tokens[w]
 	st.tokens[w] += tokens
 	st.total += tokens
@@ -202,7 +202,7 @@ func (s *Scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, toke
 
 // build returns the step function of one builder attempt at t, or of the
 // continuation of the interrupted attempt cont.
-func (s *Scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
+func (s *scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
 		w := worker{ledger.Builder, step.Worker}
 		var a Attempt
@@ -252,7 +252,7 @@ func (s *Scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 // escalate reports whether a failed attempt is the task's second with the
 // same model across nights (at most one counted per night; failures by
 // hand count too), so the task goes to the role's next model.
-func (s *Scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, st ledger.Step, k Kind) (bool, error) {
+func (s *scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, st ledger.Step, k Kind) (bool, error) {
 	if !k.failedStep() {
 		return false, nil
 	}
@@ -279,7 +279,7 @@ func (s *Scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, 
 }
 
 // propose is the proposer's step: one call for new ideas, one per line.
-func (s *Scheduler) propose(ctx context.Context, step ledger.Step) ledger.SettleFunc {
+func (s *scheduler) propose(ctx context.Context, step ledger.Step) ledger.SettleFunc {
 	tasks, err := s.l.Tasks(ctx)
 	var b strings.Builder
 	b.WriteString("Ideas already in the backlog:\n")
@@ -302,7 +302,7 @@ func (s *Scheduler) propose(ctx context.Context, step ledger.Step) ledger.Settle
 var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
 
 // judge returns the judge's step: one call scoring the unscored tasks.
-func (s *Scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
+func (s *scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
 		var b strings.Builder
 		b.WriteString("Score each idea from 0 (worthless) to 10 (do it tonight). Reply with one line per idea: ID: score\n\n")
@@ -330,7 +330,7 @@ func (s *Scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 }
 
 // ask makes a proposer's or judge's call and names its failure, if any.
-func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prior error) (ledger.Result, string, int64, Kind, string) {
+func (s *scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prior error) (ledger.Result, string, int64, Kind, string) {
 	if prior != nil {
 		return ledger.Result{Outcome: "error"}, "", 0, FailedStep, prior.Error()
 	}
@@ -353,7 +353,7 @@ func (s *Scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 
 // finishCall settles a proposer's or judge's call in the recording
 // transaction.
-func (s *Scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64, k Kind, detail string) ledger.SettleFunc {
+func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64, k Kind, detail string) ledger.SettleFunc {
 	at := s.clk.Now()
 	return func(ctx context.Context, tx *ledger.Tx) (ledger.Result, error) {
 		st, err := s.load(ctx, tx, k != "")

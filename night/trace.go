@@ -14,7 +14,7 @@ import (
 // Each step's function is wrapped where it is planned, and runs in the
 // process whose River worker took the step's job; the span ends once the
 // step's result is settled.
-func (s *Scheduler) traced(fn ledger.StepFunc) ledger.StepFunc {
+func (s *scheduler) traced(fn ledger.StepFunc) ledger.StepFunc {
 	if s.trace == nil {
 		return fn
 	}

@@ -2,8 +2,6 @@ package retry
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/event"
@@ -79,63 +77,18 @@ func newAttempt(k int, err error, wait, d time.Duration, cause string, budgeted 
 // retry-after=1s", "status=429 attempt=2 wait=510ms reset=500ms", or for
 // a failure without a status "error=connection attempt=2 wait=1843ms
 // backoff=2s".
-func (a Attempt) Line() string {
-	var b strings.Builder
-	if a.Status != 0 {
-		b.WriteString("status=")
-		b.WriteString(strconv.Itoa(a.Status))
-	} else {
-		b.WriteString("error=")
-		b.WriteString(string(cmpClass(a.Class)))
-	}
-	b.WriteString(" attempt=")
-	b.WriteString(strconv.Itoa(a.Attempt))
-	b.WriteString(" wait=")
-	b.WriteString(strconv.FormatInt(a.Wait.Milliseconds(), 10))
-	b.WriteString("ms")
-	switch {
-	case a.Cause == CauseBackoff:
-		b.WriteString(" backoff=")
-		b.WriteString(a.Backoff.Round(time.Millisecond).String())
-	case a.Cause != "":
-		b.WriteString(" ")
-		b.WriteString(a.Cause)
-		b.WriteString("=")
-		b.WriteString(a.RetryAfter.Round(time.Millisecond).String())
-	}
-	return b.String()
-}
+func (a Attempt) Line() string { return a.Event().Detail }
 
-// cmpClass names an error that carries no class.
-func cmpClass(c llm.Class) llm.Class {
-	if c == "" {
-		return "unknown"
-	}
-	return c
-}
-
-// Event returns the retry event: type "retry", Line as its detail, and
-// attempt, wait_ms, cause, class, status (when there is one),
-// retry_after_ms (when the server said when), budgeted and error as its
-// fields.
+// Event returns the retry event (docs/events.md), as event.NewRetry makes
+// it: every caller that reports a model call's retries, the loop and the
+// night's roles alike, reports them this way.
 func (a Attempt) Event() event.Event {
-	data := map[string]any{
-		"attempt":  a.Attempt,
-		"wait_ms":  a.Wait.Milliseconds(),
-		"class":    string(a.Class),
-		"budgeted": a.Budgeted,
+	wait := a.RetryAfter
+	if a.Cause == CauseBackoff {
+		wait = a.Backoff
 	}
-	if a.Cause != "" {
-		data["cause"] = a.Cause
-	}
-	if a.Status != 0 {
-		data["status"] = a.Status
-	}
-	if a.RetryAfter > 0 {
-		data["retry_after_ms"] = a.RetryAfter.Milliseconds()
-	}
-	if a.Err != nil {
-		data["error"] = a.Err.Error()
-	}
-	return event.Event{Type: "retry", Detail: a.Line(), Data: data}
+	return event.NewRetry(event.RetryInfo{
+		Attempt: a.Attempt, Wait: a.Wait, Cause: a.Cause, CauseWait: wait,
+		Status: a.Status, Class: string(a.Class), Err: a.Err,
+	})
 }

@@ -80,7 +80,7 @@ func TestAttemptEvent(t *testing.T) {
 	e := got[0].Event()
 	want := map[string]any{
 		"attempt": 1, "wait_ms": int64(2000), "class": "rate-limited", "status": 429,
-		"retry_after_ms": int64(2000), "cause": "retry-after", "budgeted": true, "error": err.Error(),
+		"cause": "retry-after", "error": err.Error(),
 	}
 	if e.Type != "retry" || e.Line() != "[retry · status=429 attempt=1 wait=2000ms retry-after=2s]" {
 		t.Errorf("event line = %q", e.Line())

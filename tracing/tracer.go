@@ -193,7 +193,7 @@ func (r *Run) Tool(ctx context.Context, use llm.Block, class tool.Class) (contex
 // the call they happened in (a retry on its model or tool call) or on
 // the run's. The others are spans or span attributes already.
 var spanEvents = map[string]bool{
-	"retry": true, "verify": true, "truncated": true, "schema": true, "rollback": true, "journal": true,
+	event.Retry: true, event.Verify: true, event.Truncated: true, event.Schema: true, event.Rollback: true, event.Journal: true,
 }
 
 // Event records e: a retry, a verdict, a cut, a rollback as a span event;
@@ -207,7 +207,7 @@ func (r *Run) Event(ctx context.Context, e event.Event) {
 		span = r.span
 	}
 	switch {
-	case e.Type == "tool":
+	case e.Type == event.Tool:
 		if d, ok := e.Data["decision"].(string); ok {
 			span.SetAttributes(GateDecision.String(d))
 		}

@@ -25,7 +25,7 @@
 // ParseRule is built on.
 //
 //	v := &verify.Verifier{Rules: rules, Judge: &verify.Judge{Model: m, ModelName: "claude-sonnet-4-5"}}
-//	verdict, usage, err := v.Verify(ctx, verify.Input{Task: task, Answer: answer, Dir: root, Changed: changed})
+//	verdict, usage, err := v.Verify(ctx, verify.Input{Task: task, Answer: answer, Dir: root.Dir(), Files: root.FS(), Changed: changed})
 //	if err == nil && !verdict.Pass {
 //		// the next user message of the worker's loop
 //		next := llm.UserText("[verifier] FAIL: " + verdict.Reason + "\nThe task is NOT done.")

@@ -49,7 +49,7 @@ func (p prompt) user(in Input, transcript []string) string {
 	var b strings.Builder
 	p.section(&b, "task", in.Task)
 	p.section(&b, "answer", in.Answer)
-	files := readChanged(in.Dir, in.Changed, p.budget)
+	files := readChanged(in, p.budget)
 	if len(files) == 0 {
 		p.section(&b, "files", "(the run changed no files)")
 	}
@@ -87,16 +87,23 @@ type shownFile struct {
 // in all. Small files are shown whole and large ones share what is left
 // (so one huge log cannot hide the file that matters); every cut is marked
 // in the content and in the tag's note.
-func readChanged(dir string, changed []string, budget int) []shownFile {
+func readChanged(in Input, budget int) []shownFile {
+	fsys, done, openErr := in.files()
+	if openErr == nil {
+		defer done()
+	}
 	var files []shownFile
 	seen := map[string]bool{}
-	for _, path := range changed {
+	for _, path := range in.Changed {
 		if seen[path] {
 			continue
 		}
 		seen[path] = true
 		f := shownFile{path: path}
-		data, err := readWorkspaceFile(dir, path)
+		data, err := []byte(nil), openErr
+		if err == nil {
+			data, err = readFrom(fsys, path)
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			f.note, f.shown = "deleted", "(deleted by the run)"

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 const notEmptyName = "not-empty"
@@ -43,7 +44,7 @@ func (r *fileRule) Name() string   { return r.name }
 func (r *fileRule) String() string { return r.spec }
 
 func (r *fileRule) Check(_ context.Context, in Input) *Failure {
-	data, err := readWorkspaceFile(in.Dir, r.path)
+	data, err := readFile(in, r.path)
 	if err != nil {
 		return r.fail(describeFileError(err))
 	}
@@ -132,10 +133,10 @@ func (r *existsRule) Name() string   { return "exists" }
 func (r *existsRule) String() string { return r.spec }
 
 func (r *existsRule) Check(_ context.Context, in Input) *Failure {
-	root, err := os.OpenRoot(in.Dir)
+	files, done, err := in.files()
 	if err == nil {
-		defer root.Close()
-		_, err = root.Stat(r.path)
+		defer done()
+		_, err = fs.Stat(files, r.path)
 	}
 	if err != nil {
 		return &Failure{Check: "exists", Message: fmt.Sprintf("exists %s: %s", r.path, describeFileError(err))}
@@ -146,24 +147,43 @@ func (r *existsRule) Check(_ context.Context, in Input) *Failure {
 // errIsDir reports a rule pointed at a folder where it needs a file.
 var errIsDir = errors.New("is a folder, not a file")
 
-// readWorkspaceFile reads path inside dir through os.Root, so that neither
-// ".." nor a symlink can lead a rule outside the workspace.
-func readWorkspaceFile(dir, path string) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
+// files returns the workspace's files, Files or Dir opened as a
+// workspace, and the function that closes what it opened.
+func (in Input) files() (fs.FS, func(), error) {
+	if in.Files != nil {
+		return in.Files, func() {}, nil
+	}
+	r, err := workspace.Open(in.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.FS(), func() { r.Close() }, nil
+}
+
+// readFile reads the file at path through the workspace, so that neither
+// "..", nor a symlink, nor a FIFO can lead a rule outside it or hang it.
+func readFile(in Input, path string) ([]byte, error) {
+	files, done, err := in.files()
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	if st, err := root.Stat(path); err != nil {
+	defer done()
+	return readFrom(files, path)
+}
+
+// readFrom reads the regular file at path in files.
+func readFrom(files fs.FS, path string) ([]byte, error) {
+	if st, err := fs.Stat(files, path); err != nil {
 		return nil, err
 	} else if st.IsDir() {
 		return nil, errIsDir
 	}
-	return root.ReadFile(path)
+	return fs.ReadFile(files, path)
 }
 
 // describeFileError turns a read failure into the words of a message: a
-// missing file says it is missing.
+// missing file says it is missing. The workspace's refusals are told
+// apart by their sentinels.
 func describeFileError(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -172,9 +192,12 @@ func describeFileError(err error) string {
 		return errIsDir.Error()
 	case errors.Is(err, fs.ErrPermission):
 		return "not readable (permission denied)"
-	case strings.Contains(err.Error(), "escapes"):
-		// os.Root's refusal of a symlink that points out of the workspace.
+	case errors.Is(err, workspace.ErrOutside), errors.Is(err, fs.ErrInvalid):
 		return "points outside the workspace"
+	case errors.Is(err, workspace.ErrStateDir):
+		return "is in nightshift's state folder, which no check reads"
+	case errors.Is(err, workspace.ErrNotRegular):
+		return "not a regular file (a FIFO, socket or device is never read)"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -6,9 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 func TestRules(t *testing.T) {
@@ -106,18 +110,72 @@ func TestNotEmpty(t *testing.T) {
 	}
 }
 
-func TestRuleStaysInsideTheWorkspace(t *testing.T) {
+// TestARuleCannotReadASymlinkOutOrAFIFO: rules read through the
+// workspace's fs.FS (issue 17), so a symlink that leads out, the state
+// folder and a FIFO are refused, each said in words, and the FIFO at
+// once rather than waiting for a writer; the same with Files given (a
+// run's Root.FS()) and without (Dir opened as a workspace). The judge's
+// prompt reads the changed files the same way.
+func TestARuleCannotReadASymlinkOutOrAFIFO(t *testing.T) {
 	outside := setup(t, map[string]string{"secret.txt": strings.Repeat("x", 100)})
-	dir := setup(t, nil)
+	dir := setup(t, map[string]string{".nightshift/journal": "j"})
 	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
 		t.Skip("symlinks unavailable:", err)
 	}
-	f := mustRule(t, "min-chars:link.txt:1", "").Check(context.Background(), Input{Dir: dir})
-	if f == nil {
-		t.Fatal("a symlink out of the workspace was read")
+	rel, err := filepath.Rel(dir, filepath.Join(outside, "secret.txt"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := "min-chars link.txt: points outside the workspace"; f.Message != want {
-		t.Errorf("message = %q, want %q", f.Message, want)
+	if err := os.Symlink(rel, filepath.Join(dir, "rel-link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	root, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	inputs := map[string]Input{"Files": {Dir: dir, Files: root.FS()}, "Dir": {Dir: dir}}
+	tests := []struct{ spec, want string }{
+		{"min-chars:link.txt:1", "min-chars link.txt: points outside the workspace"},
+		{"contains:rel-link.txt:x", "contains rel-link.txt: points outside the workspace"},
+		{"exists:link.txt", "exists link.txt: points outside the workspace"},
+		{"min-chars:pipe:1", "min-chars pipe: not a regular file (a FIFO, socket or device is never read)"},
+		{"matches:pipe:x", "matches pipe: not a regular file (a FIFO, socket or device is never read)"},
+		{"contains:.nightshift/journal:j", "contains .nightshift/journal: is in nightshift's state folder, which no check reads"},
+	}
+	for how, in := range inputs {
+		for _, tt := range tests {
+			t.Run(how+" "+tt.spec, func(t *testing.T) {
+				r, err := ParseRule(tt.spec, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan *Failure, 1)
+				go func() { done <- r.Check(context.Background(), in) }()
+				select {
+				case f := <-done:
+					if f == nil || f.Message != tt.want {
+						t.Errorf("failure = %+v, want %q", f, tt.want)
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatal("the rule hung")
+				}
+			})
+		}
+		t.Run(how+" the judge's prompt", func(t *testing.T) {
+			in := in
+			in.Changed = []string{"link.txt", "pipe"}
+			got := readChanged(in, 1000)
+			for i, want := range []string{"(not readable: points outside the workspace)",
+				"(not readable: not a regular file (a FIFO, socket or device is never read))"} {
+				if got[i].shown != want || strings.Contains(string(got[i].data), "xxx") {
+					t.Errorf("%s shown as %q (data %q), want %q", got[i].path, got[i].shown, got[i].data, want)
+				}
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 
 	"github.com/nightshift-dev/nightshift/llm"
@@ -16,8 +17,13 @@ type Input struct {
 	// Answer is the worker's final answer.
 	Answer string
 	// Dir is the absolute workspace root. Rule paths are relative to it
-	// and never leave it.
+	// and never leave it; cmd: checks run in it.
 	Dir string
+	// Files are the workspace's files, which the rules and the judge
+	// read: a run's workspace.Root.FS(), so that they keep the
+	// workspace's rules (no symlink that leads out, no FIFO, no state
+	// folder). Nil opens Dir with workspace.Open.
+	Files fs.FS
 	// Changed lists the workspace-relative paths the run changed. Their
 	// final content goes to the judge; a path that no longer exists is
 	// shown as deleted.

@@ -137,8 +137,3 @@ func (r *Root) done(p string, file bool) {
 		r.after(p)
 	}
 }
-
-// FS returns a read-only file system of the workspace that, like every
-// other access through Root, cannot be led out of it by symlinks. The gate
-// reads it to preview writes and edits.
-func (r *Root) FS() fs.FS { return r.root.FS() }

@@ -21,6 +21,8 @@ type eventContract struct {
 	common map[string]string
 	// types maps an event type to its documented fields and their types.
 	types map[string]map[string]string
+	// order lists the types as the document does.
+	order []string
 }
 
 // required lists, per type, the fields the document describes as always
@@ -58,6 +60,7 @@ func loadEventContract(t *testing.T, path string) *eventContract {
 		if m := typeHeading.FindStringSubmatch(line); m != nil {
 			fields = map[string]string{}
 			c.types[m[1]] = fields
+			c.order = append(c.order, m[1])
 			continue
 		}
 		if m := tableRow.FindStringSubmatch(line); m != nil {
@@ -124,37 +127,10 @@ func (c *eventContract) check(events []map[string]any) error {
 	}
 	lastOfRun := map[string]int{}
 	for i, e := range events {
-		for name, doc := range c.common {
-			v, ok := e[name]
-			if !ok || !checkJSONType(doc, v) {
-				return fmt.Errorf("event %d: field %q is %v, want a %s", i+1, name, v, doc)
-			}
-		}
-		if _, err := time.Parse(time.RFC3339Nano, e["ts"].(string)); err != nil {
-			return fmt.Errorf("event %d: ts: %v", i+1, err)
+		if err := c.checkFields(e); err != nil {
+			return fmt.Errorf("event %d%v", i+1, err)
 		}
 		typ := e["type"].(string)
-		fields, ok := c.types[typ]
-		if !ok {
-			return fmt.Errorf("event %d: type %q is not documented in docs/events.md", i+1, typ)
-		}
-		for name, v := range e {
-			if _, common := c.common[name]; common {
-				continue
-			}
-			doc, ok := fields[name]
-			if !ok {
-				return fmt.Errorf("event %d (%s): field %q is not documented", i+1, typ, name)
-			}
-			if !checkJSONType(doc, v) {
-				return fmt.Errorf("event %d (%s): field %q is %#v, want a %s", i+1, typ, name, v, doc)
-			}
-		}
-		for _, name := range required[typ] {
-			if _, ok := e[name]; !ok {
-				return fmt.Errorf("event %d (%s): field %q is missing", i+1, typ, name)
-			}
-		}
 		run := e["run"].(string)
 		if typ == "start" && e["resumed"] == true {
 			delete(lastOfRun, run) // a paused run goes on
@@ -168,6 +144,45 @@ func (c *eventContract) check(events []map[string]any) error {
 	}
 	if events[len(events)-1]["type"] != "outcome" {
 		return fmt.Errorf("the last event is %q, want outcome", events[len(events)-1]["type"])
+	}
+	return nil
+}
+
+// checkFields checks one event's fields against the document: the common
+// ones, each of its type's with the documented JSON type, and the ones
+// its type always has. Its errors begin with the event's type, to follow
+// its number.
+func (c *eventContract) checkFields(e map[string]any) error {
+	for name, doc := range c.common {
+		v, ok := e[name]
+		if !ok || !checkJSONType(doc, v) {
+			return fmt.Errorf(": field %q is %v, want a %s", name, v, doc)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339Nano, e["ts"].(string)); err != nil {
+		return fmt.Errorf(": ts: %v", err)
+	}
+	typ := e["type"].(string)
+	fields, ok := c.types[typ]
+	if !ok {
+		return fmt.Errorf(": type %q is not documented in docs/events.md", typ)
+	}
+	for name, v := range e {
+		if _, common := c.common[name]; common {
+			continue
+		}
+		doc, ok := fields[name]
+		if !ok {
+			return fmt.Errorf(" (%s): field %q is not documented", typ, name)
+		}
+		if !checkJSONType(doc, v) {
+			return fmt.Errorf(" (%s): field %q is %#v, want a %s", typ, name, v, doc)
+		}
+	}
+	for _, name := range required[typ] {
+		if _, ok := e[name]; !ok {
+			return fmt.Errorf(" (%s): field %q is missing", typ, name)
+		}
 	}
 	return nil
 }

@@ -134,7 +134,8 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, backoff time.Duratio
 	if len(failed) > 0 {
 		return fmt.Errorf("demo: %s", strings.Join(failed, "; "))
 	}
-	fmt.Fprintln(stderr, "\nnightshift demo: every scene ended done. Next: README.md, then `nightshift run --help`.")
+	fmt.Fprintln(stderr, "\nnightshift demo: every scene ended done. Its workspaces, run records and state were in a temporary folder, now removed;\n"+
+		"a run of yours keeps its record in the state directory, and its last line names it. Next: README.md, then `nightshift run --help`.")
 	return nil
 }
 
@@ -182,6 +183,10 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 	if res.Answer != "" {
 		fmt.Fprintln(stdout, res.Answer)
 	}
-	printEnd(res, f.stateDir, stderr)
+	// The record is in the demo's temporary folder, removed when the demo
+	// ends: a line naming it would point at nothing.
+	shown := *res
+	shown.RecordPath = ""
+	printEnd(&shown, f.stateDir, stderr)
 	return &res.Result, nil
 }

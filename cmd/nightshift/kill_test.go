@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -69,4 +70,34 @@ func TestKilledRunIsRecovered(t *testing.T) {
 		}
 		checkOriginal(t, work)
 	})
+}
+
+// TestRecoverDuringALiveRunRefusesNamingItsPID: `nightshift recover`
+// beside a run that is still going said "nothing to recover" (issue 17).
+// It refuses with exit 7, names the run's PID and how to stop it, and
+// leaves the run's changes alone; once the run is gone, recover restores.
+func TestRecoverDuringALiveRunRefusesNamingItsPID(t *testing.T) {
+	work, scenario := stalledWorkspace(t)
+	c := startChild(t, work, "run", "--provider", "scripted", "--scenario", scenario, "--no-judge", "Rewrite notes.txt")
+	c.waitFor(t, "[tool · write_file ")
+	c.waitFor(t, "[tool · write_file ")
+
+	res := runCLI(t, "recover", "--dir", work)
+	pid := fmt.Sprint(c.cmd.Process.Pid)
+	if res.code != 7 || !strings.Contains(res.stderr, "PID "+pid) || !strings.Contains(res.stderr, "kill "+pid) ||
+		strings.Contains(res.stderr, "nothing to recover") {
+		t.Fatalf("recover beside a live run: exit %d, want 7 naming PID %s\n%s", res.code, pid, res.stderr)
+	}
+	if got := readFile(t, filepath.Join(work, "notes.txt")); got != "NEW BYTES\n" {
+		t.Fatalf("recover changed the live run's workspace: notes.txt = %q", got)
+	}
+
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t)
+	if res := runCLI(t, "recover", "--dir", work); res.code != 0 {
+		t.Fatalf("recover once the run is gone: exit %d\n%s", res.code, res.stderr)
+	}
+	checkOriginal(t, work)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/nightdemo"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
@@ -335,7 +336,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	// --state-dir names one) ledger and state folder are its own: nothing
 	// of them is left behind but the report's page.
 	defer os.RemoveAll(dir)
-	path, err := night.WriteDemo(dir)
+	path, err := nightdemo.Write(dir)
 	if err != nil {
 		return err
 	}
@@ -348,11 +349,11 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	if html == "" {
 		html = demoPage()
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, night.DemoStart.Format("2006-01-02 15:04"))
-	clk := clock.NewFake(night.DemoStart)
+	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, nightdemo.Start.Format("2006-01-02 15:04"))
+	clk := clock.NewFake(nightdemo.Start)
 	score := 9.0
 	addBooklet := func(l *ledger.Ledger) error {
-		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: night.DemoTask, Score: &score}, clk.Now())
+		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: nightdemo.Task, Score: &score}, clk.Now())
 		return err
 	}
 	runErr := runNight(cmd, path, db, stateDir, "", otel, clk, addBooklet)

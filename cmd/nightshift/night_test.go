@@ -131,6 +131,44 @@ roles: {builder: {models: [claude]}}
 	}
 }
 
+// TestNightWithAMissingKeySaysWhichBeforeTheProposerAndJudgeRun: a night
+// whose builder's provider has no key said only `model "maker" was not
+// built`, and only after the proposer and the judge had run (issue 17).
+// The night checks before its first step: a config failure naming the
+// variable, exit 8, and no step taken.
+func TestNightWithAMissingKeySaysWhichBeforeTheProposerAndJudgeRun(t *testing.T) {
+	t.Setenv("MAKER_KEY", "")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "night.db")
+	now := time.Now().UTC()
+	writeFiles(t, dir, map[string]string{
+		"pipeline.yaml": fmt.Sprintf(`window: {start: "%s", end: "%s"}
+models:
+  ideas:  {provider: scripted, scenario: ideas.yaml}
+  scorer: {provider: scripted, scenario: scorer.yaml}
+  maker:  {provider: openai, model: gpt-6-sol, api_key_env: MAKER_KEY}
+roles:
+  proposer: {models: [ideas], ceiling: 2}
+  judge:    {models: [scorer]}
+  builder:  {models: [maker]}
+`, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04")),
+		"ideas.yaml":  "turns: [{text: \"- a haiku about tides\"}]\n",
+		"scorer.yaml": "turns: [{text: \"1: 6\"}]\n",
+	})
+	_, stderr, err := execute(t, newNightCmd(), "--pipeline", filepath.Join(dir, "pipeline.yaml"), "--db", db)
+	if exitOf(err) != 8 || !strings.Contains(stderr, "[failure · system config: ") ||
+		!strings.Contains(stderr, "models.maker (openai) needs its key: MAKER_KEY is not set") {
+		t.Errorf("exit %d (%v), want 8 with a config failure naming MAKER_KEY:\n%s", exitOf(err), err, stderr)
+	}
+	if strings.Contains(stderr, "[step ·") {
+		t.Errorf("a step ran before the missing key was found:\n%s", stderr)
+	}
+	rep, _, err := execute(t, newReportCmd(), "--db", db)
+	if err != nil || !strings.Contains(rep, "MAKER_KEY is not set") || !strings.Contains(rep, "proposer 0, judge 0, builder 0") {
+		t.Errorf("report: %v\n%s", err, rep)
+	}
+}
+
 // TestReportHTML writes the page with its charts to a file.
 func TestReportHTML(t *testing.T) {
 	dir := t.TempDir()
