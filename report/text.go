@@ -159,7 +159,11 @@ func nightText(b *strings.Builder, n Night) {
 			if who != "" {
 				who = " " + who
 			}
-			fmt.Fprintf(b, "    %-6s %-14s task %d%s: %s\n", f.Scope, f.Rule, f.Task, who, f.Reason)
+			task := "no task"
+			if f.Task != 0 {
+				task = fmt.Sprintf("task %d", f.Task)
+			}
+			fmt.Fprintf(b, "    %-6s %-14s %s%s: %s\n", f.Scope, f.Rule, task, who, f.Reason)
 		}
 	}
 	if len(n.FailsByCheck) > 0 {

@@ -164,7 +164,7 @@ roles:
 		t.Errorf("a step ran before the missing key was found:\n%s", stderr)
 	}
 	rep, _, err := execute(t, newReportCmd(), "--db", db)
-	if err != nil || !strings.Contains(rep, "MAKER_KEY is not set") || !strings.Contains(rep, "proposer 0, judge 0, builder 0") {
+	if err != nil || !strings.Contains(rep, "MAKER_KEY is not set") || !strings.Contains(rep, "proposer 0 of 2, judge 0, builder 0 of 14") {
 		t.Errorf("report: %v\n%s", err, rep)
 	}
 }
