@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -148,10 +147,8 @@ func keepFrom(msgs []llm.Message, window int) int {
 }
 
 // messageTokens estimates a message's tokens as the budget's estimate
-// does, at four characters a token.
-func messageTokens(m llm.Message) int64 {
-	return (budget.Chars(&llm.Request{Messages: []llm.Message{m}}) + 3) / 4
-}
+// does, at llm.CharsPerToken.
+func messageTokens(m llm.Message) int64 { return llm.Tokens(m.Chars()) }
 
 // changedList lists the files the run changed with their state now.
 func (r *run) changedList() string {

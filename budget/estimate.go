@@ -2,10 +2,6 @@ package budget
 
 import "github.com/nightshift-dev/nightshift/llm"
 
-// charsPerToken is the usual rough ratio of English text and JSON, used
-// until a call of the model has said how many tokens its prompt was.
-const charsPerToken = 4
-
 // Estimator estimates the usage of a model's next call from its request
 // and the calls of the same model so far. The zero value is ready.
 type Estimator struct {
@@ -22,10 +18,12 @@ type Estimator struct {
 // cache as far as the previous call's prompt reached when that call used
 // the cache; its output is the model's average output so far.
 func (e *Estimator) Estimate(req *llm.Request) llm.Usage {
-	chars := Chars(req)
-	in := (chars + charsPerToken - 1) / charsPerToken
+	// Until a call of the model has said how many tokens its prompt was,
+	// every character counts at llm.CharsPerToken.
+	chars := req.Chars()
+	in := llm.Tokens(chars)
 	if e.calls > 0 && chars >= e.lastChars {
-		in = e.last.InputTokens + (chars-e.lastChars+charsPerToken-1)/charsPerToken
+		in = e.last.InputTokens + llm.Tokens(chars-e.lastChars)
 	}
 	u := llm.Usage{InputTokens: in}
 	if e.calls > 0 {
@@ -40,26 +38,7 @@ func (e *Estimator) Estimate(req *llm.Request) llm.Usage {
 // Observe records the usage of a call made with req.
 func (e *Estimator) Observe(req *llm.Request, u llm.Usage) {
 	e.calls++
-	e.lastChars = Chars(req)
+	e.lastChars = req.Chars()
 	e.last = u
 	e.outputs += u.OutputTokens
-}
-
-// Chars counts the characters of what a request sends as its prompt: the
-// system prompt, every message's text, tool calls and results, and the
-// tools' specifications.
-func Chars(req *llm.Request) int64 {
-	if req == nil {
-		return 0
-	}
-	n := len(req.System)
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			n += len(b.Text) + len(b.Input) + len(b.Name)
-		}
-	}
-	for _, t := range req.Tools {
-		n += len(t.Name) + len(t.Description) + len(t.InputSchema)
-	}
-	return int64(n)
 }

@@ -156,8 +156,8 @@ func New(cfg Config) (*Client, error) {
 		maxCompletionTokens: field == FieldMaxCompletionTokens,
 		stream:              cfg.Stream,
 		enc:                 encoded.New(0),
-		stall:               stallOf(cfg.Stall),
-		clock:               clockOf(cfg.Clock),
+		stall:               stall.Or(cfg.Stall),
+		clock:               cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
 	}, nil
 }
 
@@ -191,24 +191,6 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return c.generateStream(ctx, call)
 	}
 	return c.generateOnce(ctx, call)
-}
-
-// stallOf applies Config.Stall's default.
-func stallOf(d time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return stall.DefaultTimeout
-	case d < 0:
-		return 0
-	}
-	return d
-}
-
-func clockOf(c clock.Clock) clock.Clock {
-	if c == nil {
-		return clock.Real{}
-	}
-	return c
 }
 
 // watchStall is the request option of a streaming call: the stall watch,

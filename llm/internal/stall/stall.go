@@ -25,6 +25,18 @@ import (
 // cancelled (`--stall`).
 const DefaultTimeout = 2 * time.Minute
 
+// Or applies a provider Config.Stall's documented meaning: zero is
+// DefaultTimeout, negative is no watch (0 here).
+func Or(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
 // Watch makes the HTTP exchange next(req) under a watch: when no byte of
 // the response arrives for d, measured on clk, the request is cancelled
 // and the call fails with a Timeout-class *llm.Error of provider. Its

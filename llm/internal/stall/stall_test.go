@@ -99,3 +99,11 @@ func TestWatch(t *testing.T) {
 		}
 	})
 }
+
+func TestOrGivesTheDocumentedMeaning(t *testing.T) {
+	for d, want := range map[time.Duration]time.Duration{0: stall.DefaultTimeout, -1: 0, time.Second: time.Second} {
+		if got := stall.Or(d); got != want {
+			t.Errorf("Or(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
