@@ -65,6 +65,7 @@ var conformance = []struct {
 	{"a step is recorded in the transaction that completes its job, and its chain goes on", testStepRecorded},
 	{"the proposer's ideas and the judge's scores land in the backlog", testProposeAndJudge},
 	{"tokens are totalled per night and per worker in the ledger", testTokens},
+	{"a step's cost and cache tokens are recorded, NULL when unknown, and totalled per night", testSpend},
 	{"a parked task comes back at the front when approved", testApprove},
 	{"a denied parked task fails with the reason recorded", testDeny},
 	{"a parked task past its deadline is settled by the rule", testExpire},

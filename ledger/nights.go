@@ -106,6 +106,9 @@ func (l *Ledger) oneNight(ctx context.Context, where string, arg any) (Night, er
 	if err := withStops(ctx, q, ns); err != nil {
 		return Night{}, err
 	}
+	if err := withSpend(ctx, q, ns); err != nil {
+		return Night{}, err
+	}
 	return ns[0], nil
 }
 
@@ -152,7 +155,10 @@ func (l *Ledger) Nights(ctx context.Context) ([]Night, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ns, withStops(ctx, q, ns)
+	if err := withStops(ctx, q, ns); err != nil {
+		return nil, err
+	}
+	return ns, withSpend(ctx, q, ns)
 }
 
 // OpenNight returns the latest night that has not ended, or ErrNotFound.
@@ -194,28 +200,9 @@ func (l *Ledger) Notes(ctx context.Context, night int64) ([]Note, error) {
 	})
 }
 
-// NightTokens returns the tokens spent in a night, in all and per worker.
+// NightTokens returns the tokens tonight's recorded steps spent, in all
+// and per worker (NightSpend has the cache's share and the cost).
 func (l *Ledger) NightTokens(ctx context.Context, night int64) (Tokens, error) {
-	return nightTokens(ctx, l.b.pool(), night)
-}
-
-var nightTokensSQL = hotSQL("SELECT role, worker, tokens FROM ns_tokens WHERE night_id = ?")
-
-func nightTokens(ctx context.Context, q querier, night int64) (Tokens, error) {
-	t := Tokens{ByWorker: map[WorkerKey]int64{}}
-	r, err := q.query(ctx, nightTokensSQL, night)
-	if err != nil {
-		return t, err
-	}
-	defer r.Close()
-	for r.Next() {
-		var k WorkerKey
-		var n int64
-		if err := r.Scan(&k.Role, &k.Worker, &n); err != nil {
-			return t, err
-		}
-		t.ByWorker[k] += n
-		t.Total += n
-	}
-	return t, r.Err()
+	sp, err := runningSpend(ctx, l.b.pool(), night)
+	return sp.tokens(), err
 }

@@ -7,13 +7,15 @@ import (
 )
 
 // schema is the ledger's own tables, beside River's. Every time is Unix
-// milliseconds; 0 means "not yet". Nothing is NULL, so both stores scan the
-// same Go types. {{ID}} and {{FLOAT}} are filled per dialect.
+// milliseconds; 0 means "not yet". Nothing is NULL but a step's cost_usd,
+// which is NULL when the model table could not price the step: an unknown
+// cost never reads as free. {{ID}} and {{FLOAT}} are filled per dialect.
 //
 // A night's shared state is in these tables, never in a process:
 // ns_failures holds tonight's skip list, workers out and stops (by scope),
 // and the failed steps the second-failure rule counts; ns_tokens the
-// tokens spent tonight per worker; ns_tasks the WIP; ns_nights the
+// tokens spent tonight per worker (with the cache's share and the cost,
+// and how many steps could not be priced); ns_tasks the WIP; ns_nights the
 // reservations under each role's ceiling and the chains idle until a step
 // in flight is recorded; ns_members who joined the night
 // with how many step chains; ns_stops the system stops a night was
@@ -63,6 +65,9 @@ CREATE TABLE IF NOT EXISTS ns_steps (
 	answer TEXT NOT NULL DEFAULT '',
 	checks TEXT NOT NULL DEFAULT '',
 	tokens BIGINT NOT NULL DEFAULT 0,
+	cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+	cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+	cost_usd {{FLOAT}},
 	started_at BIGINT NOT NULL,
 	ended_at BIGINT NOT NULL DEFAULT 0,
 	pending INTEGER NOT NULL DEFAULT 0,
@@ -105,6 +110,10 @@ CREATE TABLE IF NOT EXISTS ns_tokens (
 	role TEXT NOT NULL,
 	worker TEXT NOT NULL,
 	tokens BIGINT NOT NULL DEFAULT 0,
+	cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+	cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+	cost_usd {{FLOAT}} NOT NULL DEFAULT 0,
+	unpriced INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (night_id, role, worker)
 );
 CREATE TABLE IF NOT EXISTS ns_members (
@@ -142,6 +151,14 @@ var added = []struct{ table, column, def string }{
 	{"ns_steps", "continues", "BIGINT NOT NULL DEFAULT 0"},
 	{"ns_steps", "lease_until", "BIGINT NOT NULL DEFAULT 0"},
 	{"ns_steps", "cont_job", "BIGINT NOT NULL DEFAULT 0"},
+	// A step of an earlier version has no known cost: NULL, unknown.
+	{"ns_steps", "cache_write_tokens", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_steps", "cache_read_tokens", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_steps", "cost_usd", "{{FLOAT}}"},
+	{"ns_tokens", "cache_write_tokens", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_tokens", "cache_read_tokens", "BIGINT NOT NULL DEFAULT 0"},
+	{"ns_tokens", "cost_usd", "{{FLOAT}} NOT NULL DEFAULT 0"},
+	{"ns_tokens", "unpriced", "INTEGER NOT NULL DEFAULT 0"},
 }
 
 // dialect is what differs between the two stores' SQL.
@@ -160,7 +177,8 @@ var (
 // createTables creates the ledger's tables if they are missing. River's own
 // tables are created by rivermigrate before this runs.
 func createTables(ctx context.Context, q querier, d dialect) error {
-	ddl := strings.NewReplacer("{{ID}}", d.id, "{{FLOAT}}", d.float).Replace(schema + memorySchema + setupSchema)
+	fill := strings.NewReplacer("{{ID}}", d.id, "{{FLOAT}}", d.float)
+	ddl := fill.Replace(schema + memorySchema + setupSchema)
 	for _, stmt := range strings.Split(ddl, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
@@ -170,7 +188,7 @@ func createTables(ctx context.Context, q querier, d dialect) error {
 		}
 	}
 	for _, a := range added {
-		if err := addColumn(ctx, q, d, a.table, a.column, a.def); err != nil {
+		if err := addColumn(ctx, q, d, a.table, a.column, fill.Replace(a.def)); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Claim describes a step to start.
@@ -33,7 +35,12 @@ type Result struct {
 	Reason  string
 	Answer  string
 	Checks  []string
-	Tokens  int64
+	// Tokens, CacheWriteTokens, CacheReadTokens and Cost are what the
+	// step spent (see Step); the zero Cost is Unknown, recorded as NULL.
+	Tokens           int64
+	CacheWriteTokens int64
+	CacheReadTokens  int64
+	Cost             models.Cost
 	// At is when the step ended, by the night's clock.
 	At time.Time
 	// Pending keeps an interrupted builder step's task claimed for its
@@ -67,10 +74,14 @@ var (
 	claimTaskSQL  = hotSQL("UPDATE ns_tasks SET state = ?, front = 0, updated_at = ? WHERE id = ? AND state = ?")
 	insertStepSQL = hotSQL(`INSERT INTO ns_steps (night_id, role, worker, level, task_id, job_id, owner, state, started_at, lease_until, continues)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
-	recordStepSQL = hotSQL(`UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?, ended_at = ?,
-		pending = ?, lease_until = ? WHERE id = ?`)
-	spendSQL = hotSQL(`INSERT INTO ns_tokens (night_id, role, worker, tokens) VALUES (?, ?, ?, ?)
-		ON CONFLICT (night_id, role, worker) DO UPDATE SET tokens = ns_tokens.tokens + excluded.tokens`)
+	recordStepSQL = hotSQL(`UPDATE ns_steps SET state = ?, outcome = ?, reason = ?, answer = ?, checks = ?, tokens = ?,
+		cache_write_tokens = ?, cache_read_tokens = ?, cost_usd = ?, ended_at = ?, pending = ?, lease_until = ? WHERE id = ?`)
+	spendSQL = hotSQL(`INSERT INTO ns_tokens (night_id, role, worker, tokens, cache_write_tokens, cache_read_tokens, cost_usd, unpriced)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (night_id, role, worker) DO UPDATE SET tokens = ns_tokens.tokens + excluded.tokens,
+		cache_write_tokens = ns_tokens.cache_write_tokens + excluded.cache_write_tokens,
+		cache_read_tokens = ns_tokens.cache_read_tokens + excluded.cache_read_tokens,
+		cost_usd = ns_tokens.cost_usd + excluded.cost_usd, unpriced = ns_tokens.unpriced + excluded.unpriced`)
 	settleTaskSQL = hotSQL("UPDATE ns_tasks SET state = ?, level = level + ?, updated_at = ? WHERE id = ?")
 )
 
@@ -127,17 +138,26 @@ func (l *Ledger) record(ctx context.Context, t *Tx, s Step, res Result) (Step, e
 		s.State = Finished
 	}
 	s.Outcome, s.Reason, s.Answer, s.Checks, s.Tokens = res.Outcome, res.Reason, res.Answer, res.Checks, res.Tokens
+	s.CacheWriteTokens, s.CacheReadTokens, s.Cost = res.CacheWriteTokens, res.CacheReadTokens, res.Cost
 	s.EndedAt = res.At.UTC()
 	s.Pending = s.State == Interrupted && res.Pending && s.Task != 0
 	if s.Pending {
 		s.LeaseUntil = fromMS(ms(l.wall.Now().Add(l.lease)))
 	}
+	usd, known := s.Cost.USD()
+	var cost any // NULL: unknown
+	if known {
+		cost = usd
+	}
 	if _, err := q.exec(ctx, recordStepSQL, s.State, s.Outcome, s.Reason, s.Answer, strings.Join(s.Checks, "\n"), s.Tokens,
-		ms(res.At), b2i(s.Pending), ms(s.LeaseUntil), s.ID); err != nil {
+		s.CacheWriteTokens, s.CacheReadTokens, cost, ms(res.At), b2i(s.Pending), ms(s.LeaseUntil), s.ID); err != nil {
 		return s, err
 	}
-	if s.Tokens != 0 {
-		if _, err := q.exec(ctx, spendSQL, s.Night, s.Role, s.Worker, s.Tokens); err != nil {
+	// The night's running totals, which its budgets read: a step that
+	// spent nothing known to cost anything changes none of them.
+	if s.Tokens != 0 || !known || usd != 0 {
+		if _, err := q.exec(ctx, spendSQL, s.Night, s.Role, s.Worker, s.Tokens, s.CacheWriteTokens, s.CacheReadTokens,
+			usd, b2i(!known)); err != nil {
 			return s, err
 		}
 	}
@@ -236,16 +256,21 @@ func (l *Ledger) interrupt(ctx context.Context, q querier, s Step, pending bool,
 	return s, giveBack(ctx, q, s, s.Pending, at)
 }
 
-const stepCols = `id, night_id, role, worker, level, task_id, job_id, owner, state, outcome, reason, answer, checks, tokens, started_at, ended_at,
-	pending, continues, lease_until, cont_job`
+const stepCols = `id, night_id, role, worker, level, task_id, job_id, owner, state, outcome, reason, answer, checks, tokens,
+	cache_write_tokens, cache_read_tokens, cost_usd, started_at, ended_at, pending, continues, lease_until, cont_job`
 
 func scanStep(r rows) (Step, error) {
 	var s Step
 	var checks string
 	var started, ended, lease int64
 	var pending int
+	var cost *float64
 	err := r.Scan(&s.ID, &s.Night, &s.Role, &s.Worker, &s.Level, &s.Task, &s.Job, &s.Owner, &s.State,
-		&s.Outcome, &s.Reason, &s.Answer, &checks, &s.Tokens, &started, &ended, &pending, &s.Continues, &lease, &s.ContJob)
+		&s.Outcome, &s.Reason, &s.Answer, &checks, &s.Tokens, &s.CacheWriteTokens, &s.CacheReadTokens, &cost,
+		&started, &ended, &pending, &s.Continues, &lease, &s.ContJob)
+	if cost != nil {
+		s.Cost = models.USD(*cost)
+	}
 	if checks != "" {
 		s.Checks = strings.Split(checks, "\n")
 	}

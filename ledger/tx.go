@@ -88,8 +88,12 @@ func (t *Tx) TaskFailures(ctx context.Context, task int64) ([]Failure, error) {
 	return taskFailures(ctx, t.q, task)
 }
 
-// Tokens returns the tokens spent tonight, in all and per worker.
-func (t *Tx) Tokens(ctx context.Context) (Tokens, error) { return nightTokens(ctx, t.q, t.night.ID) }
+// Tokens returns the tokens spent tonight, in all and per worker (Spend
+// has the cache's share and the cost as well).
+func (t *Tx) Tokens(ctx context.Context) (Tokens, error) {
+	sp, err := t.Spend(ctx)
+	return sp.tokens(), err
+}
 
 // ActiveTasks returns the tasks not yet settled (queued, claimed, parked)
 // in the order the builder takes them.

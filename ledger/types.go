@@ -3,6 +3,8 @@ package ledger
 import (
 	"strings"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // Role is a part of the night's pipeline (seed 003): the proposer adds ideas,
@@ -91,13 +93,24 @@ type Step struct {
 	State  StepState `json:"state"`
 	// Outcome is the agent's outcome for a builder step ("done",
 	// "unverified", ...), or "ok"/"empty"/"error" for a model call.
-	Outcome   string    `json:"outcome,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	Answer    string    `json:"answer,omitempty"`
-	Checks    []string  `json:"failed_checks,omitempty"`
-	Tokens    int64     `json:"tokens"`
-	StartedAt time.Time `json:"started_at"`
-	EndedAt   time.Time `json:"ended_at"`
+	Outcome string   `json:"outcome,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	Answer  string   `json:"answer,omitempty"`
+	Checks  []string `json:"failed_checks,omitempty"`
+	// Tokens are the step's input and output tokens, every call of it
+	// (a builder attempt's judge too); CacheWriteTokens and
+	// CacheReadTokens are the input tokens written to and read from the
+	// provider's prompt cache, among them.
+	Tokens           int64 `json:"tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	// Cost is what the step's calls cost by the model table (llm/models):
+	// Unknown (NULL in the ledger, null in JSON) when one of them could
+	// not be priced, when the step is still running, and for steps
+	// recorded by earlier versions; never 0 for unknown.
+	Cost      models.Cost `json:"cost_usd"`
+	StartedAt time.Time   `json:"started_at"`
+	EndedAt   time.Time   `json:"ended_at"`
 	// Pending is set on an interrupted builder step whose changes stay in
 	// its task's workspace, its journal pending on its owner's machine,
 	// until the owner continues it (a later step with Continues set) or,
@@ -187,6 +200,10 @@ type Night struct {
 	Reserved map[Role]int `json:"reserved"`
 	// Stops are the system stops the night was resumed after, in order.
 	Stops []Stop `json:"stops,omitempty"`
+	// Spend is what the night's steps spent, all roles and processes
+	// together: tokens, the prompt cache's share, and the cost (unknown
+	// when any step's is). Ledger.NightSpend has it per worker.
+	Spend Spend `json:"spend"`
 	// Epoch counts the night's resumptions; processes join each epoch
 	// with their step chains.
 	Epoch int `json:"-"`

@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
@@ -77,9 +79,18 @@ type AgentBuilder struct {
 	// lifecycle.Config.StateBase).
 	StateBase string
 	// Pipeline, when set, gives each attempt the builder role's fallback
-	// model (roles.builder.fallback) and the pipeline's no_cache; default
-	// none.
+	// model (roles.builder.fallback), the pipeline's no_cache, and the
+	// prices of its model table (models_file), so that each attempt's
+	// cost is known and a budget in dollars can be kept; default none:
+	// every cost unknown.
 	Pipeline *Pipeline
+	// Budget is each attempt's own budget (roles.builder.budget_usd and
+	// budget_tokens), its judge's calls counted; Timeout its wall-clock
+	// limit (roles.builder.timeout). Default none. An attempt that
+	// reaches one ends budget or timeout, a failed step of its task, and
+	// is rolled back at once: nothing continues it.
+	Budget  budget.Limits
+	Timeout time.Duration
 	// MCP are the MCP servers whose tools each attempt gets (the
 	// pipeline's mcp:); default none. Subagents gives each attempt
 	// delegate_task (roles.builder.subagents). Trace records each
@@ -104,9 +115,12 @@ var _ Builder = (*AgentBuilder)(nil)
 func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	m := b.Models[a.Worker]
 	if m == nil {
-		return Attempt{Outcome: agent.Usage, Reason: fmt.Sprintf("model %q was not built", a.Worker)}
+		return Attempt{Outcome: agent.Usage, Reason: fmt.Sprintf("model %q was not built", a.Worker), Cost: models.USD(0)}
 	}
-	fail := func(err error) Attempt { return Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err} }
+	// An attempt that fails before its first call spent nothing.
+	fail := func(err error) Attempt {
+		return Attempt{Outcome: agent.Failed, Reason: err.Error(), Err: err, Cost: models.USD(0)}
+	}
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return fail(err)
 	}
@@ -120,10 +134,12 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
 	var fb *agent.Fallback
+	var price budget.Pricer
 	noCache := false
 	name := b.ModelNames[a.Worker]
 	if b.Pipeline != nil {
 		fb = b.Pipeline.Fallback(ledger.Builder, a.Worker, b.Models, b.Limiters)
+		price = b.Pipeline.Pricer(a.Worker)
 		noCache = b.Pipeline.NoCache
 		if name == "" {
 			// The provider's model name, as the pipeline gives it: the
@@ -139,21 +155,37 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
-		RollbackOnInterrupt: b.RollbackOnInterrupt,
+		RollbackOnInterrupt: b.RollbackOnInterrupt, Budget: b.Budget, Timeout: b.Timeout, Price: price,
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result
 	var err error
+	// before is what the attempt this one continues had spent by its
+	// checkpoint: the step that recorded it interrupted counted it.
+	before := budget.Spend{Cost: models.USD(0)}
 	if a.Continues != nil {
-		res, err = continueAttempt(ctx, cfg, task)
+		res, before, err = continueAttempt(ctx, cfg, task)
 	} else {
 		res, err = lifecycle.Run(ctx, cfg, task)
 	}
 	if err != nil {
 		return fail(err)
 	}
+	if res.Suspended && res.Outcome != agent.Interrupted {
+		// Paused by its budget or its time limit: in the night that is a
+		// failed step of the task, which nothing will resume. Its changes
+		// go now, as a failed attempt's do, not at the task's next
+		// attempt. (Should the rollback fail, the task's next attempt
+		// rolls the journal back before it starts: RecoverPending.)
+		if err := recoverWorkspace(b.StateBase, a.Dir); err != nil {
+			res.Reason += fmt.Sprintf("; its rollback failed (the next attempt retries it): %v", err)
+		}
+		res.Suspended = false
+	}
+	u, cost := spentSince(res.Usage, res.Cost, before)
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
-		Tokens: res.Usage.Total(), Calls: res.Steps, Err: res.Err, UsedApprovals: used.used, Suspended: res.Suspended}
+		Tokens: u.Total(), CacheWriteTokens: u.CacheWriteTokens, CacheReadTokens: u.CacheReadTokens, Cost: cost,
+		Calls: res.Steps, Err: res.Err, UsedApprovals: used.used, Suspended: res.Suspended}
 	if len(used.refused) > 0 && res.Outcome != agent.Done {
 		// Seed 003's builder was refused a tool, then said nothing: the
 		// ledger says both, so the morning reader sees the cause.
@@ -165,10 +197,24 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	if res.JournalErr != nil && res.Outcome == agent.Done {
 		f := fail(fmt.Errorf("keep the attempt's changes: %w", res.JournalErr))
-		f.Tokens, f.Calls = out.Tokens, out.Calls
+		f.Tokens, f.CacheWriteTokens, f.CacheReadTokens, f.Cost, f.Calls = out.Tokens, out.CacheWriteTokens, out.CacheReadTokens, out.Cost, out.Calls
 		return f
 	}
 	return out
+}
+
+// spentSince is what a run spent after before: a resumed run's usage and
+// cost count from its first start.
+func spentSince(u llm.Usage, c models.Cost, before budget.Spend) (llm.Usage, models.Cost) {
+	b := before.Usage
+	u = llm.Usage{InputTokens: u.InputTokens - b.InputTokens, OutputTokens: u.OutputTokens - b.OutputTokens,
+		CacheWriteTokens: u.CacheWriteTokens - b.CacheWriteTokens, CacheReadTokens: u.CacheReadTokens - b.CacheReadTokens}
+	now, okNow := c.USD()
+	was, okWas := before.Cost.USD()
+	if !okNow || !okWas {
+		return u, models.Unknown
+	}
+	return u, models.USD(now - was)
 }
 
 // continueAttempt continues an interrupted attempt: the run the lifecycle
@@ -176,13 +222,22 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 // (lifecycle.Resume): its conversation, steps and spend so far, on the
 // workspace as it left it, its journal the same. A workspace with no
 // paused run (the process died before the attempt's first checkpoint) is
-// rolled back and the attempt starts over.
-func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*lifecycle.Result, error) {
+// rolled back and the attempt starts over. It returns what the run had
+// spent by its checkpoint as well, which the resumed run's usage and cost
+// include.
+func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*lifecycle.Result, budget.Spend, error) {
+	none := budget.Spend{Cost: models.USD(0)}
 	paused, err := lifecycle.Paused(cfg)
 	if err != nil || len(paused) == 0 {
-		return lifecycle.Run(ctx, cfg, task)
+		res, err := lifecycle.Run(ctx, cfg, task)
+		return res, none, err
 	}
-	return lifecycle.Resume(ctx, cfg, paused[0])
+	before := none
+	if ck, err := lifecycle.ReadCheckpoint(cfg, paused[0]); err == nil && ck.State != nil {
+		before = ck.State.Spent
+	}
+	res, err := lifecycle.Resume(ctx, cfg, paused[0])
+	return res, before, err
 }
 
 // memoryOf is an assignment's memory for its run.

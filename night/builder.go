@@ -5,6 +5,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/memory"
 )
 
@@ -58,7 +59,15 @@ type Attempt struct {
 	Reason  string
 	// Checks names the verifier checks of the last FAIL.
 	Checks []string
-	Tokens int64
+	// Tokens are the attempt's input and output tokens, its judge's
+	// included; CacheWriteTokens and CacheReadTokens the input tokens
+	// written to and read from the prompt cache, among them; Cost what
+	// its calls cost by the model table. The zero Cost is unknown,
+	// recorded as such, never as free.
+	Tokens           int64
+	CacheWriteTokens int64
+	CacheReadTokens  int64
+	Cost             models.Cost
 	// Calls is how many model calls the attempt made. An attempt that
 	// fails before its first call never reached the task's work: the
 	// rules charge that to the worker (no-task), not the task.

@@ -48,8 +48,8 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 	if p, ok := s.stopPlan(tx, st); ok {
 		return p, false, nil
 	}
-	if b := s.p.BudgetTokens; b > 0 && st.total >= b {
-		return s.endPlan(tx, ledger.CeilingsReached, fmt.Sprintf("the night's token budget of %d is spent", b)), false, nil
+	if why := s.budgetSpent(st); why != "" {
+		return s.endPlan(tx, ledger.CeilingsReached, why), false, nil
 	}
 	if c := s.p.Roles[ledger.Builder].Ceiling; n.Reserved[ledger.Builder] >= c {
 		return s.endPlan(tx, ledger.CeilingsReached, fmt.Sprintf("the builder reached its ceiling of %d steps", c)), false, nil

@@ -2,20 +2,26 @@ package night
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
@@ -45,6 +51,15 @@ type Pipeline struct {
 	// BudgetTokens is the night's token budget, all workers together;
 	// 0 means none. Spending it ends the night (ceilings reached).
 	BudgetTokens int64 `yaml:"budget_tokens"`
+	// BudgetUSD is the night's budget in US dollars, all workers
+	// together, priced by the model table; 0 means none. Spending it
+	// ends the night (ceilings reached), as the token budget does; every
+	// model of the pipeline must have a price in the table.
+	BudgetUSD float64 `yaml:"budget_usd"`
+	// ModelsFile is a model table file (llm/models: prices, context
+	// windows, default models) laid over the embedded one, as `nightshift
+	// run --models FILE`; relative to the pipeline file; default none.
+	ModelsFile string `yaml:"models_file"`
 	// Park says how long a parked task waits for a person and what
 	// happens past the deadline.
 	Park Park `yaml:"park"`
@@ -68,6 +83,8 @@ type Pipeline struct {
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
+	// table is the model table, once read (ModelTable).
+	table *models.Table
 }
 
 // Window is the nightly window, as times of day in a zone. An end at or
@@ -122,6 +139,16 @@ type RoleSpec struct {
 	// MaxSteps is the builder's step brake inside one attempt (model
 	// calls); default 20.
 	MaxSteps int `yaml:"max_steps"`
+	// BudgetUSD and BudgetTokens are each builder attempt's own budget,
+	// as `nightshift run --budget-usd` and `--budget-tokens` (its judge's
+	// calls count); 0 means none. An attempt that reaches it ends budget:
+	// a failed step of its task (attempt-budget), rolled back.
+	BudgetUSD    float64 `yaml:"budget_usd"`
+	BudgetTokens int64   `yaml:"budget_tokens"`
+	// Timeout is each builder attempt's wall-clock limit, as `nightshift
+	// run --timeout`; default none. An attempt that runs past it ends
+	// timeout: a failed step of its task (attempt-timeout), rolled back.
+	Timeout Duration `yaml:"timeout"`
 	// RollbackOnInterrupt rolls an interrupted builder attempt back, as
 	// a failed one, and retries it from its start; default false: its
 	// changes stay, its journal pending, and the next night continues it.
@@ -182,6 +209,9 @@ func LoadPipeline(path string) (*Pipeline, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p.dir = filepath.Dir(path)
+	if err := p.checkPrices(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return p, nil
 }
 
@@ -204,8 +234,8 @@ func (p *Pipeline) check() error {
 	if p.WIP == 0 {
 		p.WIP = DefaultWIP
 	}
-	if p.WIP < 0 || p.BudgetTokens < 0 {
-		return errors.New("wip and budget_tokens must not be negative")
+	if p.WIP < 0 || p.BudgetTokens < 0 || p.BudgetUSD < 0 {
+		return errors.New("wip, budget_tokens and budget_usd must not be negative")
 	}
 	if p.Park.Deadline == 0 {
 		p.Park.Deadline = Duration(DefaultParkDeadline)
@@ -235,8 +265,8 @@ func (p *Pipeline) check() error {
 				return fmt.Errorf("roles.%s: model %q is not under models", role, m)
 			}
 		}
-		if r.Ceiling < 0 || r.MaxSteps < 0 {
-			return fmt.Errorf("roles.%s: ceiling and max_steps must not be negative", role)
+		if r.Ceiling < 0 || r.MaxSteps < 0 || r.BudgetUSD < 0 || r.BudgetTokens < 0 || r.Timeout < 0 {
+			return fmt.Errorf("roles.%s: ceiling, max_steps, budget_usd, budget_tokens and timeout must not be negative", role)
 		}
 		if role != ledger.Builder {
 			for field, set := range map[string]bool{
@@ -245,6 +275,14 @@ func (p *Pipeline) check() error {
 			} {
 				if set {
 					return fmt.Errorf("roles.%s: %s is for the builder, the only role that runs tools", role, field)
+				}
+			}
+			for field, set := range map[string]bool{
+				"budget_usd": r.BudgetUSD != 0, "budget_tokens": r.BudgetTokens != 0, "timeout": r.Timeout != 0,
+			} {
+				if set {
+					return fmt.Errorf("roles.%s: %s is for the builder's attempts; a %s step is one call, bounded by the night's budget_usd and models.*.budget_tokens",
+						role, field, role)
 				}
 			}
 		}
@@ -469,6 +507,91 @@ func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]l
 	if r == nil || r.Fallback == "" || r.Fallback == worker || models[r.Fallback] == nil {
 		return nil
 	}
-	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.Models[r.Fallback].Model,
+	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.Models[r.Fallback].Model, Price: p.Pricer(r.Fallback),
 		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota"}
+}
+
+// ModelTable returns the model table the pipeline's calls are priced by:
+// the embedded one (llm/models), with models_file laid over it. It is
+// read once.
+func (p *Pipeline) ModelTable() (*models.Table, error) {
+	if p.table != nil {
+		return p.table, nil
+	}
+	t := models.Default()
+	if p.ModelsFile != "" {
+		over, err := models.Load(p.Path(p.ModelsFile))
+		if err != nil {
+			return nil, fmt.Errorf("%w: models_file: %w", ErrBadPipeline, err)
+		}
+		t = t.Merge(over)
+	}
+	p.table = t
+	return t, nil
+}
+
+// priceName is the name the model table knows a pipeline model's calls
+// by: its model, or the provider's default, which the client then calls.
+func (p *Pipeline) priceName(m ModelSpec) string {
+	if m.Model != "" {
+		return m.Model
+	}
+	switch m.Provider {
+	case anthropic.Provider:
+		return anthropic.DefaultModel
+	case openai.Provider:
+		return openai.DefaultModel
+	}
+	return ""
+}
+
+// Pricer prices the calls of the pipeline model name by the model table;
+// nil (every call unknown) when the table cannot be read or the name is
+// not under models.
+func (p *Pipeline) Pricer(name string) budget.Pricer {
+	m, ok := p.Models[name]
+	t, err := p.ModelTable()
+	if !ok || err != nil {
+		return nil
+	}
+	model := p.priceName(m)
+	return func(u llm.Usage) models.Cost { return t.Cost(m.Provider, model, u) }
+}
+
+// checkPrices reads the model table and makes sure a budget in dollars
+// can be kept: the night's budget_usd needs a price for every model a
+// role may call, roles.builder.budget_usd one for the builder's models
+// and its fallback. A model without one is a bad pipeline (exit 2),
+// before anything runs, rather than a night stopped at its first step.
+func (p *Pipeline) checkPrices() error {
+	t, err := p.ModelTable()
+	if err != nil {
+		return err
+	}
+	need := map[string]string{}
+	for role, r := range p.Roles {
+		var why string
+		switch {
+		case p.BudgetUSD > 0:
+			why = "the night's budget_usd"
+		case role == ledger.Builder && r.BudgetUSD > 0:
+			why = "roles.builder.budget_usd"
+		default:
+			continue
+		}
+		for _, m := range append(slices.Clone(r.Models), r.Fallback) {
+			if m != "" {
+				need[m] = why
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(need)) {
+		m := p.Models[name]
+		row, ok := t.Lookup(m.Provider, p.priceName(m))
+		if !ok || row.Price == nil || row.Price.Input == nil || row.Price.Output == nil {
+			return fmt.Errorf("%w: %s: the model table has no price for models.%s (%s %s): give its prices in a models_file (docs/budgets.md), or a budget in tokens instead",
+				ErrBadPipeline, need[name], name, m.Provider, cmp.Or(p.priceName(m), "(no model named)"))
+		}
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package night_test
 
 import (
 	"errors"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,10 @@ models: {b: {provider: scripted, scenario: b.yaml}}
 		{"a rule names a known failure", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: oops, scope: task, reason: r}]\n", `unknown failure "oops"`},
 		{"a rule says why", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: failed-step, scope: worker}]\n", "every rule says why"},
 		{"a rule names a known scope", ok + "roles: {builder: {models: [b]}}\nrules: [{failure: failed-step, scope: everything, reason: r}]\n", `unknown scope "everything"`},
+		{"the attempt's budgets are the builder's", ok + "roles: {builder: {models: [b]}, judge: {models: [b], budget_usd: 1}}\n", "budget_usd is for the builder's attempts"},
+		{"the attempt's time limit is the builder's", ok + "roles: {builder: {models: [b]}, proposer: {models: [b], timeout: 5m}}\n", "timeout is for the builder's attempts"},
+		{"a budget is not negative", ok + "budget_usd: -1\nroles: {builder: {models: [b]}}\n", "must not be negative"},
+		{"an attempt's budget is not negative", ok + "roles: {builder: {models: [b], budget_tokens: -5}}\n", "must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,5 +97,32 @@ func TestRules(t *testing.T) {
 				t.Errorf("%s in %s is charged to %s (%q), want %s with a reason", tt.kind, tt.role, r.Scope, r.Reason, tt.want)
 			}
 		})
+	}
+}
+
+// TestTheDocumentedPipelineFileParses: docs/night.md's pipeline file with
+// every field is a pipeline the night reads: no key it documents is
+// unknown, none misspelt.
+func TestTheDocumentedPipelineFileParses(t *testing.T) {
+	doc, err := os.ReadFile("../docs/night.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	at := strings.Index(s, "## The pipeline file")
+	if at < 0 {
+		t.Fatal("docs/night.md lost its section The pipeline file")
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(s[at:])
+	if m == nil {
+		t.Fatal("the section shows no pipeline file")
+	}
+	p, err := night.ParsePipeline([]byte(m[1]))
+	if err != nil {
+		t.Fatalf("the documented pipeline file: %v", err)
+	}
+	b := p.Roles[ledger.Builder]
+	if p.BudgetUSD != 20 || p.ModelsFile != "prices.yaml" || b.BudgetUSD != 2 || b.BudgetTokens != 400000 || b.Timeout != night.Duration(45*time.Minute) {
+		t.Errorf("the budgets read %v, %q, %+v", p.BudgetUSD, p.ModelsFile, b)
 	}
 }

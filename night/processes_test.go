@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/ledger/ledgertest"
 	"github.com/nightshift-dev/nightshift/night"
@@ -36,8 +38,16 @@ func pgBase(t *testing.T) string {
 }
 
 // processes starts n processes sharing the night of pipeline on dsn, each
-// with its own owner, lets them each take their first step at the same
-// time (each holds it until all n hold one), and waits for them to end.
+// with its own owner, and waits for them to end. Two gates make the start
+// of the night the same whatever the machine's load: each process takes
+// its first step and holds it until all n hold one (so the first n steps
+// are the n best tasks, taken at once); and each holds its second attempt
+// until all n have recorded their first step (so a rule the first steps
+// fire is in the ledger before any process finishes a second one). Without
+// the second gate, a process slow to record (descheduled, or waiting for
+// the night's row while another process takes it again and again) could
+// record its first step only after the others had done every other task:
+// the night would then be right, and the test's expectations wrong.
 func processes(t *testing.T, dsn string, n int, pipeline, behaviour string) {
 	t.Helper()
 	type proc struct {
@@ -64,16 +74,19 @@ func processes(t *testing.T, dsn string, n int, pipeline, behaviour string) {
 		}
 		ps = append(ps, proc{cmd, in, bufio.NewScanner(out)})
 	}
-	// Each says "ready" holding its first step; then all go at once.
-	for _, p := range ps {
-		for p.out.Scan() && p.out.Text() != "ready" {
+	// Each says "ready" holding its first step, then "recorded" once that
+	// step is in the ledger; each gate opens for all at once.
+	for _, gate := range []string{"ready", "recorded"} {
+		for _, p := range ps {
+			for p.out.Scan() && p.out.Text() != gate {
+			}
+		}
+		for _, p := range ps {
+			fmt.Fprintln(p.in, "go")
 		}
 	}
 	for _, p := range ps {
-		fmt.Fprintln(p.in, "go")
-		p.in.Close() //nolint:errcheck // the child reads one line
-	}
-	for _, p := range ps {
+		p.in.Close() //nolint:errcheck // the child has read what it needs
 		for p.out.Scan() {
 		}
 		if err := p.cmd.Wait(); err != nil {
@@ -100,12 +113,20 @@ func TestNightProcess(t *testing.T) {
 	}
 	defer l.Close(ctx) //nolint:errcheck // test cleanup
 	clk := clock.NewFake(dusk)
-	first := true
+	gate := bufio.NewScanner(os.Stdin)
+	var mu sync.Mutex
+	attempts := 0
 	b := night.BuilderFunc(func(_ context.Context, a night.Assignment) night.Attempt {
-		if first {
-			first = false
+		mu.Lock()
+		attempts++
+		nth := attempts
+		mu.Unlock()
+		switch nth {
+		case 1:
 			fmt.Println("ready")
-			bufio.NewScanner(os.Stdin).Scan() // wait for "go"
+			gate.Scan() // every process holds its first step
+		case 2:
+			gate.Scan() // every process recorded its first step
 		}
 		clk.Advance(time.Minute)
 		switch os.Getenv("NIGHTSHIFT_WORKER_BEHAVIOUR") {
@@ -118,7 +139,15 @@ func TestNightProcess(t *testing.T) {
 		}
 		return night.Attempt{Outcome: agent.Done, Answer: "ok", Calls: 3, Tokens: 100}
 	})
-	if _, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Builder: b, Clock: clk}); err != nil {
+	// The first step this process records is its first step: say so once
+	// it is committed.
+	var recorded sync.Once
+	events := event.SinkFunc(func(e event.Event) {
+		if e.Type == "step" {
+			recorded.Do(func() { fmt.Println("recorded") })
+		}
+	})
+	if _, err := night.Run(ctx, night.Config{Pipeline: p, Ledger: l, Builder: b, Clock: clk, Events: events}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -152,6 +181,21 @@ func theNight(t *testing.T, l *ledger.Ledger) (ledger.Night, []ledger.Step, []le
 	return n, steps, fs
 }
 
+// logNight says how a shared night went, when the test failed.
+func logNight(t *testing.T, n ledger.Night, steps []ledger.Step, fs []ledger.Failure) {
+	t.Helper()
+	if !t.Failed() {
+		return
+	}
+	t.Logf("the night ended %s: %s", n.End, n.Reason)
+	for _, s := range steps {
+		t.Logf("step %d %s/%s task=%d owner=%s %s %s", s.ID, s.Role, s.Worker, s.Task, s.Owner, s.State, s.Outcome)
+	}
+	for _, f := range fs {
+		t.Logf("failure %d %s %s %s/%s task=%d: %s", f.ID, f.Scope, f.Rule, f.Role, f.Worker, f.Task, f.Reason)
+	}
+}
+
 // TestProcessesShareOneSecondFailureRule: process 1 failed task A on m1,
 // process 2 task B on m1, and no second-failure was recorded: each process
 // kept the tasks a model failed in its memory, and m1 took 4 more steps.
@@ -172,7 +216,8 @@ roles:
 		t.Run(fmt.Sprintf("%d processes", n), func(t *testing.T) {
 			l, dsn := sharedNight(t, "A", "B", "C", "D", "E", "F", "G", "H", "I", "J")
 			processes(t, dsn, n, pipeline, "second-failure")
-			_, steps, fs := theNight(t, l)
+			nn, steps, fs := theNight(t, l)
+			defer logNight(t, nn, steps, fs)
 			var seconds []ledger.Failure
 			for _, f := range fs {
 				if f.Rule == string(night.SecondFailure) {
@@ -226,7 +271,8 @@ budget_tokens: 5000
 models: {m1: {provider: scripted, scenario: unused.yaml}}
 roles: {builder: {models: [m1], ceiling: 100}}
 `, "budget")
-			nn, steps, _ := theNight(t, l)
+			nn, steps, fs := theNight(t, l)
+			defer logNight(t, nn, steps, fs)
 			var total int64
 			for _, s := range steps {
 				total += s.Tokens
@@ -249,7 +295,8 @@ models:
   m2: {provider: scripted, scenario: unused.yaml}
 roles: {builder: {models: [m1, m2], ceiling: 100}}
 `, "share")
-			_, steps, fs := theNight(t, l)
+			nn, steps, fs := theNight(t, l)
+			defer logNight(t, nn, steps, fs)
 			budgets, m1 := 0, 0
 			for _, f := range fs {
 				if f.Rule == string(night.BudgetSpent) {

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tracing"
@@ -137,6 +139,11 @@ func newScheduler(cfg Config) (*scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
+	// The model table prices every step; a budget in dollars needs the
+	// prices of the models it bounds.
+	if err := cfg.Pipeline.checkPrices(); err != nil {
+		return nil, err
+	}
 	cfg.Clock = cmp.Or[clock.Clock](cfg.Clock, clock.Real{})
 	_, real := cfg.Clock.(clock.Real)
 	if cfg.Events == nil {
@@ -169,11 +176,13 @@ func newScheduler(cfg Config) (*scheduler, error) {
 			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 		}
 		sbc, timeout := cfg.Pipeline.BuilderCommands()
+		br := cfg.Pipeline.Roles[ledger.Builder]
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline, RollbackOnInterrupt: cfg.Pipeline.Roles[ledger.Builder].RollbackOnInterrupt}
+			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt,
+			Budget: budget.Limits{USD: br.BudgetUSD, Tokens: br.BudgetTokens}, Timeout: time.Duration(br.Timeout)}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
 		defaultBuilder: defaultBuilder}, nil
@@ -321,14 +330,22 @@ func (s *scheduler) taskDir(task int64) string {
 // lifecycle's call path: the night's retry policy, the model's limiter,
 // and a retry event per retry. A 429 or a 529 is waited out there; only
 // retries exhausted on wrong timing come back, and the rules charge
-// them as api-down.
-func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, system, prompt string) (*llm.Response, error) {
+// them as api-down. It returns what every call it made spent (an empty
+// answer the fallback then took counts too), each priced by the model
+// that answered it.
+func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, system, prompt string) (*llm.Response, budget.Spend, error) {
 	m := s.cfg.Models[model]
 	if m == nil {
-		return nil, fmt.Errorf("night: model %q was not built", model)
+		return nil, budget.Spend{Cost: models.USD(0)}, fmt.Errorf("night: model %q was not built", model)
 	}
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
-	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
-		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)}
-	return calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
+	// A meter without limits only counts.
+	meter := budget.NewMeter(budget.Limits{}, budget.Spend{})
+	fb := s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)
+	if fb != nil {
+		fb.Model = meter.Model(fb.Model, fb.Price)
+	}
+	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk, Fallback: fb}
+	resp, err := calls.Model(meter.Model(m, s.p.Pricer(model)), s.cfg.Limiters[model], s.name).Generate(ctx, req)
+	return resp, meter.Spent(), err
 }

@@ -31,13 +31,17 @@ type tonight struct {
 	// tokens spent tonight per worker, and in all.
 	tokens map[worker]int64
 	total  int64
+	// usd is what tonight's steps cost, as far as it is known; unpriced
+	// counts the steps whose cost is not.
+	usd      float64
+	unpriced int
 	// stop is set by a night- or system-scope failure since the night was
 	// last resumed.
 	stop    ledger.Scope
 	stopWhy string
 }
 
-// load reads tonight's state in tx: the tokens, and the failures unless
+// load reads tonight's state in tx: the spend, and the failures unless
 // the caller needs none of what they say (a step that did not fail
 // charges nothing).
 func (s *scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*tonight, error) {
@@ -53,14 +57,14 @@ func (s *scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*to
 			st.apply(f, f.ID > n.StopMark())
 		}
 	}
-	tok, err := tx.Tokens(ctx)
+	sp, err := tx.Spend(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range tok.ByWorker {
-		st.tokens[worker{k.Role, k.Worker}] += v
+	for k, v := range sp.ByWorker {
+		st.tokens[worker{k.Role, k.Worker}] += v.Tokens
 	}
-	st.total = tok.Total
+	st.total, st.usd, st.unpriced = sp.Total.Tokens, sp.Total.KnownUSD, sp.Total.Unpriced
 	return st, nil
 }
 

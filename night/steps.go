@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/models"
 )
 
 // tryStep plans one step of role if the role can do something useful now.
@@ -130,19 +132,21 @@ func stepEvent(st ledger.Step, res ledger.Result) (string, map[string]any) {
 }
 
 // settled finishes a step's result in the recording transaction: the
-// tokens it spent, what a budget spent or a stop ends, and the events
-// said once it is committed.
-func (s *scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w worker, task int64, res ledger.Result, tokens int64) ledger.Result {
-	res.Failures = append(res.Failures, s.spend(tx, st, w, task, tokens)...)
+// tokens and the cost it spent, what a budget spent or a stop ends, and
+// the events said once it is committed.
+func (s *scheduler) settled(tx *ledger.Tx, st *tonight, step ledger.Step, w worker, task int64, res ledger.Result) ledger.Result {
+	res.Failures = append(res.Failures, s.spend(tx, st, w, task, res.Tokens, res.Cost)...)
 	switch {
 	case st.stop == ledger.SystemScope:
 		res.End = &ledger.End{Kind: ledger.SystemStopped, Reason: "stopped until a person acts: " + st.stopWhy, At: res.At}
 	case st.stop == ledger.NightScope:
 		res.End = &ledger.End{Kind: ledger.CutShort, Reason: "a failure stopped the night: " + st.stopWhy, At: res.At}
-	case s.p.BudgetTokens > 0 && st.total >= s.p.BudgetTokens:
+	default:
 		// The night's budget, all processes together, is spent: the
 		// step that spent it ends the night, in the same transaction.
-		res.End = &ledger.End{Kind: ledger.CeilingsReached, Reason: fmt.Sprintf("the night's token budget of %d is spent", s.p.BudgetTokens), At: res.At}
+		if why := s.budgetSpent(st); why != "" {
+			res.End = &ledger.End{Kind: ledger.CeilingsReached, Reason: why, At: res.At}
+		}
 	}
 	detail, data := stepEvent(step, res)
 	tx.AfterCommit(func() {
@@ -188,12 +192,35 @@ func withDetail(reason, detail string) string {
 	return reason + " (" + detail + ")"
 }
 
-// spend adds a step's tokens to tonight's totals (all processes' steps'
-// together) and charges the worker when this step ran its own budget out.
-func (s *scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, tokens int64) []ledger.Failure {
+// budgetSpent says how the night's budget is spent, in tokens or in
+// dollars, or "" while it is not. A step whose cost is unknown spends a
+// dollar budget: it can no longer be kept (the pipeline's check makes
+// sure every model has a price, so this is a price the table lacks for
+// one call, such as a long prompt's).
+func (s *scheduler) budgetSpent(st *tonight) string {
+	switch b := s.p.BudgetUSD; {
+	case s.p.BudgetTokens > 0 && st.total >= s.p.BudgetTokens:
+		return fmt.Sprintf("the night's token budget of %d is spent", s.p.BudgetTokens)
+	case b > 0 && st.unpriced > 0:
+		return fmt.Sprintf("the night's budget of $%.2f cannot be kept: the cost of %d step(s) is unknown to the model table (known: $%.4f)", b, st.unpriced, st.usd)
+	case b > 0 && st.usd >= b:
+		return fmt.Sprintf("the night's budget of $%.2f is spent ($%.4f)", b, st.usd)
+	}
+	return ""
+}
+
+// spend adds a step's tokens and cost to tonight's totals (all processes'
+// steps' together) and charges the worker when this step ran its own
+// token budget out.
+func (s *scheduler) spend(tx *ledger.Tx, st *tonight, w worker, task int64, tokens int64, cost models.Cost) []ledger.Failure {
 	before := st.tokens[w]
 	st.tokens[w] += tokens
 	st.total += tokens
+	if usd, ok := cost.USD(); ok {
+		st.usd += usd
+	} else {
+		st.unpriced++
+	}
 	if b := s.p.Models[w.model].BudgetTokens; b > 0 && before < b && st.tokens[w] >= b {
 		return s.charge(tx, st, w, task, BudgetSpent, fmt.Sprintf("%d of %d tokens", st.tokens[w], b))
 	}
@@ -228,7 +255,8 @@ func (s *scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 				return ledger.Result{}, err
 			}
 			res := ledger.Result{Outcome: string(a.Outcome), Answer: a.Answer, Reason: a.Reason, Checks: a.Checks,
-				Tokens: a.Tokens, At: now, UsedApprovals: a.UsedApprovals}
+				Tokens: a.Tokens, CacheWriteTokens: a.CacheWriteTokens, CacheReadTokens: a.CacheReadTokens, Cost: a.Cost,
+				At: now, UsedApprovals: a.UsedApprovals}
 			switch {
 			case a.Outcome == agent.Interrupted:
 				res.State, res.Pending = ledger.Interrupted, a.Suspended
@@ -244,7 +272,7 @@ func (s *scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 					return ledger.Result{}, err
 				}
 			}
-			return s.settled(tx, st, step, w, t.ID, res, a.Tokens), nil
+			return s.settled(tx, st, step, w, t.ID, res), nil
 		}
 	}
 }
@@ -287,7 +315,7 @@ func (s *scheduler) propose(ctx context.Context, step ledger.Step) ledger.Settle
 		fmt.Fprintf(&b, "- %s\n", t.Title)
 	}
 	b.WriteString("\nPropose new ideas, one per line.")
-	res, text, tokens, k, detail := s.ask(ctx, step, b.String(), err)
+	res, text, spent, k, detail := s.ask(ctx, step, b.String(), err)
 	if k == "" {
 		for _, line := range strings.Split(text, "\n") {
 			line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
@@ -296,7 +324,7 @@ func (s *scheduler) propose(ctx context.Context, step ledger.Step) ledger.Settle
 			}
 		}
 	}
-	return s.finishCall(step, res, tokens, k, detail)
+	return s.finishCall(step, res, spent, k, detail)
 }
 
 var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
@@ -311,7 +339,7 @@ func (s *scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 			fmt.Fprintf(&b, "%d: %s\n", t.ID, t.Title)
 			ids[t.ID] = true
 		}
-		res, text, tokens, k, detail := s.ask(ctx, step, b.String(), nil)
+		res, text, spent, k, detail := s.ask(ctx, step, b.String(), nil)
 		if k == "" {
 			res.Scores = map[int64]float64{}
 			for _, m := range scoreLine.FindAllStringSubmatch(text, -1) {
@@ -325,36 +353,39 @@ func (s *scheduler) judge(unscored []ledger.Task) ledger.StepFunc {
 				k, detail = FailedStep, "the reply scored none of the ideas"
 			}
 		}
-		return s.finishCall(step, res, tokens, k, detail)
+		return s.finishCall(step, res, spent, k, detail)
 	}
 }
 
-// ask makes a proposer's or judge's call and names its failure, if any.
-func (s *scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prior error) (ledger.Result, string, int64, Kind, string) {
+// ask makes a proposer's or judge's call and names its failure, if any,
+// with what the call spent.
+func (s *scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prior error) (ledger.Result, string, budget.Spend, Kind, string) {
+	none := budget.Spend{Cost: models.USD(0)}
 	if prior != nil {
-		return ledger.Result{Outcome: "error"}, "", 0, FailedStep, prior.Error()
+		return ledger.Result{Outcome: "error"}, "", none, FailedStep, prior.Error()
 	}
 	if s.cfg.Models[st.Worker] == nil {
-		return ledger.Result{Outcome: "error"}, "", 0, ConfigError, "model " + st.Worker + " was not built"
+		return ledger.Result{Outcome: "error"}, "", none, ConfigError, "model " + st.Worker + " was not built"
 	}
-	resp, err := s.callModel(ctx, st.Role, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
+	resp, spent, err := s.callModel(ctx, st.Role, st.Worker, s.p.Roles[st.Role].Prompt, prompt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ledger.Result{State: ledger.Interrupted, Outcome: "interrupted", Reason: err.Error()}, "", 0, "", ""
+			return ledger.Result{State: ledger.Interrupted, Outcome: "interrupted", Reason: err.Error()}, "", spent, "", ""
 		}
-		return ledger.Result{Outcome: "error", Reason: err.Error()}, "", 0, classifyErr(err), err.Error()
+		return ledger.Result{Outcome: "error", Reason: err.Error()}, "", spent, classifyErr(err), err.Error()
 	}
 	text := strings.TrimSpace(resp.Message().Text())
 	if text == "" {
-		return ledger.Result{Outcome: "empty"}, "", resp.Usage.Total(), EmptyAnswer, "the reply was empty"
+		return ledger.Result{Outcome: "empty"}, "", spent, EmptyAnswer, "the reply was empty"
 	}
-	return ledger.Result{Outcome: "ok", Answer: text}, text, resp.Usage.Total(), "", ""
+	return ledger.Result{Outcome: "ok", Answer: text}, text, spent, "", ""
 }
 
 // finishCall settles a proposer's or judge's call in the recording
 // transaction.
-func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64, k Kind, detail string) ledger.SettleFunc {
+func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, spent budget.Spend, k Kind, detail string) ledger.SettleFunc {
 	at := s.clk.Now()
+	tokens := spent.Usage.Total()
 	return func(ctx context.Context, tx *ledger.Tx) (ledger.Result, error) {
 		st, err := s.load(ctx, tx, k != "")
 		if err != nil {
@@ -362,6 +393,7 @@ func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64
 		}
 		w := worker{step.Role, step.Worker}
 		res.Tokens, res.At = tokens, at
+		res.CacheWriteTokens, res.CacheReadTokens, res.Cost = spent.Usage.CacheWriteTokens, spent.Usage.CacheReadTokens, spent.Cost
 		if res.State == "" {
 			res.State = ledger.Finished
 		}
@@ -370,6 +402,6 @@ func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, tokens int64
 			res.NewTasks, res.Scores = nil, nil
 			res.Failures = s.charge(tx, st, w, 0, k, detail)
 		}
-		return s.settled(tx, st, step, w, 0, res, tokens), nil
+		return s.settled(tx, st, step, w, 0, res), nil
 	}
 }

@@ -36,8 +36,12 @@ func dbFlag(cmd *cobra.Command, db *string) {
 
 func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"), defaultDB) }
 
-func openLedger(ctx context.Context, db string) (*ledger.Ledger, error) {
-	l, err := ledger.Open(ctx, resolveDB(db), ledger.Config{Owner: os.Getenv("NIGHTSHIFT_OWNER")})
+// openLedger opens the ledger db names as $NIGHTSHIFT_OWNER, with how
+// this process works a night (cfg's Workers and Lease; zero: the
+// defaults).
+func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledger, error) {
+	cfg.Owner = os.Getenv("NIGHTSHIFT_OWNER")
+	l, err := ledger.Open(ctx, resolveDB(db), cfg)
 	if errors.Is(err, ledger.ErrBadOwner) {
 		return nil, usageError(err)
 	}
@@ -48,9 +52,10 @@ func newNightCmd() *cobra.Command {
 	var pipeline, db, stateDir, clockName, from, html string
 	var demo bool
 	var nights int
-	var otel ecoFlags // --otel, --otel-file, --otel-content
+	var work ledger.Config // --workers, --lease
+	var otel ecoFlags      // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--workers N] [--lease D] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
@@ -60,6 +65,11 @@ work when nothing is takeable. Several processes (NIGHTSHIFT_OWNER) may share
 one night on PostgreSQL. Run again in the same window, it joins the night:
 it continues the attempts a Ctrl-C interrupted, and resumes a night a
 system-scope failure stopped.
+
+--workers N runs N steps at once in this process (default 1), each of its own
+task; --lease D is how long a step may run before River takes it back, and how
+long an interrupted step waits for its owner before another process retries
+it (default 1h).
 
 --clock sim runs --nights N nights (default 1) on a simulated clock, from the
 night whose window starts on --from DATE (default today): windows, parking
@@ -92,14 +102,20 @@ pipeline file or bad flags.`,
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
+			if work.Workers < 1 {
+				return usagef("--workers is %d: run at least one step at once", work.Workers)
+			}
+			if work.Lease <= 0 {
+				return usagef("--lease is %s: give a step some time, e.g. --lease 1h", work.Lease)
+			}
 			switch clockName {
 			case "real":
 				if cmd.Flags().Changed("nights") || from != "" {
 					return usagef("--nights and --from are for the simulated clock: add --clock sim")
 				}
-				return runNight(cmd, pipeline, db, stateDir, html, &otel, clock.Real{}, nil)
+				return runNight(cmd, pipeline, db, stateDir, html, &otel, work, clock.Real{}, nil)
 			case "sim":
-				return runSimNights(cmd, pipeline, db, stateDir, html, &otel, nights, from)
+				return runSimNights(cmd, pipeline, db, stateDir, html, &otel, work, nights, from)
 			}
 			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
@@ -110,6 +126,8 @@ pipeline file or bad flags.`,
 	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
 	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
 	cmd.Flags().StringVar(&html, "html", "", "write the morning report as a page to FILE once the nights are over")
+	cmd.Flags().IntVar(&work.Workers, "workers", 1, "how many steps this process runs at once (and step chains it brings to the night)")
+	cmd.Flags().DurationVar(&work.Lease, "lease", ledger.DefaultLease, "how long a step may run before River takes it back, and an interrupted step waits for its owner")
 	dbFlag(cmd, &db)
 	stateDirFlag(cmd, &stateDir)
 	addOtelFlags(cmd, &otel)
@@ -138,8 +156,9 @@ func (s *nightSetup) close() {
 }
 
 // setUpNights loads and checks the pipeline and opens what its nights
-// need, on clk; before runs on the ledger once it is open.
-func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
+// need, on clk, with the ledger working as work says (Workers, Lease);
+// before runs on the ledger once it is open.
+func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
 	live := false
 	if fh, ok := redact.Underlying(cmd.ErrOrStderr()).(*os.File); ok {
@@ -176,7 +195,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 	if s.models, err = night.BuildModels(p, clk, os.Getenv); err != nil {
 		return s, usageError(err)
 	}
-	if s.l, err = openLedger(ctx, db); err != nil {
+	if s.l, err = openLedger(ctx, db, work); err != nil {
 		return s, err
 	}
 	s.closers = append(s.closers, func() { s.l.Close(context.WithoutCancel(ctx)) }) //nolint:errcheck // the nights are recorded by now
@@ -218,15 +237,16 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d]\n",
-		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder])
+	sp := sum.Night.Spend
+	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d; %d tokens, cost %s]\n",
+		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, nightCost(sp))
 	return sum, nil
 }
 
 // runNight runs one night, prints how it ended and, with html, writes
 // the morning report's page.
-func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, clk clock.Clock, before func(*ledger.Ledger) error) error {
-	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, before)
+func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
+	s, err := setUpNights(cmd, path, db, stateDir, otel, work, clk, before)
 	defer s.close()
 	if err != nil {
 		return err
@@ -247,7 +267,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlag
 
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -267,7 +287,7 @@ func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *eco
 		}
 	}
 	clk := clock.NewFake(p.Window.StartOn(day))
-	s, err := setUpNights(cmd, path, db, stateDir, otel, clk, nil)
+	s, err := setUpNights(cmd, path, db, stateDir, otel, work, clk, nil)
 	defer s.close()
 	if err != nil {
 		return err
@@ -356,12 +376,12 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: nightdemo.Task, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, stateDir, "", otel, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, "", otel, ledger.Config{}, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr
 	}
-	l, err := openLedger(cmd.Context(), db)
+	l, err := openLedger(cmd.Context(), db, ledger.Config{})
 	if err != nil {
 		return err
 	}
@@ -375,4 +395,13 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)
 	return runErr
+}
+
+// nightCost renders a night's cost for its closing line: the known part
+// of an unknown total is still worth saying.
+func nightCost(sp ledger.Spend) string {
+	if usd, ok := sp.Cost.USD(); ok {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("unknown (at least $%.4f; %d steps without a price in the model table)", sp.KnownUSD, sp.Unpriced)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/ledger"
 )
 
 // execute runs one of this file's commands with args, as main would.
@@ -187,5 +189,54 @@ func TestReportHTML(t *testing.T) {
 	}
 	if _, _, err := execute(t, newReportCmd(), "--db", db, "--html", page, "--json"); exitOf(err) != 2 {
 		t.Errorf("--json with --html: exit %d, want 2", exitOf(err))
+	}
+}
+
+// TestNightWorkersAndLease: ledger.Config's Workers and Lease had no flag.
+// --lease sets how long a step's lease is (its row says until when), and
+// --workers how many steps at once; neither takes a value that could not
+// work.
+func TestNightWorkersAndLease(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p.yaml": `window: {start: "22:00", end: "06:00"}
+models: {b: {provider: scripted, scenario: b.yaml}}
+roles: {builder: {models: [b], ceiling: 2}}
+`,
+		"b.yaml": "loop: true\nturns:\n  - text: Built it.\n",
+	})
+	db := filepath.Join(dir, "n.db")
+	for _, title := range []string{"one", "two"} {
+		if res := runCLI(t, "task", "add", title, "--score", "5", "--db", db); res.code != 0 {
+			t.Fatalf("task add: %d %s", res.code, res.stderr)
+		}
+	}
+	before := time.Now()
+	res := runCLI(t, "night", "--pipeline", filepath.Join(dir, "p.yaml"), "--db", db, "--clock", "sim", "--from", "2025-10-21",
+		"--workers", "2", "--lease", "30m")
+	if res.code != 0 || !strings.Contains(res.stderr, "builder steps finished 2; ") {
+		t.Fatalf("exit %d:\n%s", res.code, res.stderr)
+	}
+	l, err := ledger.Open(context.Background(), db, ledger.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background()) //nolint:errcheck // test cleanup
+	n, err := l.NightByName(context.Background(), "2025-10-21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := l.Steps(context.Background(), n.ID)
+	for _, s := range steps {
+		// The lease is taken by the wall clock when the step is claimed.
+		if lease := s.LeaseUntil.Sub(before); lease < 30*time.Minute || lease > 31*time.Minute {
+			t.Errorf("step %d's lease runs %s after the night began, want 30m", s.ID, lease.Round(time.Second))
+		}
+	}
+	for _, args := range [][]string{{"--workers", "0"}, {"--lease", "0s"}, {"--lease", "-1h"}} {
+		res := runCLI(t, append([]string{"night", "--pipeline", filepath.Join(dir, "p.yaml"), "--db", db}, args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, args[0]) {
+			t.Errorf("night %v: exit %d: %s; want 2 naming the flag", args, res.code, res.stderr)
+		}
 	}
 }

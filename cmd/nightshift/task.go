@@ -34,7 +34,7 @@ func newTaskCmd() *cobra.Command {
 // withLedger opens the --db ledger for one command.
 func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
 	ctx := cmd.Context()
-	l, err := openLedger(ctx, db)
+	l, err := openLedger(ctx, db, ledger.Config{})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ func (c Cost) Known() bool { return c.known }
 // USD returns the amount in dollars and whether it is known.
 func (c Cost) USD() (float64, bool) { return c.usd, c.known }
 
+// Equal reports whether two costs are the same: both unknown, or both
+// known and the same amount. (go-cmp compares costs with it.)
+func (c Cost) Equal(d Cost) bool { return c == d }
+
 // Add returns the sum of two costs: unknown when either is, since a total
 // with an unknown part is not known either.
 func (c Cost) Add(d Cost) Cost {
