@@ -30,6 +30,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"out":    func(m map[Outcome]int, o string) int { return m[Outcome(o)] },
 	"role":   func(m map[ledger.Role]int, r string) int { return m[ledger.Role(r)] },
 	"scopes": scopesText,
+	"cost":   shortCost,
 }).Parse(pageSource))
 
 // HTML writes the report as one page that stands on its own: what needs a

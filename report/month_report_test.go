@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/report"
 )
 
@@ -80,6 +83,11 @@ func TestTheMonthsReport(t *testing.T) {
 			p.OutOfWork = n.End == ledger.OutOfWork && !p.CutShort
 			for _, s := range steps {
 				p.Tokens += s.Tokens
+				if usd, ok := s.Cost.USD(); ok {
+					p.KnownUSD += usd
+				} else {
+					p.Unpriced++
+				}
 				if s.Role == ledger.Builder && s.State != ledger.Interrupted && s.State != ledger.Running {
 					p.Steps++
 					p.Builder[wantOutcome(s, fs)]++
@@ -88,9 +96,20 @@ func TestTheMonthsReport(t *testing.T) {
 			for _, f := range fs {
 				p.Failures[f.Scope]++
 			}
+			if p.Unpriced == 0 {
+				p.Cost = models.USD(p.KnownUSD)
+			}
 			want = append(want, p)
 		}
-		if diff := cmp.Diff(want, r.Trend); diff != "" {
+		// The ledger sums the costs in SQL: the same to a billionth of a
+		// dollar, not to the last bit.
+		near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+		costs := cmp.Options{cmp.Comparer(near), cmp.Comparer(func(a, b models.Cost) bool {
+			x, okA := a.USD()
+			y, okB := b.USD()
+			return okA == okB && near(x, y)
+		})}
+		if diff := cmp.Diff(want, r.Trend, costs); diff != "" {
 			t.Errorf("trend (-want +got):\n%s", diff)
 		}
 		// Seed 003's two numbers over the fortnight, as the script made
@@ -243,6 +262,20 @@ func TestTheMonthsReport(t *testing.T) {
 			if !strings.Contains(s, want) {
 				t.Errorf("the text lacks %q:\n%s", want, s)
 			}
+		}
+		// Every night says its cost; the 26th's is unknown (its builder
+		// had no price), and so is the fortnight's, with the known part.
+		last := r.Trend[len(r.Trend)-1]
+		for _, want := range []string{
+			fmt.Sprintf("%d tokens; cost $%.4f\n", last.Tokens, last.KnownUSD),
+			fmt.Sprintf("Spent: %d tokens, cost unknown (at least $%.4f; %d step(s) without a price", r.Across.Tokens, r.Across.Spend.KnownUSD, r.Across.Spend.Unpriced),
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("the text lacks %q:\n%s", want, s)
+			}
+		}
+		if row := regexp.MustCompile(`(?m)^  2025-10-26 .*$`).FindString(s); !strings.Contains(row, "≥$") {
+			t.Errorf("the 26th's row does not say its cost is unknown: %q", row)
 		}
 		j := js.String()
 		if i, k := strings.Index(j, `"needs_a_person"`), strings.Index(j, `"nights"`); i < 0 || k < i {

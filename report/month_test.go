@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/night"
 )
 
@@ -134,9 +135,8 @@ func buildMonth() (*month, error) {
 	quota := &llm.Error{Provider: "scripted", Class: llm.Quota, Status: 429, Type: "insufficient_quota", Message: "You exceeded your current quota"}
 	auth := &llm.Error{Provider: "scripted", Class: llm.Auth, Status: 401, Message: "invalid x-api-key"}
 	down := &llm.Error{Provider: "scripted", Class: llm.Overloaded, Status: 529, Message: "Overloaded"}
-	builder := night.BuilderFunc(func(_ context.Context, a night.Assignment) night.Attempt {
-		mu.Lock()
-		defer mu.Unlock()
+	// attempt is what the builder's attempt comes to; mu is held.
+	attempt := func(a night.Assignment) night.Attempt {
 		builderSteps++
 		step := 40 * time.Minute
 		if day == 24 {
@@ -174,6 +174,17 @@ func buildMonth() (*month, error) {
 				Reason: "min-chars: 1200 of 4000 characters", Tokens: 1500, Calls: 8}
 		}
 		return ok
+	}
+	// Every attempt is priced at $3 per million tokens, but on the 26th,
+	// when the model table had no price: that night's cost is unknown.
+	builder := night.BuilderFunc(func(_ context.Context, a night.Assignment) night.Attempt {
+		mu.Lock()
+		defer mu.Unlock()
+		at := attempt(a)
+		if day != 26 {
+			at.Cost = models.USD(float64(at.Tokens) * 3e-6)
+		}
+		return at
 	})
 	line := regexp.MustCompile(`(?m)^(\d+): `)
 	models := map[string]llm.Model{

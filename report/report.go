@@ -105,8 +105,11 @@ type Across struct {
 	// EarlyNames names them.
 	EndedEarly int      `json:"ended_early"`
 	EarlyNames []string `json:"ended_early_nights"`
-	// Tokens is the tokens spent over the nights.
-	Tokens int64 `json:"tokens"`
+	// Tokens is the tokens spent over the nights, and Spend all they
+	// spent: the prompt cache's share and the cost (unknown when a
+	// step's is).
+	Tokens int64        `json:"tokens"`
+	Spend  ledger.Spend `json:"spend"`
 }
 
 // Count is one night's number.
@@ -243,6 +246,7 @@ func across(nights []Night) Across {
 	for _, n := range nights {
 		a.Nights++
 		a.Tokens += n.Tokens
+		a.Spend.Add(n.Spend)
 		a.BuilderSteps = append(a.BuilderSteps, Count{Night: n.Name, N: n.Finished[ledger.Builder]})
 		switch {
 		case n.CutShort:

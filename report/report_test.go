@@ -114,7 +114,10 @@ func TestReport(t *testing.T) {
 	t.Run("across nights it counts builder steps per night, nights cut short and nights out of work apart, and their sum", func(t *testing.T) {
 		want := report.Across{Nights: 3, BuilderSteps: []report.Count{{"2025-10-19", 2}, {"2025-10-21", 2}, {"2025-10-22", 0}},
 			CutShort: 1, CutShortNames: []string{"2025-10-22"}, OutOfWork: 1, OutOfWorkNames: []string{"2025-10-19"},
-			EndedEarly: 2, EarlyNames: []string{"2025-10-19", "2025-10-22"}, Tokens: 300}
+			EndedEarly: 2, EarlyNames: []string{"2025-10-19", "2025-10-22"}, Tokens: 300,
+			// The steps were recorded without a cost: the total is unknown,
+			// never $0.
+			Spend: ledger.Spend{Tokens: 300, Unpriced: 4}}
 		if diff := cmp.Diff(want, r.Across); diff != "" {
 			t.Errorf("across (-want +got):\n%s", diff)
 		}

@@ -406,8 +406,8 @@ func failuresChart(trend []Point) chartView {
 
 // tokensChart draws each night's tokens as a bar, the figure on top.
 func tokensChart(trend []Point) chartView {
-	c := chartView{ID: "trend-tokens", Caption: "Tokens per night",
-		Summary: "Every role's tokens, input and output, as the ledger recorded them per step."}
+	c := chartView{ID: "trend-tokens", Caption: "Tokens and cost per night",
+		Summary: "Every role's tokens, input and output, as the ledger recorded them per step; each bar's title has the night's cost by the model table (unknown when a step had no price)."}
 	const plotH = 110.0
 	columns(&c, trend, plotH)
 	var top int64 = 1
@@ -422,11 +422,11 @@ func tokensChart(trend []Point) chartView {
 	for i, p := range trend {
 		col := &c.Cols[i]
 		col.Segs = []segView{{X: col.BarX, W: col.BarX1 - col.BarX, CX: col.CX, Y: y(p.Tokens), H: c.Bottom - y(p.Tokens), Class: "tokens",
-			Title: fmt.Sprintf("%s: %d tokens", p.Night, p.Tokens)}}
+			Title: fmt.Sprintf("%s: %d tokens, cost %s", p.Night, p.Tokens, shortCost(p))}}
 		col.Total, col.N, col.TotalY = short(p.Tokens), p.Tokens, y(p.Tokens)-5
 		col.Title = col.Segs[0].Title
 	}
-	c.Label = "Tokens per night"
+	c.Label = "Tokens and cost per night"
 	return c
 }
 

@@ -147,7 +147,7 @@ func nightText(b *strings.Builder, n Night) {
 	if n.Timeline.BudgetTokens > 0 {
 		fmt.Fprintf(b, " of a budget of %d", n.Timeline.BudgetTokens)
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "; cost %s\n", n.Spend.CostText())
 	fmt.Fprintf(b, "  builder steps: %s\n", builderCounts(n))
 	if len(n.Failures) > 0 {
 		fmt.Fprintf(b, "  failures: %s\n", scopesText(n.ByScope))
@@ -302,7 +302,7 @@ func (r *Report) acrossText(b *strings.Builder) {
 	a := r.Across
 	fmt.Fprintf(b, "Across %s (%d %s):\n", r.Covers, a.Nights, plural(a.Nights, "night"))
 	if len(r.Trend) > 0 {
-		fmt.Fprintf(b, "  %-10s  %7s  %4s %7s %6s %6s  %-22s  %9s  %s\n", "night", "builder", "done", "skipped", "failed", "parked", "end", "tokens", "failures")
+		fmt.Fprintf(b, "  %-10s  %7s  %4s %7s %6s %6s  %-22s  %9s  %9s  %s\n", "night", "builder", "done", "skipped", "failed", "parked", "end", "tokens", "cost", "failures")
 		for _, p := range r.Trend {
 			end := string(p.End)
 			switch {
@@ -311,8 +311,8 @@ func (r *Report) acrossText(b *strings.Builder) {
 			case p.OutOfWork:
 				end += " (out)"
 			}
-			fmt.Fprintf(b, "  %-10s  %7d  %4d %7d %6d %6d  %-22s  %9d  %s\n", p.Night, p.Steps, p.Builder[Done], p.Builder[Skipped],
-				p.Builder[Failed], p.Builder[Parked], end, p.Tokens, scopesText(p.Failures))
+			fmt.Fprintf(b, "  %-10s  %7d  %4d %7d %6d %6d  %-22s  %9d  %9s  %s\n", p.Night, p.Steps, p.Builder[Done], p.Builder[Skipped],
+				p.Builder[Failed], p.Builder[Parked], end, p.Tokens, shortCost(p), scopesText(p.Failures))
 		}
 	}
 	b.WriteString("Builder steps finished per night:")
@@ -322,6 +322,7 @@ func (r *Report) acrossText(b *strings.Builder) {
 	fmt.Fprintf(b, "\nNights cut short: %d%s", a.CutShort, names(a.CutShortNames))
 	fmt.Fprintf(b, "\nNights out of work: %d%s", a.OutOfWork, names(a.OutOfWorkNames))
 	fmt.Fprintf(b, "\nNights that ended early (both): %d%s", a.EndedEarly, names(a.EarlyNames))
+	fmt.Fprintf(b, "\nSpent: %d tokens, cost %s", a.Tokens, a.Spend.CostText())
 	b.WriteString("\n")
 }
 
@@ -355,4 +356,13 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// shortCost is a night's cost for a table's cell: the dollars, or "≥$x?"
+// when some step had no price (the night's own lines say how many).
+func shortCost(p Point) string {
+	if usd, ok := p.Cost.USD(); ok {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("≥$%.2f?", p.KnownUSD)
 }

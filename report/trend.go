@@ -1,6 +1,9 @@
 package report
 
-import "github.com/nightshift-dev/nightshift/ledger"
+import (
+	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm/models"
+)
 
 // Point is one night of the trend: what the page charts across nights.
 type Point struct {
@@ -16,8 +19,14 @@ type Point struct {
 	Reason    string         `json:"reason,omitempty"`
 	CutShort  bool           `json:"cut_short"`
 	OutOfWork bool           `json:"out_of_work"`
-	// Tokens is what the night spent, every role's steps together.
-	Tokens int64 `json:"tokens"`
+	// Tokens is what the night spent, every role's steps together, and
+	// Cost what that cost by the model table: unknown (JSON null) when a
+	// step's cost is, with KnownUSD the known part and Unpriced the steps
+	// without a price.
+	Tokens   int64       `json:"tokens"`
+	Cost     models.Cost `json:"cost_usd"`
+	KnownUSD float64     `json:"known_cost_usd"`
+	Unpriced int         `json:"unpriced_steps,omitempty"`
 	// Failures counts the night's failures per scope.
 	Failures map[ledger.Scope]int `json:"failures"`
 }
@@ -28,6 +37,7 @@ func trend(nights []Night) []Point {
 	for _, n := range nights {
 		p := Point{Night: n.Name, Steps: n.Finished[ledger.Builder], Builder: map[Outcome]int{},
 			End: n.End, Reason: n.Reason, CutShort: n.CutShort, OutOfWork: n.OutOfWork, Tokens: n.Tokens,
+			Cost: cost(n.Spend), KnownUSD: n.Spend.KnownUSD, Unpriced: n.Spend.Unpriced,
 			Failures: map[ledger.Scope]int{}}
 		for _, r := range n.Timeline.Rows {
 			if r.Role != ledger.Builder {
@@ -45,4 +55,13 @@ func trend(nights []Night) []Point {
 		out = append(out, p)
 	}
 	return out
+}
+
+// cost is a spend's cost, known when every step in it had a price: a
+// night without steps cost $0, not an unknown sum.
+func cost(sp ledger.Spend) models.Cost {
+	if sp.Unpriced == 0 {
+		return models.USD(sp.KnownUSD)
+	}
+	return models.Unknown
 }

@@ -239,7 +239,7 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	}
 	sp := sum.Night.Spend
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d; %d tokens, cost %s]\n",
-		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, nightCost(sp))
+		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
 	return sum, nil
 }
 
@@ -395,13 +395,4 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)
 	return runErr
-}
-
-// nightCost renders a night's cost for its closing line: the known part
-// of an unknown total is still worth saying.
-func nightCost(sp ledger.Spend) string {
-	if usd, ok := sp.Cost.USD(); ok {
-		return fmt.Sprintf("$%.4f", usd)
-	}
-	return fmt.Sprintf("unknown (at least $%.4f; %d steps without a price in the model table)", sp.KnownUSD, sp.Unpriced)
 }

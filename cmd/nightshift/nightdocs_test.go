@@ -170,8 +170,8 @@ func TestNightDocsSeveralMachines(t *testing.T) {
 	rep := runCLIEnv(t, []string{"NIGHTSHIFT_DB=" + dsn}, "report")
 	// Two ideas under the proposer's ceiling of 2, both built once, by
 	// whichever process took them (the judge may score both in one call).
-	if !strings.Contains(rep.stdout, "steps finished: proposer 2, judge ") || !strings.Contains(rep.stdout, ", builder 2;") ||
-		!strings.Contains(rep.stdout, "tasks: 2 done") || !strings.Contains(rep.stdout, "Across 1 night") {
+	if !strings.Contains(rep.stdout, "steps finished: proposer 2 of 2, judge ") || !strings.Contains(rep.stdout, ", builder 2 of 14;") ||
+		!strings.Contains(rep.stdout, "builder steps: 2 done") || !strings.Contains(rep.stdout, "Across the last 14 nights (1 night)") {
 		t.Errorf("the shared night is not one night's work:\n%s", rep.stdout)
 	}
 }
