@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
@@ -36,6 +37,23 @@ func (s *Spend) add(tokens, cacheWrite, cacheRead int64, knownUSD float64, unpri
 	if s.Unpriced == 0 {
 		s.Cost = models.USD(s.KnownUSD)
 	}
+}
+
+// Add adds another spend to s: a report's total over several nights.
+func (s *Spend) Add(o Spend) {
+	s.add(o.Tokens, o.CacheWriteTokens, o.CacheReadTokens, o.KnownUSD, o.Unpriced)
+}
+
+// CostText says the cost in words: the dollars when known, else that it
+// is unknown with the known part as a floor, since "at least $3" is
+// still worth reading in the morning.
+func (s Spend) CostText() string {
+	// Unpriced decides, not Cost: a Spend with no steps in it has the
+	// zero (unknown) Cost, yet it cost nothing.
+	if s.Unpriced == 0 {
+		return fmt.Sprintf("$%.4f", s.KnownUSD)
+	}
+	return fmt.Sprintf("unknown (at least $%.4f; %d step(s) without a price in the model table)", s.KnownUSD, s.Unpriced)
 }
 
 // Spending is what a night's steps spent, in all and per worker.

@@ -223,6 +223,9 @@ func (s *scheduler) run(ctx context.Context) (*Summary, error) {
 		}
 	}()
 	if !n.Ended() {
+		if err := s.recordSetup(ctx, n); err != nil {
+			return nil, err
+		}
 		s.emit("night", fmt.Sprintf("night=%s window=%s..%s", s.name, start.Format("15:04"), end.Format("15:04")), nil)
 		if err := s.chargeUnbuilt(ctx, n); err != nil {
 			return nil, err

@@ -165,7 +165,7 @@ func TestAMonthOfNightsOnTheSimulatedClock(t *testing.T) {
 	if len(cut) == 0 || len(out) == 0 {
 		t.Errorf("ends %v: the month should hold nights of both kinds", ends)
 	}
-	r, err := report.Build(ctx, l, clk.Now())
+	r, err := report.Build(ctx, l, clk.Now(), report.Config{Nights: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,13 +36,13 @@ func (s *scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, rol
 		if v.wip >= s.p.WIP {
 			return ledger.Plan{}, false, nil
 		}
-		return s.plan(ledger.Claim{Role: role, Worker: model, Level: level}, s.propose), true, nil
+		return s.plan(st, ledger.Claim{Role: role, Worker: model, Level: level}, "", s.propose), true, nil
 	case ledger.Judge:
 		model, level, ok := s.available(st, role, 0)
 		if !ok || len(v.unscored) == 0 {
 			return ledger.Plan{}, false, nil
 		}
-		return s.plan(ledger.Claim{Role: role, Worker: model, Level: level}, s.judge(v.unscored)), true, nil
+		return s.plan(st, ledger.Claim{Role: role, Worker: model, Level: level}, "", s.judge(v.unscored)), true, nil
 	}
 	if len(v.takeable) == 0 && len(v.unscored) > 0 {
 		if _, _, judge := s.available(st, ledger.Judge, 0); !judge {
@@ -57,7 +57,7 @@ func (s *scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, rol
 	}
 	t := v.takeable[0]
 	model, level, _ := s.available(st, ledger.Builder, t.Level)
-	return s.plan(ledger.Claim{Role: role, Worker: model, Level: level, Task: t.ID}, s.build(t, nil)), true, nil
+	return s.plan(st, ledger.Claim{Role: role, Worker: model, Level: level, Task: t.ID}, t.Title, s.build(t, nil)), true, nil
 }
 
 // continuePlan plans the continuation of an interrupted attempt of this
@@ -75,13 +75,14 @@ func (s *scheduler) continuePlan(ctx context.Context, tx *ledger.Tx, st *tonight
 	if err != nil {
 		return ledger.Plan{}, err
 	}
-	return s.plan(ledger.Claim{Role: ledger.Builder, Worker: model, Level: level, Task: c.Task, Continues: c.ID}, s.build(t, &c)), nil
+	return s.plan(st, ledger.Claim{Role: ledger.Builder, Worker: model, Level: level, Task: c.Task, Continues: c.ID}, t.Title, s.build(t, &c)), nil
 }
 
-// plan claims c now, by the night's clock, under the role's ceiling.
-func (s *scheduler) plan(c ledger.Claim, fn ledger.StepFunc) ledger.Plan {
+// plan claims c now, by the night's clock, under the role's ceiling; its
+// step says what it works on (title: its task's) as it starts.
+func (s *scheduler) plan(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.Plan {
 	c.At, c.Ceiling = s.clk.Now(), s.p.Roles[c.Role].Ceiling
-	return ledger.Plan{Claim: &c, Work: s.traced(fn)}
+	return ledger.Plan{Claim: &c, Work: s.traced(s.announced(st, c, title, fn))}
 }
 
 // note writes a note for the morning reader once per night.

@@ -78,7 +78,7 @@ roles:
 			if !strings.Contains(strings.Join(texts, "\n"), "waiting: "+tt.want) {
 				t.Errorf("the ledger's notes %q lack %q", texts, tt.want)
 			}
-			r, err := report.Build(context.Background(), f.l, f.clk.Now())
+			r, err := report.Build(context.Background(), f.l, f.clk.Now(), report.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,8 +9,8 @@ import (
 // a terminal, \r and ESC in it could hide the real command behind a
 // harmless one. The text report shows them escaped.
 func TestAParkedActionIsShownEscaped(t *testing.T) {
-	r := &Report{Attention: []Waiting{{Task: 7, Title: "booklet", Status: "parked",
-		Action: `run_command {"command":"rm -f important.txt #` + "\r\x1b[2K" + `$ ls -la"}`}}}
+	r := &Report{Needs: Needs{Parked: []ParkedAction{{Task: 7, Title: "booklet", Status: Waiting,
+		Action: `run_command {"command":"rm -f important.txt #` + "\r\x1b[2K" + `$ ls -la"}`}}}}
 	var b strings.Builder
 	if err := r.Text(&b); err != nil {
 		t.Fatal(err)

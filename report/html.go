@@ -1,121 +1,141 @@
 package report
 
 import (
-	"bytes"
+	_ "embed"
+	"fmt"
 	"html/template"
-	"image/color"
 	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/ledger"
 )
 
-// HTML writes a self-contained page: the text report's content and two
-// charts rendered offline as SVG (builder steps finished per night, and
-// which nights were cut short and which ran out of work).
+//go:embed page.gohtml
+var pageSource string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"f":      func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"stamp":  stamp,
+	"hm":     func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
+	"escape": gate.Escape,
+	"dur":    func(d time.Duration) string { return roundDur(d).String() },
+	"plural": plural,
+	"join":   strings.Join,
+	"sub":    func(a, b int) int { return a - b },
+	"out":    func(m map[Outcome]int, o string) int { return m[Outcome(o)] },
+	"role":   func(m map[ledger.Role]int, r string) int { return m[ledger.Role(r)] },
+	"scopes": scopesText,
+	"cost":   shortCost,
+}).Parse(pageSource))
+
+// HTML writes the report as one page that stands on its own: what needs a
+// person first, the last night's timeline, the trend charts across nights
+// and every night's account, with inline SVG and CSS only (no request
+// leaves the page), readable in dark mode and in print.
 func (r *Report) HTML(w io.Writer) error {
-	var names []string
-	steps := make(plotter.Values, 0, len(r.Nights))
-	cut := make(plotter.Values, 0, len(r.Nights))
-	out := make(plotter.Values, 0, len(r.Nights))
-	for _, n := range r.Nights {
-		names = append(names, n.Name)
-		steps = append(steps, float64(r.stepsOf(n.Name)))
-		cut = append(cut, b2f(n.CutShort))
-		out = append(out, b2f(n.OutOfWork))
-	}
-	stepsSVG, err := bars("Builder steps finished per night", "steps", names, series{"", steps})
-	if err != nil {
-		return err
-	}
-	earlySVG, err := bars("Nights that ended early", "1 = yes", names, series{"cut short", cut}, series{"out of work", out})
-	if err != nil {
-		return err
-	}
-	var text bytes.Buffer
-	if err := r.Text(&text); err != nil {
-		return err
-	}
-	return page.Execute(w, map[string]any{
-		"Steps": template.HTML(stepsSVG), "Early": template.HTML(earlySVG), "Text": text.String(), "R": r,
-	})
+	return page.Execute(w, r.view())
 }
 
-func (r *Report) stepsOf(night string) int {
-	for _, c := range r.Across.BuilderSteps {
-		if c.Night == night {
-			return c.N
+// pageView is what page.gohtml writes.
+type pageView struct {
+	R      *Report
+	Loc    *time.Location
+	Made   string
+	Range  string
+	Needs  Needs
+	Parked []parkedView
+	// Last is the latest night, its timeline drawn large; Nights are the
+	// others, newest first.
+	Last   *nightView
+	Nights []nightView
+	Steps  chartView
+	Ends   chartView
+	Fails  chartView
+	Tokens chartView
+	// The headline numbers: seed 003's two.
+	LastSteps, Median int
+	TrendLegend       []legendItem
+}
+
+type parkedView struct {
+	ParkedAction
+	Action string
+}
+
+type nightView struct {
+	N        Night
+	Loc      *time.Location
+	Counts   string
+	Ceilings string
+	Timeline timelineView
+	Legend   []legendItem
+	Scopes   string
+	Checks   string
+	Open     bool
+}
+
+func (r *Report) view() pageView {
+	loc := r.Location()
+	v := pageView{R: r, Loc: loc, Made: r.At.In(loc).Format("2006-01-02 15:04 MST"), Needs: r.Needs}
+	if len(r.Nights) > 0 {
+		v.Range = r.Nights[0].Name
+		if len(r.Nights) > 1 {
+			v.Range += " – " + r.Nights[len(r.Nights)-1].Name
 		}
 	}
-	return 0
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
+	for _, p := range r.Needs.Parked {
+		// The action is what a model asked to run: shown escaped, so that
+		// what a person approves is what will run (issue 11).
+		v.Parked = append(v.Parked, parkedView{ParkedAction: p, Action: gate.Escape(p.Action)})
 	}
-	return 0
-}
-
-// series is one named set of bars.
-type series struct {
-	name string
-	vs   plotter.Values
-}
-
-// bars renders a bar chart as SVG markup, the series side by side and
-// each shaded apart (so that it reads in black and white too).
-func bars(title, ylabel string, names []string, ss ...series) (string, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
-	p.Y.Min = 0
-	if len(names) == 0 {
-		names = []string{"(no nights)"}
-		for i := range ss {
-			ss[i].vs = plotter.Values{0}
+	for i := len(r.Nights) - 1; i >= 0; i-- {
+		nv := nightOf(r.Nights[i])
+		if v.Last == nil {
+			nv.Open = true
+			v.Last = &nv
+			continue
+		}
+		v.Nights = append(v.Nights, nv)
+	}
+	ceilings := make([]int, len(r.Trend))
+	for i, n := range r.Nights {
+		for _, c := range n.Timeline.Ceilings {
+			if c.Role == ledger.Builder {
+				ceilings[i] = c.Ceiling
+			}
 		}
 	}
-	width := vg.Points(20)
-	for i, s := range ss {
-		b, err := plotter.NewBarChart(s.vs, width)
-		if err != nil {
-			return "", err
+	v.Steps, v.Ends, v.Fails, v.Tokens = stepsChart(r.Trend, ceilings), endsChart(r.Trend), failuresChart(r.Trend), tokensChart(r.Trend)
+	v.TrendLegend = legend(Done, Skipped, Failed, Parked)
+	if len(r.Trend) > 0 {
+		v.LastSteps = r.Trend[len(r.Trend)-1].Steps
+		var all []int
+		for _, p := range r.Trend {
+			all = append(all, p.Steps)
 		}
-		b.Offset = width * vg.Length(2*i-len(ss)+1) / 2
-		b.Color = color.Gray{Y: uint8(40 + 120*i)}
-		p.Add(b)
-		if s.name != "" {
-			p.Legend.Add(s.name, b)
-		}
+		sort.Ints(all)
+		v.Median = all[len(all)/2]
 	}
-	p.Legend.Top = true
-	p.NominalX(names...)
-	wt, err := p.WriterTo(vg.Points(max(320, float64(60*len(names)*len(ss)))), vg.Points(220), "svg")
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return "", err
-	}
-	// Drop the XML declaration: the SVG is embedded in HTML.
-	out := buf.Bytes()
-	if i := bytes.Index(out, []byte("<svg")); i > 0 {
-		out = out[i:]
-	}
-	return string(out), nil
+	return v
 }
 
-var page = template.Must(template.New("report").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>nightshift report</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f6f6f6;padding:1em;white-space:pre-wrap}.charts{display:flex;gap:2em;flex-wrap:wrap}</style>
-</head><body>
-<h1>nightshift: the morning report</h1>
-<p>Across {{.R.Across.Nights}} {{if eq .R.Across.Nights 1}}night{{else}}nights{{end}}, {{.R.Across.CutShort}} {{if eq .R.Across.CutShort 1}}was{{else}}were{{end}} cut short by failure handling and {{.R.Across.OutOfWork}} ran out of work ({{.R.Across.EndedEarly}} ended early).</p>
-<div class="charts"><figure>{{.Steps}}</figure><figure>{{.Early}}</figure></div>
-<h2>Details</h2>
-<pre>{{.Text}}</pre>
-</body></html>
-`))
+func nightOf(n Night) nightView {
+	nv := nightView{N: n, Loc: n.Timeline.Location(), Timeline: timelineSVG(n.Timeline), Legend: legend(outcomesIn(n.Timeline)...),
+		Scopes: scopesText(n.ByScope)}
+	nv.Counts = builderCounts(n)
+	nv.Ceilings = ceilingsText(n)
+	if len(n.FailsByCheck) > 0 {
+		var checks []string
+		for c, k := range n.FailsByCheck {
+			checks = append(checks, fmt.Sprintf("%s %d", c, k))
+		}
+		slices.Sort(checks)
+		nv.Checks = strings.Join(checks, ", ")
+	}
+	return nv
+}

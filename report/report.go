@@ -1,51 +1,68 @@
 package report
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"errors"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
-// Report is what the ledger says about every night.
+// DefaultNights is how many of the latest nights a report covers by
+// default: two weeks, what seed 003 says would settle its two numbers.
+const DefaultNights = 14
+
+// Config says which nights a report covers and how it writes the commands
+// it suggests. Zero fields take their defaults.
+type Config struct {
+	// Nights is how many of the latest nights the report covers; default
+	// DefaultNights. Since, when set, wins.
+	Nights int
+	// Since, when set, makes the report cover the nights whose window
+	// opened at or after it.
+	Since time.Time
+	// DB is the ledger as the person named it (--db); the commands the
+	// report suggests carry it (`nightshift task approve 7 --db night.db`).
+	// Default none: the commands read $NIGHTSHIFT_DB or nightshift.db, as
+	// the report's own command did.
+	DB string
+}
+
+// Report is what the ledger says about the nights a report covers, and
+// what needs a person now.
 type Report struct {
 	// At is when the report was made.
 	At time.Time `json:"at"`
-	// Attention lists the parked tasks a person should look at, the ones
-	// past their deadline first.
-	Attention []Waiting `json:"attention"`
-	Nights    []Night   `json:"nights"`
-	Across    Across    `json:"across"`
-}
-
-// Waiting is a parked task that needs a person, or an approved one that
-// has not run yet.
-type Waiting struct {
-	Task   int64  `json:"task"`
-	Title  string `json:"title"`
-	Action string `json:"action"`
-	// Status is "past-deadline", "approved-not-run" or "waiting".
-	Status   string    `json:"status"`
-	Deadline time.Time `json:"deadline"`
-	// Since is when it started waiting: parked, or approved.
-	Since time.Time `json:"since"`
-	// For is how long it has waited until the report.
-	For time.Duration `json:"for_ns"`
+	// Covers says which nights the report covers, in words.
+	Covers string `json:"covers"`
+	// Needs is what needs a person, first in every form of the report.
+	Needs Needs `json:"needs_a_person"`
+	// Nights are the covered nights, oldest first.
+	Nights []Night `json:"nights"`
+	// Trend is one point per covered night, oldest first: the series the
+	// page charts.
+	Trend  []Point `json:"trend"`
+	Across Across  `json:"across"`
 }
 
 // Night is one night's account.
 type Night struct {
 	ledger.Night
+	// Setup is how the night was set up (its roles' models and ceilings),
+	// or nil for a night of an earlier version, which did not record it.
+	Setup *ledger.Setup `json:"setup,omitempty"`
 	// CutShort and OutOfWork are seed 003's second number kept apart: a
 	// night failure handling cut short (a system stop, even one the night
 	// was resumed after; every worker of a role out; a night-scope
 	// failure), and a night that ran out of work (nothing takeable).
 	CutShort  bool `json:"cut_short"`
 	OutOfWork bool `json:"out_of_work"`
-	// Finished counts the steps each role finished.
+	// Finished counts the steps each role finished (every end but
+	// interrupted).
 	Finished map[ledger.Role]int `json:"finished"`
-	// Interrupted counts steps a crash cut short (and that were retried).
+	// Interrupted counts steps a signal or a crash cut short (and that
+	// were continued or retried).
 	Interrupted int        `json:"interrupted"`
 	Tasks       TaskCounts `json:"tasks"`
 	// ByScope counts the failures per scope.
@@ -55,9 +72,14 @@ type Night struct {
 	FailsByCheck map[string]int `json:"fails_by_check"`
 	Notes        []ledger.Note  `json:"notes"`
 	Tokens       int64          `json:"tokens"`
+	// Timeline is the night at a glance: every step on its worker's row.
+	Timeline Timeline `json:"timeline"`
+
+	steps []ledger.Step
 }
 
-// TaskCounts counts tasks by how their steps ended tonight.
+// TaskCounts counts a night's builder steps by how they ended, and the
+// tasks skipped tonight.
 type TaskCounts struct {
 	Done    int `json:"done"`
 	Failed  int `json:"failed"`
@@ -65,10 +87,11 @@ type TaskCounts struct {
 	Parked  int `json:"parked"`
 }
 
-// Across holds the numbers across nights.
+// Across holds the numbers across the covered nights.
 type Across struct {
 	Nights int `json:"nights"`
-	// BuilderSteps is builder steps finished, per night in order.
+	// BuilderSteps is builder steps finished, per night in order: seed
+	// 003's first number.
 	BuilderSteps []Count `json:"builder_steps_per_night"`
 	// CutShort counts the nights failure handling cut short, and
 	// OutOfWork those that ran out of work: the two kinds of early end,
@@ -82,6 +105,11 @@ type Across struct {
 	// EarlyNames names them.
 	EndedEarly int      `json:"ended_early"`
 	EarlyNames []string `json:"ended_early_nights"`
+	// Tokens is the tokens spent over the nights, and Spend all they
+	// spent: the prompt cache's share and the cost (unknown when a
+	// step's is).
+	Tokens int64        `json:"tokens"`
+	Spend  ledger.Spend `json:"spend"`
 }
 
 // Count is one night's number.
@@ -91,46 +119,95 @@ type Count struct {
 }
 
 // Build reads the ledger and makes the report as of now.
-func Build(ctx context.Context, l *ledger.Ledger, now time.Time) (*Report, error) {
+func Build(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config) (*Report, error) {
 	r := &Report{At: now.UTC()}
-	nights, err := l.Nights(ctx)
+	all, err := l.Nights(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range nights {
-		nr, err := buildNight(ctx, l, n)
+	covered, covers := cover(all, cfg)
+	r.Covers = covers
+	tasks, err := titles(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range covered {
+		nr, err := buildNight(ctx, l, n, tasks)
 		if err != nil {
 			return nil, err
 		}
 		r.Nights = append(r.Nights, nr)
-		r.Across.Nights++
-		r.Across.BuilderSteps = append(r.Across.BuilderSteps, Count{Night: n.Name, N: nr.Finished[ledger.Builder]})
-		switch {
-		case nr.CutShort:
-			r.Across.CutShort++
-			r.Across.CutShortNames = append(r.Across.CutShortNames, n.Name)
-		case nr.OutOfWork:
-			r.Across.OutOfWork++
-			r.Across.OutOfWorkNames = append(r.Across.OutOfWorkNames, n.Name)
-		default:
-			continue
-		}
-		r.Across.EndedEarly++
-		r.Across.EarlyNames = append(r.Across.EarlyNames, n.Name)
 	}
-	if r.Attention, err = attention(ctx, l, now); err != nil {
+	r.Trend = trend(r.Nights)
+	r.Across = across(r.Nights)
+	if r.Needs, err = needs(ctx, l, now, cfg, all, r.Nights, tasks); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night) (Night, error) {
+// cover picks the nights a report covers, and says which in words.
+func cover(all []ledger.Night, cfg Config) ([]ledger.Night, string) {
+	if !cfg.Since.IsZero() {
+		var out []ledger.Night
+		for _, n := range all {
+			if !n.WindowStart.Before(cfg.Since) {
+				out = append(out, n)
+			}
+		}
+		return out, "the nights since " + cfg.Since.UTC().Format("2006-01-02 15:04")
+	}
+	k := cmp.Or(cfg.Nights, DefaultNights)
+	if len(all) > k {
+		all = all[len(all)-k:]
+	}
+	if k == 1 {
+		return all, "the last night"
+	}
+	return all, "the last " + itoa(k) + " nights"
+}
+
+// titles reads every task, by ID.
+func titles(ctx context.Context, l *ledger.Ledger) (map[int64]ledger.Task, error) {
+	ts, err := l.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]ledger.Task, len(ts))
+	for _, t := range ts {
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night, tasks map[int64]ledger.Task) (Night, error) {
 	nr := Night{Night: n, CutShort: n.CutShort(), OutOfWork: n.OutOfWork(),
 		Finished: map[ledger.Role]int{}, ByScope: map[ledger.Scope]int{}, FailsByCheck: map[string]int{}}
+	switch s, err := l.NightSetup(ctx, n.ID); {
+	case err == nil:
+		nr.Setup = &s
+	case !errors.Is(err, ledger.ErrNotFound):
+		return nr, err
+	}
 	steps, err := l.Steps(ctx, n.ID)
 	if err != nil {
 		return nr, err
 	}
+	if nr.Failures, err = l.Failures(ctx, n.ID); err != nil {
+		return nr, err
+	}
+	byStep := map[int64][]ledger.Failure{}
+	skipped := map[int64]bool{}
+	for _, f := range nr.Failures {
+		nr.ByScope[f.Scope]++
+		if f.Step != 0 {
+			byStep[f.Step] = append(byStep[f.Step], f)
+		}
+		if f.Scope == ledger.TaskScope && f.Task != 0 {
+			skipped[f.Task] = true
+		}
+	}
+	nr.Tasks.Skipped = len(skipped)
 	for _, s := range steps {
 		nr.Tokens += s.Tokens
 		switch s.State {
@@ -156,48 +233,33 @@ func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night) (Night, e
 			nr.Tasks.Parked++
 		}
 	}
-	if nr.Failures, err = l.Failures(ctx, n.ID); err != nil {
+	if nr.Notes, err = l.Notes(ctx, n.ID); err != nil {
 		return nr, err
 	}
-	skipped := map[int64]bool{}
-	for _, f := range nr.Failures {
-		nr.ByScope[f.Scope]++
-		if f.Scope == ledger.TaskScope && f.Task != 0 {
-			skipped[f.Task] = true
-		}
-	}
-	nr.Tasks.Skipped = len(skipped)
-	nr.Notes, err = l.Notes(ctx, n.ID)
-	return nr, err
+	nr.Timeline = timeline(nr, steps, byStep, tasks)
+	nr.steps = steps
+	return nr, nil
 }
 
-func attention(ctx context.Context, l *ledger.Ledger, now time.Time) ([]Waiting, error) {
-	ps, err := l.ParkedActions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Waiting
-	for _, p := range ps {
-		w := Waiting{Task: p.Task, Action: p.Action, Deadline: p.Deadline, Since: p.AskedAt}
+func across(nights []Night) Across {
+	var a Across
+	for _, n := range nights {
+		a.Nights++
+		a.Tokens += n.Tokens
+		a.Spend.Add(n.Spend)
+		a.BuilderSteps = append(a.BuilderSteps, Count{Night: n.Name, N: n.Finished[ledger.Builder]})
 		switch {
-		case p.Decision == ledger.Expired:
-			w.Status = "past-deadline"
-		case p.Decision == ledger.Undecided && !now.Before(p.Deadline):
-			w.Status = "past-deadline"
-		case p.Decision == ledger.Approved && !p.Used:
-			w.Status, w.Since = "approved-not-run", p.DecidedAt
-		case p.Decision == ledger.Undecided:
-			w.Status = "waiting"
+		case n.CutShort:
+			a.CutShort++
+			a.CutShortNames = append(a.CutShortNames, n.Name)
+		case n.OutOfWork:
+			a.OutOfWork++
+			a.OutOfWorkNames = append(a.OutOfWorkNames, n.Name)
 		default:
 			continue
 		}
-		if t, err := l.Task(ctx, p.Task); err == nil {
-			w.Title = t.Title
-		}
-		w.For = now.Sub(w.Since)
-		out = append(out, w)
+		a.EndedEarly++
+		a.EarlyNames = append(a.EarlyNames, n.Name)
 	}
-	rank := map[string]int{"past-deadline": 0, "approved-not-run": 1, "waiting": 2}
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
-	return out, nil
+	return a
 }

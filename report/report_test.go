@@ -26,11 +26,7 @@ var t0 = time.Date(2025, 10, 19, 22, 0, 0, 0, time.UTC)
 func setup(t *testing.T) *ledger.Ledger {
 	t.Helper()
 	ctx := context.Background()
-	l, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "r.db"), ledger.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close(ctx) }) //nolint:errcheck // test cleanup
+	l := setupEmpty(t)
 	book, _ := l.AddTask(ctx, ledger.NewTask{Title: "booklet"}, t0)
 	fetch, _ := l.AddTask(ctx, ledger.NewTask{Title: "fetch the book"}, t0)
 	chart, _ := l.AddTask(ctx, ledger.NewTask{Title: "chart"}, t0)
@@ -53,6 +49,18 @@ func setup(t *testing.T) *ledger.Ledger {
 	d3 := d2.Add(24 * time.Hour)
 	n3, _ := l.StartNight(ctx, "2025-10-22", d3, d3.Add(8*time.Hour), d3)
 	l.EndNight(ctx, n3.ID, ledger.SystemStopped, "stopped until a person acts: the provider refused the credentials", d3) //nolint:errcheck // checked by the report
+	return l
+}
+
+// setupEmpty opens a new ledger.
+func setupEmpty(t *testing.T) *ledger.Ledger {
+	t.Helper()
+	ctx := context.Background()
+	l, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "r.db"), ledger.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(ctx) }) //nolint:errcheck // test cleanup
 	return l
 }
 
@@ -99,14 +107,17 @@ func play(t *testing.T, l *ledger.Ledger, n ledger.Night, end ledger.End, todo .
 func TestReport(t *testing.T) {
 	l := setup(t)
 	// The morning after the 22nd began: the map was approved 48h ago.
-	r, err := report.Build(context.Background(), l, t0.Add(96*time.Hour))
+	r, err := report.Build(context.Background(), l, t0.Add(96*time.Hour), report.Config{DB: "night.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("across nights it counts builder steps per night, nights cut short and nights out of work apart, and their sum", func(t *testing.T) {
 		want := report.Across{Nights: 3, BuilderSteps: []report.Count{{"2025-10-19", 2}, {"2025-10-21", 2}, {"2025-10-22", 0}},
 			CutShort: 1, CutShortNames: []string{"2025-10-22"}, OutOfWork: 1, OutOfWorkNames: []string{"2025-10-19"},
-			EndedEarly: 2, EarlyNames: []string{"2025-10-19", "2025-10-22"}}
+			EndedEarly: 2, EarlyNames: []string{"2025-10-19", "2025-10-22"}, Tokens: 300,
+			// The steps were recorded without a cost: the total is unknown,
+			// never $0.
+			Spend: ledger.Spend{Tokens: 300, Unpriced: 4}}
 		if diff := cmp.Diff(want, r.Across); diff != "" {
 			t.Errorf("across (-want +got):\n%s", diff)
 		}
@@ -123,10 +134,11 @@ func TestReport(t *testing.T) {
 	})
 	t.Run("a parked task past its deadline is listed first, then an approved task that has not run yet and for how long", func(t *testing.T) {
 		var got []string
-		for _, a := range r.Attention {
-			got = append(got, fmt.Sprintf("%s %s for %s", a.Status, a.Title, a.For))
+		for _, a := range r.Needs.Parked {
+			got = append(got, fmt.Sprintf("%s %s for %s [%s | %s]", a.Status, a.Title, a.For, a.Approve, a.Deny))
 		}
-		want := []string{"past-deadline fetch the book for 94h0m0s", "approved-not-run map of the old town for 45h0m0s"}
+		want := []string{"past-deadline fetch the book for 94h0m0s [nightshift task approve 2 --db night.db | nightshift task deny 2 --db night.db]",
+			"approved-not-run map of the old town for 45h0m0s [ | ]"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("attention (-want +got):\n%s", diff)
 		}
@@ -138,7 +150,8 @@ func TestReport(t *testing.T) {
 		}
 		for _, want := range []string{"ended out-of-work at 04:00: no worker can do anything useful", "counts as: out of work", "counts as: cut short",
 			"Nights cut short: 1 (2025-10-22)", "Nights out of work: 1 (2025-10-19)", "Nights that ended early (both): 2 (2025-10-19, 2025-10-22)",
-			"past-deadline", "approved-not-run  task 4 \"map of the old town\"", "(for 45h0m0s)", "task   empty-answer"} {
+			"past-deadline    task 2 \"fetch the book\"", "approved-not-run task 4 \"map of the old town\"", "(for 45h0m0s)", "task   empty-answer",
+			"nightshift task approve 2 --db night.db   or   nightshift task deny 2 --db night.db"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}
@@ -175,22 +188,30 @@ func TestReport(t *testing.T) {
 			t.Errorf("per night in JSON (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("the HTML embeds both charts as SVG and loads nothing from elsewhere", func(t *testing.T) {
+	t.Run("the page stands on its own: what needs a person, the timeline and the charts, and nothing loaded from elsewhere", func(t *testing.T) {
 		var b bytes.Buffer
 		if err := r.HTML(&b); err != nil {
 			t.Fatal(err)
 		}
 		page := b.String()
-		if got := strings.Count(page, "<svg"); got != 2 {
-			t.Errorf("the page holds %d SVG charts, want 2", got)
-		}
-		for _, want := range []string{"1 was cut short by failure handling and 1 ran out of work (2 ended early)", ">cut short<", ">out of work<",
-			"Nights cut short: 1 (2025-10-22)"} {
+		for _, want := range []string{`<section id="needs" class="" data-count="4">`, `<section id="timeline" data-night="2025-10-22" data-marks="0">`,
+			`<figure id="trend-steps" data-nights="3">`, `<figure id="trend-ends" data-nights="3">`, `<figure id="trend-failures" data-nights="3">`,
+			`<g class="col" data-night="2025-10-19" data-value="2">`, `<g class="gridrow" data-row="cut short" data-total="1">`,
+			`<g class="gridrow" data-row="out of work" data-total="1">`, `<code class="approve">nightshift task approve 2 --db night.db</code>`,
+			"@media print", "prefers-color-scheme: dark"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the page lacks %q", want)
 			}
 		}
-		for _, outside := range []string{"<script", "<link", "<img", "src=", "@import", "url("} {
+		if strings.Index(page, `id="needs"`) > strings.Index(page, `id="timeline"`) {
+			t.Errorf("what needs a person is not first")
+		}
+		// Only the few lines of inline script that open every night's
+		// details for print; nothing else comes from anywhere.
+		if n := strings.Count(page, "<script"); n != 1 || strings.Contains(page, "<script src") {
+			t.Errorf("the page holds %d scripts", n)
+		}
+		for _, outside := range []string{"<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "@import", "url(http", "url(/", "url(data"} {
 			if strings.Contains(page, outside) {
 				t.Errorf("the page holds %q: it must render offline", outside)
 			}
@@ -221,7 +242,7 @@ func TestResumedNightIsCutShort(t *testing.T) {
 	}
 	old, _ := l.StartNight(ctx, "2025-10-17", t0, t0, t0)
 	l.EndNight(ctx, old.ID, ledger.EndedEarly, "no worker can do anything useful: every builder worker is out (b1: quota)", t0) //nolint:errcheck // read below
-	r, err := report.Build(ctx, l, t0.Add(9*time.Hour))
+	r, err := report.Build(ctx, l, t0.Add(9*time.Hour), report.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
-	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/internal/nightdemo"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -49,13 +49,13 @@ func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledg
 }
 
 func newNightCmd() *cobra.Command {
-	var pipeline, db, stateDir, clockName, from string
+	var pipeline, db, stateDir, clockName, from, html string
 	var demo bool
 	var nights int
 	var work ledger.Config // --workers, --lease
 	var otel ecoFlags      // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] [--workers N] [--lease D] [--clock sim --nights N [--from DATE]] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--workers N] [--lease D] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
@@ -76,8 +76,16 @@ night whose window starts on --from DATE (default today): windows, parking
 deadlines and the waits for a person take no time, so a month of nights runs
 in seconds. Every model of the pipeline must be scripted.
 
---demo runs a whole night on the scripted model with a simulated clock and
-prints the morning report. The pipeline file is documented in docs/night.md.
+--demo runs a whole night on the scripted model with a simulated clock,
+prints the morning report and writes it as a page (--html FILE, default
+nightshift-demo.html in the temporary folder). The pipeline file is
+documented in docs/night.md.
+
+On a terminal a status line shows the step being worked on (role and
+worker, task, step k of the role's ceiling, tokens, time left in the
+window), with failures, notes and the night's own lines above it; elsewhere
+each event is a line. --html FILE writes the morning report's page once the
+nights are over.
 
 Exit status: 0 the night ran to an end, 8 a system-scope failure stopped it,
 130 interrupted (SIGINT/SIGTERM: the running steps are recorded interrupted
@@ -89,7 +97,7 @@ pipeline file or bad flags.`,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
-				return runDemoNight(cmd, db, stateDir, &otel)
+				return runDemoNight(cmd, db, stateDir, html, &otel)
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
@@ -105,9 +113,9 @@ pipeline file or bad flags.`,
 				if cmd.Flags().Changed("nights") || from != "" {
 					return usagef("--nights and --from are for the simulated clock: add --clock sim")
 				}
-				return runNight(cmd, pipeline, db, stateDir, &otel, work, clock.Real{}, nil)
+				return runNight(cmd, pipeline, db, stateDir, html, &otel, work, clock.Real{}, nil)
 			case "sim":
-				return runSimNights(cmd, pipeline, db, stateDir, &otel, work, nights, from)
+				return runSimNights(cmd, pipeline, db, stateDir, html, &otel, work, nights, from)
 			}
 			return usagef("--clock is %q: write real (the default) or sim", clockName)
 		},
@@ -117,6 +125,7 @@ pipeline file or bad flags.`,
 	cmd.Flags().StringVar(&clockName, "clock", "real", "real, or sim: simulated time (every model must be scripted)")
 	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
 	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
+	cmd.Flags().StringVar(&html, "html", "", "write the morning report as a page to FILE once the nights are over")
 	cmd.Flags().IntVar(&work.Workers, "workers", 1, "how many steps this process runs at once (and step chains it brings to the night)")
 	cmd.Flags().DurationVar(&work.Lease, "lease", ledger.DefaultLease, "how long a step may run before River takes it back, and an interrupted step waits for its owner")
 	dbFlag(cmd, &db)
@@ -136,6 +145,7 @@ type nightSetup struct {
 	limiters map[string]*retry.Limiter
 	trace    *tracing.Tracer
 	clk      clock.Clock
+	status   *nightStatus
 	closers  []func()
 }
 
@@ -150,7 +160,11 @@ func (s *nightSetup) close() {
 // before runs on the ledger once it is open.
 func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
-	s := &nightSetup{clk: clk}
+	live := false
+	if fh, ok := redact.Underlying(cmd.ErrOrStderr()).(*os.File); ok {
+		live = gate.IsTerminal(fh)
+	}
+	s := &nightSetup{clk: clk, status: newNightStatus(cmd.ErrOrStderr(), live)}
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return s, usageError(err)
@@ -210,7 +224,8 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	ctx := cmd.Context()
 	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Clock: s.clk,
-		Events: s.red.Sink(event.NewText(cmd.ErrOrStderr())), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
+		Events: s.red.Sink(s.status), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
+	s.status.end()
 	if errors.Is(err, night.ErrBadPipeline) {
 		return nil, usageError(err)
 	}
@@ -224,12 +239,13 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	}
 	sp := sum.Night.Spend
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d; %d tokens, cost %s]\n",
-		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, nightCost(sp))
+		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
 	return sum, nil
 }
 
-// runNight runs one night and prints how it ended.
-func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
+// runNight runs one night, prints how it ended and, with html, writes
+// the morning report's page.
+func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	s, err := setUpNights(cmd, path, db, stateDir, otel, work, clk, before)
 	defer s.close()
 	if err != nil {
@@ -237,6 +253,9 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, wor
 	}
 	sum, err := s.runOne(cmd)
 	if err != nil {
+		return err
+	}
+	if err := s.page(cmd, db, html, 1); err != nil {
 		return err
 	}
 	if sum.Night.End == ledger.SystemStopped {
@@ -248,7 +267,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, wor
 
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -287,6 +306,9 @@ func runSimNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags,
 			clk.Advance(sum.Night.WindowEnd.Sub(now))
 		}
 	}
+	if err := s.page(cmd, db, html, n); err != nil {
+		return err
+	}
 	if stopped > 0 {
 		return exitWith(exitFor(agent.NotAllDone))
 	}
@@ -301,17 +323,38 @@ func steps(n int) string {
 	return fmt.Sprintf("%d steps", n)
 }
 
+// page writes the morning report's page to html, when set, covering the
+// nights just run (n) or the report's default, whichever is more, and
+// says where it is.
+func (s *nightSetup) page(cmd *cobra.Command, db, html string, n int) error {
+	if html == "" {
+		return nil
+	}
+	r, err := report.Build(cmd.Context(), s.l, s.clk.Now(), report.Config{Nights: max(n, report.DefaultNights), DB: db})
+	if err != nil {
+		return err
+	}
+	if err := writeReportPage(cmd.Context(), r, html); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[night · the morning report: %s]\n", html)
+	return nil
+}
+
+// demoPage is where the demo writes its report's page unless --html says.
+func demoPage() string { return filepath.Join(os.TempDir(), "nightshift-demo.html") }
+
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
-// task that fails the seed's way, runs the night on a simulated clock and
-// prints the report.
-func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error {
+// task that fails the seed's way, runs the night on a simulated clock,
+// prints the report and writes its page (html, default demoPage()).
+func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
 	}
 	// The demo's pipeline, workspaces, their state and (unless --db or
 	// --state-dir names one) ledger and state folder are its own: nothing
-	// of them is left behind.
+	// of them is left behind but the report's page.
 	defer os.RemoveAll(dir)
 	path, err := nightdemo.Write(dir)
 	if err != nil {
@@ -323,6 +366,9 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 	if stateDir == "" {
 		stateDir = filepath.Join(dir, "state")
 	}
+	if html == "" {
+		html = demoPage()
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, nightdemo.Start.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(nightdemo.Start)
 	score := 9.0
@@ -330,7 +376,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 		_, err := l.AddTask(cmd.Context(), ledger.NewTask{Title: nightdemo.Task, Score: &score}, clk.Now())
 		return err
 	}
-	runErr := runNight(cmd, path, db, stateDir, otel, ledger.Config{}, clk, addBooklet)
+	runErr := runNight(cmd, path, db, stateDir, "", otel, ledger.Config{}, clk, addBooklet)
 	var ee *exitError
 	if runErr != nil && !errors.As(runErr, &ee) {
 		return runErr
@@ -340,21 +386,13 @@ func runDemoNight(cmd *cobra.Command, db, stateDir string, otel *ecoFlags) error
 		return err
 	}
 	defer l.Close(context.WithoutCancel(cmd.Context())) //nolint:errcheck // read only
-	r, err := report.Build(cmd.Context(), l, clk.Now().Add(time.Minute))
+	r, err := report.Build(cmd.Context(), l, clk.Now().Add(time.Minute), report.Config{DB: db})
 	if err != nil {
 		return err
 	}
-	if err := r.Text(cmd.OutOrStdout()); err != nil {
+	if err := reportTo(cmd.Context(), r, cmd.OutOrStdout(), html); err != nil {
 		return err
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)
 	return runErr
-}
-
-// nightCost renders a night's cost for its closing line: the known part
-// of an unknown total is still worth saying.
-func nightCost(sp ledger.Spend) string {
-	if usd, ok := sp.Cost.USD(); ok {
-		return fmt.Sprintf("$%.4f", usd)
-	}
-	return fmt.Sprintf("unknown (at least $%.4f; %d steps without a price in the model table)", sp.KnownUSD, sp.Unpriced)
 }

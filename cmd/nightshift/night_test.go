@@ -40,15 +40,29 @@ func exitOf(err error) int {
 }
 
 func TestNightDemo(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "demo.db")
-	out, _, err := execute(t, newNightCmd(), "--demo", "--db", db)
+	dir := t.TempDir()
+	db, page := filepath.Join(dir, "demo.db"), filepath.Join(dir, "demo.html")
+	out, stderr, err := execute(t, newNightCmd(), "--demo", "--db", db, "--html", page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ended ceilings-reached", "builder 14", "empty-answer", "Nights that ended early (both): 0"} {
+	for _, want := range []string{"Needs a person (1):", `task 1 "booklet from a public-domain text": night 2025-10-21, build1, failed not-empty`,
+		"ended ceilings-reached", "builder 14 of 14", "empty-answer", "Nights that ended early (both): 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo report lacks %q:\n%s", want, out)
 		}
+	}
+	// It ends by writing the report's page and saying where.
+	if !strings.HasSuffix(stderr, "[demo · the morning report as a page: "+page+" (open it in a browser)]\n") {
+		t.Errorf("the demo's last line is not the page's path:\n%s", stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(data), `<section id="timeline" data-night="2025-10-21"`) {
+		t.Errorf("the page (%v) lacks the night's timeline", err)
+	}
+	// Off a terminal, each step says what it starts on a line of its own.
+	if !strings.Contains(stderr, `[step-start · builder/build1 task=1 "booklet from a public-domain text" 1/14]`) {
+		t.Errorf("stderr lacks the booklet's step-start line:\n%s", stderr)
 	}
 }
 
@@ -152,7 +166,7 @@ roles:
 		t.Errorf("a step ran before the missing key was found:\n%s", stderr)
 	}
 	rep, _, err := execute(t, newReportCmd(), "--db", db)
-	if err != nil || !strings.Contains(rep, "MAKER_KEY is not set") || !strings.Contains(rep, "proposer 0, judge 0, builder 0") {
+	if err != nil || !strings.Contains(rep, "MAKER_KEY is not set") || !strings.Contains(rep, "proposer 0 of 2, judge 0, builder 0 of 14") {
 		t.Errorf("report: %v\n%s", err, rep)
 	}
 }
@@ -161,15 +175,17 @@ roles:
 func TestReportHTML(t *testing.T) {
 	dir := t.TempDir()
 	db, page := filepath.Join(dir, "demo.db"), filepath.Join(dir, "report.html")
-	if _, _, err := execute(t, newNightCmd(), "--demo", "--db", db); err != nil {
+	if _, _, err := execute(t, newNightCmd(), "--demo", "--db", db, "--html", filepath.Join(dir, "demo.html")); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := execute(t, newReportCmd(), "--db", db, "--html", page); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(page)
-	if err != nil || strings.Count(string(data), "<svg") != 2 {
-		t.Errorf("the page (%v) holds %d charts, want 2", err, strings.Count(string(data), "<svg"))
+	for _, want := range []string{`id="needs"`, `id="timeline"`, `id="trend-steps"`, `id="trend-ends"`} {
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("the page (%v) lacks %s", err, want)
+		}
 	}
 	if _, _, err := execute(t, newReportCmd(), "--db", db, "--html", page, "--json"); exitOf(err) != 2 {
 		t.Errorf("--json with --html: exit %d, want 2", exitOf(err))

@@ -51,8 +51,8 @@ func TestNightDocsFirstPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"the proposer reached its ceiling; nothing takeable: 0 queued", "steps finished: proposer 2, judge 2, builder 3",
-		"tasks: 3 done"} {
+	for _, want := range []string{"the proposer reached its ceiling; nothing takeable: 0 queued", "steps finished: proposer 2 of 2, judge 2 of 4, builder 3 of 14",
+		"builder steps: 3 done"} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("the report lacks %q, as docs/night.md says:\n%s", want, rep)
 		}
@@ -170,8 +170,8 @@ func TestNightDocsSeveralMachines(t *testing.T) {
 	rep := runCLIEnv(t, []string{"NIGHTSHIFT_DB=" + dsn}, "report")
 	// Two ideas under the proposer's ceiling of 2, both built once, by
 	// whichever process took them (the judge may score both in one call).
-	if !strings.Contains(rep.stdout, "steps finished: proposer 2, judge ") || !strings.Contains(rep.stdout, ", builder 2;") ||
-		!strings.Contains(rep.stdout, "tasks: 2 done") || !strings.Contains(rep.stdout, "Across 1 night") {
+	if !strings.Contains(rep.stdout, "steps finished: proposer 2 of 2, judge ") || !strings.Contains(rep.stdout, ", builder 2 of 14;") ||
+		!strings.Contains(rep.stdout, "builder steps: 2 done") || !strings.Contains(rep.stdout, "Across the last 14 nights (1 night)") {
 		t.Errorf("the shared night is not one night's work:\n%s", rep.stdout)
 	}
 }

@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,25 +17,39 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var db, html string
+	var db, html, since string
 	var asJSON bool
+	var nights int
 	cmd := &cobra.Command{
-		Use:   "report [--db DB] [--json | --html FILE]",
-		Short: "The morning report: how each night ended, and why",
-		Long: `Report reads the ledger and says, per night, the window, when and how it ended,
-the steps each role finished, the tasks done, failed, skipped and parked, the
-failures by scope with their reasons, the FAILs by check, and the system stops
-a night was resumed after; across nights, builder steps finished per night and
-the nights that ended early, kept apart: cut short by failure handling, or out
-of work (the JSON's cut_short and out_of_work; ended_early is their sum).
-Parked tasks past their deadline come first. --html writes a page with charts.`,
+		Use:   "report [--db DB] [--nights N | --since 30d] [--json | --html FILE]",
+		Short: "The morning report: what needs a person, how each night went, and the nights across",
+		Long: `Report reads the ledger. First, what needs a person: parked actions with the
+commands that answer them and their deadlines, system stops not dealt with,
+tasks that failed on every model of their role, unverified results, and nights
+cut short by failure handling; it says so when nothing does. Then each night:
+its window, when and how it ended and why, the steps each role finished
+against its ceiling, failures by scope with their reasons, and the last night
+at a glance. Across nights: builder steps finished per night, and the nights
+that ended early kept apart, cut short or out of work (the JSON's cut_short and
+out_of_work; ended_early is their sum), tokens and failures by scope per night.
+
+It covers the last 14 nights; --nights N the last N, --since the nights whose
+window opened since a date (2025-10-01) or for a while (30d, 2w, 36h).
+--html FILE writes one page that stands on its own (inline SVG and CSS: it
+loads nothing), readable in dark mode and in print. The ledger must exist:
+only night and task add create one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON && html != "" {
 				return usagef("choose one of --json and --html")
 			}
+			now := reportNow()
+			cfg, err := reportConfig(cmd, db, nights, since, now)
+			if err != nil {
+				return err
+			}
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
-				r, err := report.Build(ctx, l, time.Now())
+				r, err := report.Build(ctx, l, now, cfg)
 				if err != nil {
 					return err
 				}
@@ -39,20 +57,76 @@ Parked tasks past their deadline come first. --html writes a page with charts.`,
 				case asJSON:
 					return r.JSON(cmd.OutOrStdout())
 				case html != "":
-					// The page is made whole, then redacted, so that no
-					// secret is split between two writes.
-					var page bytes.Buffer
-					if err := r.HTML(&page); err != nil {
-						return err
-					}
-					return os.WriteFile(html, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
+					return writeReportPage(ctx, r, html)
 				}
 				return r.Text(cmd.OutOrStdout())
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().StringVar(&html, "html", "", "write the report as an HTML page with charts to FILE")
+	cmd.Flags().StringVar(&html, "html", "", "write the report as one HTML page (charts inline, no network) to FILE")
+	cmd.Flags().IntVar(&nights, "nights", report.DefaultNights, "cover the last N nights")
+	cmd.Flags().StringVar(&since, "since", "", "cover the nights since a date (2025-10-01) or for a while (30d, 2w, 36h), instead of --nights")
 	dbFlag(cmd, &db)
 	return cmd
+}
+
+// reportNow is when a report is made; tests set it.
+var reportNow = time.Now
+
+// reportConfig reads report's flags.
+func reportConfig(cmd *cobra.Command, db string, nights int, since string, now time.Time) (report.Config, error) {
+	cfg := report.Config{Nights: nights, DB: db}
+	if cmd.Flags().Changed("nights") && since != "" {
+		return cfg, usagef("choose one of --nights and --since")
+	}
+	if nights < 1 {
+		return cfg, usagef("--nights is %d: cover at least one night", nights)
+	}
+	if since != "" {
+		t, err := parseSince(since, now)
+		if err != nil {
+			return cfg, usageError(err)
+		}
+		cfg.Since = t
+	}
+	return cfg, nil
+}
+
+// parseSince reads --since: a date, or a span back from now in days
+// (30d), weeks (2w) or any Go duration (36h).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n > 0 {
+			return now.Add(-time.Duration(n) * unit), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since is %q: write a date (2025-10-01) or a span back from now (30d, 2w, 36h)", s)
+}
+
+// writeReportPage writes the report's page to path: made whole, then
+// redacted, so that no secret is split between two writes.
+func writeReportPage(ctx context.Context, r *report.Report, path string) error {
+	var page bytes.Buffer
+	if err := r.HTML(&page); err != nil {
+		return err
+	}
+	return os.WriteFile(path, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
+}
+
+// reportTo writes the text report to w and the page to html (when set).
+func reportTo(ctx context.Context, r *report.Report, w io.Writer, html string) error {
+	if err := r.Text(w); err != nil {
+		return err
+	}
+	if html == "" {
+		return nil
+	}
+	return writeReportPage(ctx, r, html)
 }

@@ -1,0 +1,59 @@
+package night
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/nightshift-dev/nightshift/ledger"
+)
+
+// What the night leaves for the person who reads it: its setup in the
+// ledger (the report draws each night against its own ceilings and
+// models), and a "step-start" event as each step begins (the live status
+// line of `nightshift night` shows what is being worked on).
+
+// setup is the pipeline as the ledger keeps it with the night.
+func (s *scheduler) setup() ledger.Setup {
+	out := ledger.Setup{Zone: s.p.Window.Zone, BudgetTokens: s.p.BudgetTokens, WIP: s.p.WIP, Roles: map[ledger.Role]ledger.RoleSetup{}}
+	for role, r := range s.p.Roles {
+		if r != nil {
+			out.Roles[role] = ledger.RoleSetup{Models: r.Models, Ceiling: r.Ceiling}
+		}
+	}
+	return out
+}
+
+// recordSetup keeps the night's setup in the ledger, as this process runs
+// it.
+func (s *scheduler) recordSetup(ctx context.Context, n ledger.Night) error {
+	if err := s.l.SetSetup(ctx, n.ID, s.setup(), s.clk.Now()); err != nil {
+		return fmt.Errorf("night: record the setup: %w", err)
+	}
+	return nil
+}
+
+// announced returns fn that first says what its step works on: its role
+// and worker, its task, its place under the role's ceiling (k of
+// ceiling; k counts the role's steps tonight, every process's), the
+// night's tokens so far and when the window closes.
+func (s *scheduler) announced(st *tonight, c ledger.Claim, title string, fn ledger.StepFunc) ledger.StepFunc {
+	k := st.night.Reserved[c.Role] + 1
+	tokens, end := st.total, st.night.WindowEnd
+	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
+		detail := fmt.Sprintf("%s/%s", step.Role, step.Worker)
+		data := map[string]any{"role": step.Role, "worker": step.Worker, "n": k, "ceiling": c.Ceiling,
+			"tokens": tokens, "window_end": end}
+		if step.Task != 0 {
+			detail += fmt.Sprintf(" task=%d %s", step.Task, strconv.Quote(title))
+			data["task"], data["title"] = step.Task, title
+		}
+		if c.Ceiling > 0 {
+			detail += fmt.Sprintf(" %d/%d", k, c.Ceiling)
+		} else {
+			detail += fmt.Sprintf(" %d", k)
+		}
+		s.emit("step-start", detail, data)
+		return fn(ctx, step)
+	}
+}
