@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/event"
-	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/taskfile"
@@ -45,6 +43,22 @@ type runSettings struct {
 	Dir            string         `json:"dir"`
 	BaseDir        string         `json:"base_dir"`
 	Spec           *taskfile.Spec `json:"spec"`
+	// Eco are the ecosystem's flags (--mcp, --mcp-class, --subagents,
+	// --subagent-steps, --memory, --otel…): a resumed run has the tools
+	// and the traces it started with.
+	Eco ecoSettings `json:"eco"`
+}
+
+// ecoSettings are ecoFlags as a run's settings record them.
+type ecoSettings struct {
+	MCP           []string `json:"mcp,omitempty"`
+	MCPClass      []string `json:"mcp_class,omitempty"`
+	Subagents     bool     `json:"subagents,omitempty"`
+	SubagentSteps int      `json:"subagent_steps,omitempty"`
+	Memory        bool     `json:"memory,omitempty"`
+	Otel          bool     `json:"otel,omitempty"`
+	OtelFile      string   `json:"otel_file,omitempty"`
+	OtelContent   bool     `json:"otel_content,omitempty"`
 }
 
 // settingsOf records the configuration of a run about to start.
@@ -55,6 +69,9 @@ func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMe
 		Backoff: f.backoff, RetryBudget: f.retryBudget, RPM: f.rpm, TPM: f.tpm,
 		Events: absPath(f.events), Keep: f.keep, KeepState: f.keepState,
 		Dir: absPath(dir), BaseDir: absPath(spec.BaseDir),
+		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, Subagents: f.eco.subagents,
+			SubagentSteps: f.eco.subagentSteps, Memory: f.eco.memory,
+			Otel: f.eco.otel, OtelFile: absPath(f.eco.otelFile), OtelContent: f.eco.otelContent},
 	}
 	cp := *spec
 	cp.OutputSchema, cp.ModelsFile = absPath(cp.OutputSchema), absPath(cp.ModelsFile)
@@ -133,20 +150,11 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	evFile, err := openEvents(g.events)
+	done, err := g.attach(cmd, &cfg)
 	if err != nil {
 		return err
 	}
-	var jsonSink event.Sink
-	if evFile != nil {
-		defer evFile.Close()
-		jsonSink = event.NewJSON(evFile)
-	}
-	cfg.Events = event.Multi(event.NewText(stderr), jsonSink)
-	if in, ok := cmd.InOrStdin().(*os.File); ok {
-		cfg.Asker = gate.Interactive(in, stderr)
-	}
+	defer done()
 	res, err := lifecycle.Resume(cmd.Context(), cfg, f.resume)
 	if err != nil {
 		return notResumed(err, f.resume, dir, f.stateDir)
@@ -154,7 +162,7 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if res.Answer != "" {
 		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
 	}
-	printEnd(res, f.stateDir, stderr)
+	printEnd(res, f.stateDir, cmd.ErrOrStderr())
 	return exitWith(exitFor(res.Outcome))
 }
 
@@ -166,6 +174,9 @@ func (s runSettings) flags(stateDir string) *runFlags {
 		dir: s.Dir, backoff: s.Backoff, retryBudget: s.RetryBudget, rpm: s.RPM, tpm: s.TPM,
 		events: s.Events, keep: s.Keep, keepState: s.KeepState, callTimeout: s.CallTimeout,
 		stateDir: stateDir, resume: "",
+		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, subagents: s.Eco.Subagents,
+			subagentSteps: cmp.Or(s.Eco.SubagentSteps, lifecycle.DefaultSubagentSteps), memory: s.Eco.Memory,
+			otel: s.Eco.Otel, otelFile: s.Eco.OtelFile, otelContent: s.Eco.OtelContent},
 	}
 }
 

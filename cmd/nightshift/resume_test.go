@@ -166,3 +166,41 @@ func TestADollarBudgetNeedsAPrice(t *testing.T) {
 		t.Error("the run ran")
 	}
 }
+
+// TestAResumedRunKeepsItsEcosystem: a run started with --memory and
+// --otel-file, paused by its budget, is resumed with the tools and the
+// traces it started with: its remember call still finds the tool, and the
+// resumed part is traced to the same file. Before, --resume rebuilt the
+// run from settings that had no ecosystem flags, so the resumed run had
+// neither.
+func TestAResumedRunKeepsItsEcosystem(t *testing.T) {
+	dir := t.TempDir()
+	work, spans := filepath.Join(dir, "work"), filepath.Join(dir, "spans.jsonl")
+	var b strings.Builder
+	b.WriteString("turns:\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "  - {tool_calls: [{name: write_file, input: {path: f%d.txt, content: \"file %d\\n\"}}]}\n", i, i)
+	}
+	b.WriteString("  - {tool_calls: [{name: remember, input: {note: \"the files are numbered from 1\"}}]}\n")
+	b.WriteString("  - text: Wrote eight files and kept a note.\n")
+	writeFiles(t, dir, map[string]string{"work/notes.txt": "notes\n", "s.yaml": b.String()})
+	res := runCLI(t, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+		"--memory", "--otel-file", spans, "--budget-tokens", "3000", "Write eight files")
+	if res.code != 9 {
+		t.Fatalf("exit %d, want 9 (budget)\n%s", res.code, res.stderr)
+	}
+	run := runIDLine.FindStringSubmatch(firstLine(res.stderr, "[start · "))[1]
+	if err := os.Remove(spans); err != nil {
+		t.Fatalf("the paused run wrote no traces: %v", err)
+	}
+	res = runCLI(t, "run", "--resume", run, "--budget-tokens", "100000")
+	if res.code != 0 || !strings.Contains(res.stderr, "[outcome · done ") {
+		t.Fatalf("resume: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	if strings.Contains(res.stderr, "unknown tool") {
+		t.Errorf("the resumed run lost the memory tools:\n%s", res.stderr)
+	}
+	if got, err := os.ReadFile(spans); err != nil || !strings.Contains(string(got), `"gen_ai.operation.name"`) {
+		t.Errorf("the resumed run traced nothing to %s (%v): %.300s", spans, err, got)
+	}
+}

@@ -168,14 +168,35 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.ModelName); err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	evFile, err := openEvents(f.events)
+	done, err := f.attach(cmd, &cfg)
 	if err != nil {
 		return err
 	}
+	defer done()
+	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
+	if err != nil {
+		return notStarted(err, cfg.Dir, f.stateDir)
+	}
+	if res.Answer != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
+	}
+	printEnd(res, f.stateDir, cmd.ErrOrStderr())
+	return exitWith(exitFor(res.Outcome))
+}
+
+// attach gives cfg what the process has for a run, the same for a run
+// and a resumed one: the events (stderr, and --events), the person's
+// answers to the gate, the redactor of every credential the process
+// knows, the warnings and the traces. The returned function closes
+// what it opened; call it when the run has ended.
+func (f *runFlags) attach(cmd *cobra.Command, cfg *lifecycle.Config) (func(), error) {
+	stderr := cmd.ErrOrStderr()
+	evFile, err := openEvents(f.events)
+	if err != nil {
+		return nil, err
+	}
 	var jsonSink event.Sink
 	if evFile != nil {
-		defer evFile.Close()
 		jsonSink = event.NewJSON(evFile)
 	}
 	cfg.Events = event.Multi(event.NewText(stderr), jsonSink)
@@ -186,19 +207,18 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
 	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
 	if err != nil {
-		return err
+		if evFile != nil {
+			evFile.Close()
+		}
+		return nil, err
 	}
-	defer stopTrace()
 	cfg.Trace = tr
-	res, err := lifecycle.Run(cmd.Context(), cfg, spec.Task)
-	if err != nil {
-		return notStarted(err, cfg.Dir, f.stateDir)
-	}
-	if res.Answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
-	}
-	printEnd(res, f.stateDir, stderr)
-	return exitWith(exitFor(res.Outcome))
+	return func() {
+		stopTrace()
+		if evFile != nil {
+			evFile.Close()
+		}
+	}, nil
 }
 
 // printOutcome prints the end of a run for the person at the terminal.
