@@ -57,12 +57,7 @@ func Reattach(ws Workspace, stateDir, runID string) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws.SetGuard(j.Before)
-	ws.SetAfter(j.After)
-	if c, ok := ws.(interface{ AddChanged(paths []string) }); ok {
-		j.OnChange(c.AddChanged)
-	}
-	return &Tx{j: j}, nil
+	return attach(ws, j), nil
 }
 
 // reopen locks a pending journal and reads it back to go on from its
@@ -134,12 +129,7 @@ func (j *Journal) closeSnapshot() error {
 	}
 	c := j.newCapture()
 	defer c.abort()
-	err := walk(j.root, ".", j.skipped, func(rel string) error {
-		if !c.has(rel) {
-			c.add(rel, state{Kind: absent})
-		}
-		return nil
-	})
+	err := j.captureAppeared(c)
 	if err != nil {
 		return err
 	}

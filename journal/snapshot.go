@@ -74,12 +74,7 @@ func (j *Journal) AfterSnapshot() error {
 	}
 	c := j.newCapture()
 	defer c.abort()
-	err := walk(j.root, ".", j.skipped, func(rel string) error {
-		if !c.has(rel) {
-			c.add(rel, state{Kind: absent})
-		}
-		return nil
-	})
+	err := j.captureAppeared(c)
 	if err != nil {
 		return fmt.Errorf("journal: after snapshot: %w", err)
 	}
@@ -105,6 +100,20 @@ func (j *Journal) AfterSnapshot() error {
 		j.onChange(changed)
 	}
 	return err
+}
+
+// captureAppeared adds to c, as absent before the step, every path of
+// the workspace that c has no prior state for: a path that appeared while
+// a snapshot was open, which a rollback removes. Ending a snapshot, live
+// (AfterSnapshot) or after the run's process died (closeSnapshot), takes
+// this step first.
+func (j *Journal) captureAppeared(c *capture) error {
+	return walk(j.root, ".", j.skipped, func(rel string) error {
+		if !c.has(rel) {
+			c.add(rel, state{Kind: absent})
+		}
+		return nil
+	})
 }
 
 // changedSince lists the paths whose state differs between the last

@@ -80,36 +80,16 @@ func encode(recs []record) ([]byte, error) {
 }
 
 // writeStep makes step n durable: its records in a file written beside,
-// synced, and renamed into place, then the folder synced. The pack the
-// records point to is synced already.
+// synced, and renamed into place, then the folder synced
+// (statedir.WriteFileMarked). The pack the records point to is synced
+// already.
 func writeStep(steps string, n int, recs []record) error {
 	data, err := encode(recs)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(steps, "."+stepFile(n)+".tmp")
-	os.Remove(tmp) // a leftover of this run's own failed attempt
-	f, err := statedir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		crashpoint.Hit("journal: step written, not renamed")
-		err = os.Rename(tmp, filepath.Join(steps, stepFile(n)))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	crashpoint.Hit("journal: step renamed, folder not synced")
-	return statedir.SyncDir(steps)
+	return statedir.WriteFileMarked(filepath.Join(steps, stepFile(n)), data,
+		"journal: step written, not renamed", "journal: step renamed, folder not synced")
 }
 
 // errLocked means another open journal holds the lock: its run is alive.

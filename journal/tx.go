@@ -61,6 +61,13 @@ func Attach(ws Workspace, stateDir, runID string) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
+	return attach(ws, j), nil
+}
+
+// attach installs j's Before and After as ws's guard and observer and
+// returns the Tx that ends them: the one sequence a new run (Attach) and
+// a resumed one (Reattach) take, so neither can forget a step.
+func attach(ws Workspace, j *Journal) *Tx {
 	ws.SetGuard(j.Before)
 	ws.SetAfter(j.After)
 	// A workspace that keeps the list of what the run changed (for the
@@ -68,7 +75,7 @@ func Attach(ws Workspace, stateDir, runID string) (*Tx, error) {
 	if c, ok := ws.(interface{ AddChanged(paths []string) }); ok {
 		j.OnChange(c.AddChanged)
 	}
-	return &Tx{j: j}, nil
+	return &Tx{j: j}
 }
 
 // Commit keeps the run's changes and drops the journal. A Tx that has

@@ -10,7 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
-	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/statedir/statedirtest"
 )
 
 // TestMain keeps the tests' state (journals, audit logs, records) in a
@@ -22,15 +22,7 @@ func TestMain(m *testing.M) {
 		runChild()
 		return
 	}
-	dir, err := os.MkdirTemp("", "lifecycle-state-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv(statedir.Env, dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(statedirtest.Run(m, "lifecycle"))
 }
 
 // The environment of a child run.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -97,21 +96,11 @@ func processes(t *testing.T, dsn string, n int, pipeline, behaviour string) {
 
 // TestNightProcess is one process of the tests above.
 func TestNightProcess(t *testing.T) {
-	dsn := os.Getenv("NIGHTSHIFT_WORKER_DSN")
-	if dsn == "" {
+	if os.Getenv("NIGHTSHIFT_WORKER_DSN") == "" {
 		t.Skip("only run as a night process")
 	}
 	ctx := context.Background()
-	p, err := night.ParsePipeline([]byte(os.Getenv("NIGHTSHIFT_WORKER_PIPELINE")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.WorkDir = filepath.Join(os.Getenv("NIGHTSHIFT_WORKER_DIR"), "work")
-	l, err := ledger.Open(ctx, dsn, ledger.Config{Owner: os.Getenv("NIGHTSHIFT_WORKER_OWNER")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close(ctx) //nolint:errcheck // test cleanup
+	p, l := workerProcess(t, os.Getenv("NIGHTSHIFT_WORKER_PIPELINE"))
 	clk := clock.NewFake(dusk)
 	gate := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex

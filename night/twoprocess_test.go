@@ -90,23 +90,32 @@ func TestTwoProcessesShareOneNight(t *testing.T) {
 	}
 }
 
-// TestWorkerProcess is the worker process of TestTwoProcessesShareOneNight.
-func TestWorkerProcess(t *testing.T) {
-	dsn := os.Getenv("NIGHTSHIFT_WORKER_DSN")
-	if dsn == "" {
-		t.Skip("only run as a worker process")
-	}
-	ctx := context.Background()
-	p, err := night.ParsePipeline([]byte(sharedPipeline))
+// workerProcess is what a test's child process starts from, as its
+// parent set it up ($NIGHTSHIFT_WORKER_DSN, _DIR and _OWNER): pipeline
+// working in the parent's folder, and the shared ledger, closed when the
+// test ends. TestWorkerProcess and TestNightProcess both take it.
+func workerProcess(t *testing.T, pipeline string) (*night.Pipeline, *ledger.Ledger) {
+	t.Helper()
+	p, err := night.ParsePipeline([]byte(pipeline))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.WorkDir = filepath.Join(os.Getenv("NIGHTSHIFT_WORKER_DIR"), "work")
-	l, err := ledger.Open(ctx, dsn, ledger.Config{Owner: os.Getenv("NIGHTSHIFT_WORKER_OWNER")})
+	l, err := ledger.Open(context.Background(), os.Getenv("NIGHTSHIFT_WORKER_DSN"), ledger.Config{Owner: os.Getenv("NIGHTSHIFT_WORKER_OWNER")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close(ctx) //nolint:errcheck // test cleanup
+	t.Cleanup(func() { l.Close(context.Background()) }) //nolint:errcheck // test cleanup
+	return p, l
+}
+
+// TestWorkerProcess is the worker process of TestTwoProcessesShareOneNight.
+func TestWorkerProcess(t *testing.T) {
+	if os.Getenv("NIGHTSHIFT_WORKER_DSN") == "" {
+		t.Skip("only run as a worker process")
+	}
+	ctx := context.Background()
+	p, l := workerProcess(t, sharedPipeline)
 	clk := clock.NewFake(dusk)
 	b := night.BuilderFunc(func(context.Context, night.Assignment) night.Attempt {
 		clk.Advance(time.Minute)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 )
 
 // OpenFile opens a state file like os.OpenFile, but never through a
@@ -45,7 +47,15 @@ func ReadFile(path string) ([]byte, error) {
 // reader (or a process that starts after a crash) sees the old content or
 // the new, never half. The file is private (0600) and synced, and so is
 // its folder, before WriteFile returns.
-func WriteFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error { return WriteFileMarked(path, data, "", "") }
+
+// WriteFileMarked is WriteFile with two crash points (internal/crashpoint)
+// in it: written once the data is synced beside path and not yet renamed
+// onto it, renamed once it is and the folder is not yet synced. An empty
+// name marks no point. The journal writes its steps with it, so that its
+// crash tests can stop a step between the two; every atomic write of a
+// state file is this one sequence, kept here beside OpenFile.
+func WriteFileMarked(path string, data []byte, written, renamed string) error {
 	dir, name := filepath.Split(path)
 	tmp := filepath.Join(dir, "."+name+".tmp")
 	os.Remove(tmp) // a leftover of a crash; a symlink is removed, not followed
@@ -61,13 +71,22 @@ func WriteFile(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
+		hit(written)
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
+	hit(renamed)
 	return SyncDir(dir)
+}
+
+// hit marks the crash point name, if it is one.
+func hit(name string) {
+	if name != "" {
+		crashpoint.Hit(name)
+	}
 }
 
 // SyncDir makes the entries of a folder (files created, renamed or

@@ -19,20 +19,13 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/redact"
-	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/statedir/statedirtest"
 	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tracing-state-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv(statedir.Env, dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(statedirtest.Run(m, "tracing"))
 }
 
 // aRun is a run with a retry (a 429), a tool error (a missing file) and a

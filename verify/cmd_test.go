@@ -2,13 +2,13 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/sandbox/sandboxtest"
 )
 
 // A cmd: check runs in the run's sandbox, as run_command does: under
@@ -17,7 +17,7 @@ import (
 func TestCmdRunsInTheRunsSandbox(t *testing.T) {
 	dir := setup(t, map[string]string{".git/config": "[core]\n"})
 	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.Bwrap, Dir: dir})
-	needBwrap(t, err)
+	sandboxtest.NeedBwrap(t, err)
 	v := &Verifier{Rules: []Rule{Cmd("echo '[core] fsmonitor = touch PWNED' >> .git/config", 0)}, Commands: sb}
 	verdict, _, err := v.Verify(context.Background(), Input{Answer: "done", Dir: dir})
 	if err != nil {
@@ -44,18 +44,6 @@ func TestVerifierRedactsWhatGoesBack(t *testing.T) {
 	}
 	if strings.Contains(verdict.Reason+verdict.Failures[0].Message, "0123456789-secret") || !strings.Contains(verdict.Reason, "[redacted]") {
 		t.Errorf("verdict %+v", verdict)
-	}
-}
-
-// needBwrap skips a test where bubblewrap is not installed (CI installs
-// it), and fails it where it is installed but does not work.
-func needBwrap(t *testing.T, err error) {
-	t.Helper()
-	switch {
-	case errors.Is(err, sandbox.ErrNoBwrap):
-		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)
-	case err != nil:
-		t.Fatal(err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -124,6 +125,22 @@ func stalledWorkspace(t *testing.T) (work, scenario string) {
 		t.Fatal(err)
 	}
 	return work, filepath.Join(dir, "s.yaml")
+}
+
+// killedRun starts `nightshift run` on a stalledWorkspace and kills it
+// with SIGKILL right after its second write returned (the child's own
+// [tool · write_file] lines say when), and returns the workspace, the
+// scenario and the child, killed but not yet waited for.
+func killedRun(t *testing.T) (work, scenario string, c *child) {
+	t.Helper()
+	work, scenario = stalledWorkspace(t)
+	c = startChild(t, work, "run", "--provider", "scripted", "--scenario", scenario, "--no-judge", "Rewrite notes.txt")
+	c.waitFor(t, "[tool · write_file ")
+	c.waitFor(t, "[tool · write_file ")
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return work, scenario, c
 }
 
 // checkOriginal fails unless the workspace is as stalledWorkspace made it.

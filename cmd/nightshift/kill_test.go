@@ -13,13 +13,7 @@ import (
 // says when), then shows the next run refusing to start (exit 7) and
 // `nightshift recover` bringing back the exact original bytes and mode.
 func TestKilledRunIsRecovered(t *testing.T) {
-	work, scenario := stalledWorkspace(t)
-	c := startChild(t, work, "run", "--provider", "scripted", "--scenario", scenario, "--no-judge", "Rewrite notes.txt")
-	c.waitFor(t, "[tool · write_file ")
-	c.waitFor(t, "[tool · write_file ")
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	work, scenario, c := killedRun(t)
 	code, stderr := c.wait(t)
 	if code != -1 {
 		t.Fatalf("the child exited %d, want killed\n%s", code, stderr)

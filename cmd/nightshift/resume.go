@@ -159,11 +159,7 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return notResumed(err, f.resume, dir, f.stateDir)
 	}
-	if res.Answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
-	}
-	printEnd(res, f.stateDir, cmd.ErrOrStderr())
-	return exitWith(exitFor(res.Outcome))
+	return finish(cmd, res, f.stateDir)
 }
 
 // flags rebuilds the flags a run was started with.

@@ -177,11 +177,7 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return notStarted(err, cfg.Dir, f.stateDir)
 	}
-	if res.Answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
-	}
-	printEnd(res, f.stateDir, cmd.ErrOrStderr())
-	return exitWith(exitFor(res.Outcome))
+	return finish(cmd, res, f.stateDir)
 }
 
 // attach gives cfg what the process has for a run, the same for a run

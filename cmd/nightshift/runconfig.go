@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
@@ -316,6 +317,17 @@ func notStarted(err error, dir, stateDir string) error {
 		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
 	}
 	return err
+}
+
+// finish ends the run and resume commands alike: the answer on stdout,
+// the end of the run on stderr (printEnd), and the exit code its outcome
+// asks for.
+func finish(cmd *cobra.Command, res *lifecycle.Result, stateDir string) error {
+	if res.Answer != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
+	}
+	printEnd(res, stateDir, cmd.ErrOrStderr())
+	return exitWith(exitFor(res.Outcome))
 }
 
 // printEnd tells the person what the end of the run did to the

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,20 +14,16 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/sandbox/sandboxtest"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// needBwrap skips a test where bubblewrap is not installed (CI installs
-// it), and fails it where it is installed but does not work.
+// needBwrap skips a test where bubblewrap is not installed, and fails it
+// where it does not work (sandboxtest.NeedBwrap).
 func needBwrap(t *testing.T) {
 	t.Helper()
 	_, err := sandbox.New(sandbox.Config{Mode: sandbox.Bwrap, Dir: t.TempDir()})
-	switch {
-	case errors.Is(err, sandbox.ErrNoBwrap):
-		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)
-	case err != nil:
-		t.Fatal(err)
-	}
+	sandboxtest.NeedBwrap(t, err)
 }
 
 // checkCommand is one check the worker runs: a command that prints OK-name

@@ -257,13 +257,7 @@ func TestALegacyPendingJournalStillStopsTheRunAndRecoverAppliesIt(t *testing.T) 
 // saved contents. Now it says what is damaged, what it restored and what
 // not, exits 7 and keeps the journal; run refuses; --discard drops it.
 func TestADamagedJournalMakesRecoverExit7AndKeepsIt(t *testing.T) {
-	work, scenario := stalledWorkspace(t)
-	c := startChild(t, work, "run", "--provider", "scripted", "--scenario", scenario, "--no-judge", "Rewrite notes.txt")
-	c.waitFor(t, "[tool · write_file ")
-	c.waitFor(t, "[tool · write_file ")
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	work, scenario, c := killedRun(t)
 	c.wait(t)
 	journals, err := filepath.Glob(filepath.Join(stateOf(t, work), statedir.JournalName, "*", "steps"))
 	if err != nil || len(journals) != 1 {

@@ -99,7 +99,7 @@ func TestCacheBreakpointsGoOnTheHeadAndTheRollingTurns(t *testing.T) {
 			if _, err := c.Generate(context.Background(), &tt.req); err != nil {
 				t.Fatal(err)
 			}
-			body, _ := rec.last(t)
+			body, _ := rec.Last(t)
 			got := breakpoints(t, body)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("breakpoints (-want +got):\n%s", diff)
@@ -125,7 +125,7 @@ func TestEachMessageIsEncodedOnce(t *testing.T) {
 			if _, err := c.Generate(context.Background(), req); err != nil {
 				t.Fatal(err)
 			}
-			body, _ := rec.last(t)
+			body, _ := rec.Last(t)
 			if n := len(body["messages"].([]any)); n != len(msgs) {
 				t.Fatalf("step %d: %d messages sent, want %d", step, n, len(msgs))
 			}
@@ -158,7 +158,7 @@ func TestAToolWithoutParametersIsSentWithAnInputSchema(t *testing.T) {
 	if _, err := c.Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := rec.last(t)
+	body, _ := rec.Last(t)
 	for i, tl := range body["tools"].([]any) {
 		got := tl.(map[string]any)["input_schema"]
 		want := map[string]any{"type": "object", "properties": map[string]any{}}

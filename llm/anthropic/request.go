@@ -3,7 +3,6 @@ package anthropic
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/cachepoint"
+	"github.com/nightshift-dev/nightshift/llm/internal/envelope"
 	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
@@ -69,13 +69,9 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		if !req.NoCache && req.System == "" {
 			form = marked
 		}
-		parts := make([]string, 0, 3*len(req.Tools))
-		for _, t := range req.Tools {
-			parts = append(parts, t.Name, t.Description, string(t.InputSchema))
-		}
-		tools, err = c.enc.Parts(parts, form, func() ([]byte, error) { return encodeTools(req.Tools, form == marked) })
+		tools, err = envelope.Tools(c.enc, Provider, req.Tools, form, func() ([]byte, error) { return encodeTools(req.Tools, form == marked) })
 		if err != nil {
-			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+			return nil, err
 		}
 	}
 	form := func(i int) int {
@@ -97,20 +93,13 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	// A call that does not stream borrows its body's buffer (reqbody); a
 	// streaming one's body is copied by the SDK anyway (it sets
 	// "stream" itself).
-	var pooled *reqbody.Body
-	var b []byte
-	if stream {
-		b = make([]byte, 0, size)
-	} else {
-		pooled = c.bodies.Get(size)
-		b = pooled.Bytes
-	}
+	b, pooled := envelope.Start(&c.bodies, stream, size)
 	if stream {
 		b = append(b, `{"stream":true,"model":`...)
 	} else {
 		b = append(b, `{"model":`...)
 	}
-	b = appendString(b, model)
+	b = envelope.AppendString(b, model)
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, maxTokens, 10)
 	if system != nil {
@@ -131,12 +120,6 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		pooled.Bytes = b
 	}
 	return &call{params: sdk.MessageNewParams{Model: model, MaxTokens: maxTokens}, body: b, pooled: pooled}, nil
-}
-
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always encodes
-	return append(b, q...)
 }
 
 // keptMessages is the conversation as the API takes it. The API refuses
@@ -279,9 +262,9 @@ func toolParam(t llm.ToolSpec) (*sdk.ToolParam, error) {
 	if len(t.InputSchema) == 0 {
 		return tool, nil
 	}
-	var schema map[string]any
-	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-		return nil, fmt.Errorf("tool %q: input schema is not a JSON object: %w", t.Name, err)
+	schema, err := envelope.Schema(t)
+	if err != nil {
+		return nil, err
 	}
 	if p, ok := schema["properties"]; ok && p != nil {
 		tool.InputSchema.Properties = p

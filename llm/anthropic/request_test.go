@@ -45,7 +45,7 @@ func TestGenerateSendsTheConversation(t *testing.T) {
 		if _, err := c.Generate(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
-		body, header := rec.last(t)
+		body, header := rec.Last(t)
 		want := roundTrip(t, `{
 			"model": "`+DefaultModel+`",
 			"max_tokens": 4096,
@@ -122,7 +122,7 @@ func TestGenerateSendsOnlyWhatTheAPIAccepts(t *testing.T) {
 			if _, err := c.Generate(context.Background(), &tt.req); err != nil {
 				t.Fatal(err)
 			}
-			body, _ := rec.last(t)
+			body, _ := rec.Last(t)
 			if diff := cmp.Diff(roundTrip(t, tt.want), body["messages"]); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
 			}
@@ -136,7 +136,7 @@ func TestGenerateUsesTheRequestsModelAndCap(t *testing.T) {
 	if _, err := c.Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := rec.last(t)
+	body, _ := rec.Last(t)
 	got := map[string]any{"model": body["model"], "max_tokens": body["max_tokens"]}
 	want := map[string]any{"model": "claude-other", "max_tokens": float64(99)}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -153,7 +153,7 @@ func TestGenerateRefusesAToolSchemaThatIsNotJSON(t *testing.T) {
 	if got := llm.ClassOf(err); got != llm.BadRequest {
 		t.Errorf("class = %q, want bad-request (err %v)", got, err)
 	}
-	if rec.count() != 0 {
+	if rec.Count() != 0 {
 		t.Errorf("a request the API could never accept was sent anyway")
 	}
 }
@@ -172,14 +172,14 @@ func TestNewNeedsAKeyOrABaseURL(t *testing.T) {
 func TestNewReadsTheKeyFromTheEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", testKey)
 	_, rec := setup(t, false, serve(wireReply{Blocks: []wireBlock{{Type: "text", Text: "ok"}}, StopReason: "end_turn"}))
-	c2, err := New(Config{BaseURL: rec.url})
+	c2, err := New(Config{BaseURL: rec.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c2.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, h := rec.last(t); h.Get("X-Api-Key") != testKey {
+	if _, h := rec.Last(t); h.Get("X-Api-Key") != testKey {
 		t.Errorf("the key from ANTHROPIC_API_KEY was not sent")
 	}
 }
@@ -190,7 +190,7 @@ func TestALongCapNeedsStreaming(t *testing.T) {
 	if got := llm.ClassOf(err); got != llm.BadRequest {
 		t.Errorf("class = %q, want bad-request (err %v)", got, err)
 	}
-	if rec.count() != 0 {
+	if rec.Count() != 0 {
 		t.Errorf("a call the SDK refuses was sent anyway")
 	}
 }

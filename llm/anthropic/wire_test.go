@@ -1,14 +1,13 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 )
 
 // testKey is a recognisable fake key: no error text may ever contain it.
@@ -121,53 +120,12 @@ func wantsStream(r *http.Request) bool {
 	return body.Stream
 }
 
-// recorder keeps what the server received.
-type recorder struct {
-	url     string // the server's base URL
-	mu      sync.Mutex
-	bodies  []map[string]any
-	headers []http.Header
-}
-
-func (rec *recorder) count() int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return len(rec.bodies)
-}
-
-func (rec *recorder) last(t *testing.T) (map[string]any, http.Header) {
-	t.Helper()
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.bodies) == 0 {
-		t.Fatal("the server received no request")
-	}
-	return rec.bodies[len(rec.bodies)-1], rec.headers[len(rec.headers)-1]
-}
-
 // setup starts a test server running h behind a recorder and returns a
 // Client on it, streaming or not.
-func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *recorder) {
+func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *providertest.Recorder) {
 	t.Helper()
-	rec := &recorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/messages" {
-			http.NotFound(w, r)
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		json.Unmarshal(b, &body)
-		rec.mu.Lock()
-		rec.bodies = append(rec.bodies, body)
-		rec.headers = append(rec.headers, r.Header.Clone())
-		rec.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	rec.url = srv.URL
-	c, err := New(Config{APIKey: testKey, BaseURL: srv.URL, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})
+	rec := providertest.Serve(t, "/v1/messages", h)
+	c, err := New(Config{APIKey: testKey, BaseURL: rec.URL, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})
 	if err != nil {
 		t.Fatal(err)
 	}

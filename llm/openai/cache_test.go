@@ -41,7 +41,7 @@ func TestThePromptsPrefixIsByteStable(t *testing.T) {
 			if _, err := c.Generate(context.Background(), req); err != nil {
 				t.Fatal(err)
 			}
-			body := rec.raw[len(rec.raw)-1]
+			body := rec.LastRaw(t)
 			if prev != nil && !bytes.HasPrefix(body, prev[:len(prev)-2]) {
 				t.Fatalf("call %d does not begin with call %d's bytes:\n%s\n%s", i, i-1, prev, body)
 			}

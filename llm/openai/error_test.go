@@ -5,21 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 )
-
-// failure is the part of an *llm.Error a test checks.
-type failure struct {
-	Class      llm.Class
-	Status     int
-	Type       string
-	RetryAfter time.Duration
-}
 
 // mustFail checks that err is a classified error of this provider without
 // the API key in it, and returns it.
@@ -28,21 +19,17 @@ func mustFail(t *testing.T, err error) *llm.Error {
 	return providertest.MustFail(t, err, Provider, testKey)
 }
 
-func failureOf(e *llm.Error) failure {
-	return failure{Class: e.Class, Status: e.Status, Type: e.Type, RetryAfter: e.RetryAfter}
-}
-
 func TestGenerateReadsCompatibleServersErrorBodies(t *testing.T) {
 	tests := []struct {
 		name   string
 		status int
 		body   string
-		want   failure
+		want   providertest.Failure
 	}{
-		{"Ollama's plain error string", 404, `{"error":"model \"llama9\" not found, try pulling it first"}`, failure{Class: llm.BadRequest, Status: 404}},
+		{"Ollama's plain error string", 404, `{"error":"model \"llama9\" not found, try pulling it first"}`, providertest.Failure{Class: llm.BadRequest, Status: 404}},
 		{"vLLM's numeric code", 400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`,
-			failure{Class: llm.BadRequest, Status: 400, Type: "BadRequestError"}},
-		{"a proxy's HTML page", 502, `<html><body>502 Bad Gateway</body></html>`, failure{Class: llm.Transient, Status: 502}},
+			providertest.Failure{Class: llm.BadRequest, Status: 400, Type: "BadRequestError"}},
+		{"a proxy's HTML page", 502, `<html><body>502 Bad Gateway</body></html>`, providertest.Failure{Class: llm.Transient, Status: 502}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,7 +39,7 @@ func TestGenerateReadsCompatibleServersErrorBodies(t *testing.T) {
 			})
 			_, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
 			e := mustFail(t, err)
-			if diff := cmp.Diff(tt.want, failureOf(e)); diff != "" {
+			if diff := cmp.Diff(tt.want, providertest.FailureOf(e)); diff != "" {
 				t.Errorf("failure (-want +got):\n%s", diff)
 			}
 			if e.Message == "" {
@@ -60,20 +47,6 @@ func TestGenerateReadsCompatibleServersErrorBodies(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hijack takes over the connection and closes it, after writing prefix.
-func hijack(t *testing.T, w http.ResponseWriter, prefix string) {
-	if prefix != "" {
-		fmt.Fprint(w, prefix)
-		w.(http.Flusher).Flush()
-	}
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		t.Errorf("hijack: %v", err)
-		return
-	}
-	conn.Close()
 }
 
 const firstChunk = `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}` + "\n\n"
@@ -86,24 +59,24 @@ func TestGenerateClassifiesBrokenReplies(t *testing.T) {
 		want    llm.Class
 	}{
 		{"a connection dropped before any reply is a connection failure", false, func(t *testing.T) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) { hijack(t, w, "") }
+			return func(w http.ResponseWriter, r *http.Request) { providertest.Hijack(t, w, "") }
 		}, llm.Connection},
 		{"a streaming connection dropped before any reply is a connection failure", true, func(t *testing.T) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) { hijack(t, w, "") }
+			return func(w http.ResponseWriter, r *http.Request) { providertest.Hijack(t, w, "") }
 		}, llm.Connection},
 		{"a connection dropped halfway through the JSON body is a connection failure", false, func(t *testing.T) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Content-Length", "400")
 				w.WriteHeader(200)
-				hijack(t, w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"mess`)
+				providertest.Hijack(t, w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"mess`)
 			}
 		}, llm.Connection},
 		{"a connection dropped mid-stream is a connection failure", true, func(t *testing.T) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(200)
-				hijack(t, w, firstChunk)
+				providertest.Hijack(t, w, firstChunk)
 			}
 		}, llm.Connection},
 		{"a stream that ends before a finish_reason is a connection failure", true, func(t *testing.T) http.HandlerFunc {

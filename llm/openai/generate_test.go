@@ -197,7 +197,7 @@ func TestACompatibleServerThatOmitsToolCallIDsGetsUniqueOnes(t *testing.T) {
 		if _, err := c.Generate(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
-		body, _ := rec.last(t)
+		body, _ := rec.Last(t)
 		msgs := body["messages"].([]any)
 		sentCalls := msgs[1].(map[string]any)["tool_calls"].([]any)
 		var sent []string

@@ -3,13 +3,13 @@ package openai
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/internal/envelope"
 	"github.com/nightshift-dev/nightshift/llm/internal/reqbody"
 )
 
@@ -45,14 +45,10 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	limit := int64(cmp.Or(req.MaxTokens, c.maxTokens))
 	var tools []byte
 	if len(req.Tools) > 0 {
-		parts := make([]string, 0, 3*len(req.Tools))
-		for _, t := range req.Tools {
-			parts = append(parts, t.Name, t.Description, string(t.InputSchema))
-		}
 		var err error
-		tools, err = c.enc.Parts(parts, 0, func() ([]byte, error) { return encodeTools(req.Tools) })
+		tools, err = envelope.Tools(c.enc, Provider, req.Tools, 0, func() ([]byte, error) { return encodeTools(req.Tools) })
 		if err != nil {
-			return nil, &llm.Error{Provider: Provider, Class: llm.BadRequest, Message: err.Error(), Err: err}
+			return nil, err
 		}
 	}
 	size := len(tools) + len(model) + 128
@@ -74,21 +70,13 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	// A call that does not stream borrows its body's buffer (reqbody); a
 	// streaming one's body is copied by the SDK anyway (it sets
 	// "stream" itself).
-	var pooled *reqbody.Body
-	var b []byte
-	if stream {
-		b = make([]byte, 0, size)
-	} else {
-		pooled = c.bodies.Get(size)
-		b = pooled.Bytes
-	}
+	b, pooled := envelope.Start(&c.bodies, stream, size)
 	if stream {
 		b = append(b, `{"stream":true,"stream_options":{"include_usage":true},"model":`...)
 	} else {
 		b = append(b, `{"model":`...)
 	}
-	q, _ := json.Marshal(model) // a string always encodes
-	b = append(b, q...)
+	b = envelope.AppendString(b, model)
 	if c.maxCompletionTokens {
 		b = append(b, `,"max_completion_tokens":`...)
 	} else {
@@ -224,9 +212,9 @@ func toolParam(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
 		def.Description = sdk.String(t.Description)
 	}
 	if len(t.InputSchema) > 0 {
-		var schema map[string]any
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: input schema is not a JSON object: %w", t.Name, err)
+		schema, err := envelope.Schema(t)
+		if err != nil {
+			return sdk.ChatCompletionToolUnionParam{}, err
 		}
 		def.Parameters = schema
 	}

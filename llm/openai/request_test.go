@@ -49,7 +49,7 @@ func TestGenerateSendsTheConversation(t *testing.T) {
 		if _, err := c.Generate(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
-		body, header := rec.last(t)
+		body, header := rec.Last(t)
 		want := roundTrip(t, `{
 			"model": "`+DefaultModel+`",
 			"max_tokens": 4096,
@@ -122,17 +122,17 @@ func TestOpenAIsOwnEndpointGetsMaxCompletionTokens(t *testing.T) {
 			rec := server(t, serve(wireReply{Text: "ok", FinishReason: "stop"}))
 			base := tt.baseURL
 			if base == "server" {
-				base = rec.url
+				base = rec.URL
 			}
 			c, err := New(Config{APIKey: testKey, BaseURL: base, MaxTokensField: tt.field,
-				HTTPClient: &http.Client{Transport: toServer(rec.url)}})
+				HTTPClient: &http.Client{Transport: toServer(rec.URL)}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := c.Generate(context.Background(), &llm.Request{Model: "o-test", MaxTokens: 99, Messages: []llm.Message{llm.UserText("hi")}}); err != nil {
 				t.Fatal(err)
 			}
-			body, _ := rec.last(t)
+			body, _ := rec.Last(t)
 			got := map[string]any{"max_tokens": body["max_tokens"], "max_completion_tokens": body["max_completion_tokens"]}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -159,7 +159,7 @@ func TestGenerateSendsACutOffToolCallBackAsWritten(t *testing.T) {
 	if _, err := c.Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := rec.last(t)
+	body, _ := rec.Last(t)
 	want := roundTrip(t, `[
 		{"role":"user","content":"write"},
 		{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"write_file","arguments":"{\"path\":\"a"}}]},
@@ -179,7 +179,7 @@ func TestGenerateRefusesAToolSchemaThatIsNotJSON(t *testing.T) {
 	if got := llm.ClassOf(err); got != llm.BadRequest {
 		t.Errorf("class = %q, want bad-request (err %v)", got, err)
 	}
-	if rec.count() != 0 {
+	if rec.Count() != 0 {
 		t.Errorf("a request the API could never accept was sent anyway")
 	}
 }
@@ -195,14 +195,14 @@ func TestNewNeedsAKeyOrABaseURL(t *testing.T) {
 func TestALocalServerNeedsNoKey(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	rec := server(t, serve(wireReply{Text: "ok", FinishReason: "stop"}))
-	c, err := New(Config{BaseURL: rec.url, Model: "llama3"})
+	c, err := New(Config{BaseURL: rec.URL, Model: "llama3"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, h := rec.last(t); h.Get("Authorization") != "Bearer "+placeholderKey {
+	if _, h := rec.Last(t); h.Get("Authorization") != "Bearer "+placeholderKey {
 		t.Errorf("authorization = %q, want the placeholder", h.Get("Authorization"))
 	}
 }

@@ -1,18 +1,12 @@
 package openai
 
 import (
-	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/scripted"
-	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 )
 
 // TestStallCancelsAStreamThatStopsSendingAndTheRetrySucceeds: the first
@@ -20,47 +14,9 @@ import (
 // clock passes the stall time the call fails as a timeout, and the retry
 // (the scripted simulator, whole) answers.
 func TestStallCancelsAStreamThatStopsSendingAndTheRetrySucceeds(t *testing.T) {
-	sc, err := scripted.Parse([]byte("turns: [{text: recovered}]"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := scripted.NewServer(sc, scripted.ServerConfig{})
-	stalled := make(chan struct{})
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) > 1 {
-			sim.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n")
-		w.(http.Flusher).Flush()
-		close(stalled)
-		<-r.Context().Done() // a dead socket: nothing more, ever
-	}))
-	defer srv.Close()
-	fc := clock.NewFake(time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC))
-	c, err := New(Config{APIKey: testKey, BaseURL: srv.URL, Stream: true, Stall: 2 * time.Minute, Clock: fc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var retries []retry.Attempt
-	m := retry.Wrap(c, retry.Policy{Clock: fc, OnRetry: func(a retry.Attempt) { retries = append(retries, a) }})
-	go func() {
-		<-stalled
-		fc.Advance(2*time.Minute + time.Second)
-	}()
-	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
-	if err != nil {
-		t.Fatalf("Generate: %v", err)
-	}
-	if resp.Message().Text() != "recovered" || calls.Load() != 2 {
-		t.Errorf("reply %q after %d calls, want the retry's", resp.Message().Text(), calls.Load())
-	}
-	if len(retries) != 1 || retries[0].Class != llm.Timeout {
-		t.Fatalf("retries %+v, want one timeout", retries)
-	}
-	if e := retries[0].Err.(*llm.Error); e.Provider != Provider || e.Message != "the stream sent nothing for 2m0s: cancelled as stalled" {
-		t.Errorf("the stall's error: %+v", e)
-	}
+	providertest.StallRetried(t, Provider,
+		"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n",
+		func(baseURL string, c clock.Clock) (llm.Model, error) {
+			return New(Config{APIKey: testKey, BaseURL: baseURL, Stream: true, Stall: 2 * time.Minute, Clock: c})
+		})
 }

@@ -1,14 +1,13 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm/internal/providertest"
 )
 
 // testKey is a recognisable fake key: no error text may ever contain it.
@@ -130,62 +129,20 @@ func serve(rep wireReply) http.HandlerFunc {
 	}
 }
 
-// recorder keeps what the server received.
-type recorder struct {
-	url     string // the base URL, with /v1
-	mu      sync.Mutex
-	bodies  []map[string]any
-	raw     [][]byte
-	headers []http.Header
-}
-
-func (rec *recorder) count() int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return len(rec.bodies)
-}
-
-func (rec *recorder) last(t *testing.T) (map[string]any, http.Header) {
-	t.Helper()
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.bodies) == 0 {
-		t.Fatal("the server received no request")
-	}
-	return rec.bodies[len(rec.bodies)-1], rec.headers[len(rec.headers)-1]
-}
-
 // server starts a test server running h at /v1/chat/completions behind a
-// recorder.
-func server(t testing.TB, h http.HandlerFunc) *recorder {
+// recorder, whose URL is the base URL a client takes (with /v1).
+func server(t testing.TB, h http.HandlerFunc) *providertest.Recorder {
 	t.Helper()
-	rec := &recorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		json.Unmarshal(b, &body)
-		rec.mu.Lock()
-		rec.bodies = append(rec.bodies, body)
-		rec.raw = append(rec.raw, b)
-		rec.headers = append(rec.headers, r.Header.Clone())
-		rec.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	rec.url = srv.URL + "/v1"
+	rec := providertest.Serve(t, "/v1/chat/completions", h)
+	rec.URL += "/v1"
 	return rec
 }
 
 // setup starts a server running h and returns a Client on it.
-func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *recorder) {
+func setup(t testing.TB, stream bool, h http.HandlerFunc) (*Client, *providertest.Recorder) {
 	t.Helper()
 	rec := server(t, h)
-	c, err := New(Config{APIKey: testKey, BaseURL: rec.url, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})
+	c, err := New(Config{APIKey: testKey, BaseURL: rec.URL, Stream: stream, Headers: map[string]string{"X-Test": "yes"}})
 	if err != nil {
 		t.Fatal(err)
 	}

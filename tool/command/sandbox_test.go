@@ -3,12 +3,12 @@ package command
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/sandbox/sandboxtest"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -21,7 +21,7 @@ func TestTheKeyDoesNotLeakThroughProc(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", key)
 	dir := t.TempDir()
 	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.Bwrap, Dir: dir})
-	needBwrap(t, err)
+	sandboxtest.NeedBwrap(t, err)
 	c := New(Config{Dir: dir, Sandbox: sb})
 	for _, line := range []string{
 		`tr '\0' '\n' < /proc/$PPID/environ | grep ANTHROPIC_API_KEY`,
@@ -64,7 +64,7 @@ func TestTheToolSetLeavesTheCommandItsOwnTimeout(t *testing.T) {
 func TestTheModelIsToldWhatTheSandboxAllows(t *testing.T) {
 	dir := t.TempDir()
 	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.Bwrap, Dir: dir})
-	needBwrap(t, err)
+	sandboxtest.NeedBwrap(t, err)
 	d := New(Config{Dir: dir, Sandbox: sb}).Spec().Description
 	for _, want := range []string{"only the workspace can be changed", "There is no network"} {
 		if !strings.Contains(d, want) {
@@ -77,17 +77,5 @@ func TestTheModelIsToldWhatTheSandboxAllows(t *testing.T) {
 	}
 	if d := New(Config{Dir: dir, Sandbox: none}).Spec().Description; strings.Contains(d, "sandbox") {
 		t.Errorf("without a sandbox the description says %q", d)
-	}
-}
-
-// needBwrap skips a test where bubblewrap is not installed (CI installs
-// it), and fails it where it is installed but does not work.
-func needBwrap(t *testing.T, err error) {
-	t.Helper()
-	switch {
-	case errors.Is(err, sandbox.ErrNoBwrap):
-		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)
-	case err != nil:
-		t.Fatal(err)
 	}
 }

@@ -3,8 +3,10 @@ package providertest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
 )
@@ -29,4 +31,33 @@ func MustFail(t testing.TB, err error, provider, key string) *llm.Error {
 		}
 	}
 	return e
+}
+
+// Failure is the part of an *llm.Error a provider's test checks: what the
+// retry layer decides by.
+type Failure struct {
+	Class      llm.Class
+	Status     int
+	Type       string
+	RetryAfter time.Duration
+}
+
+// FailureOf is e's Failure.
+func FailureOf(e *llm.Error) Failure {
+	return Failure{Class: e.Class, Status: e.Status, Type: e.Type, RetryAfter: e.RetryAfter}
+}
+
+// Hijack takes over the connection and closes it, after writing prefix:
+// a reply broken off mid-way.
+func Hijack(t testing.TB, w http.ResponseWriter, prefix string) {
+	if prefix != "" {
+		fmt.Fprint(w, prefix)
+		w.(http.Flusher).Flush()
+	}
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+		return
+	}
+	conn.Close()
 }
