@@ -15,9 +15,10 @@ import (
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// bwrapArgs returns bubblewrap's arguments up to the command. The order
-// of the mounts matters: each one lands on top of those before it.
-func (s *Sandbox) bwrapArgs() []string {
+// bwrapArgs returns bubblewrap's arguments up to the command, with the
+// .git entries gits (gitEntries) bound read-only. The order of the
+// mounts matters: each one lands on top of those before it.
+func (s *Sandbox) bwrapArgs(gits []string) []string {
 	a := []string{
 		// Killed when we die: bwrap itself by the parent-death signal we
 		// set, the sandbox's init by this flag, and with the init the
@@ -66,9 +67,10 @@ func (s *Sandbox) bwrapArgs() []string {
 		a = append(a, hide(h)...)
 	}
 	a = append(a, "--bind", s.dir, s.dir)
-	// .git read-only: a hook or a config line (core.fsmonitor, say)
-	// written there runs as the user at the next git command.
-	if git := filepath.Join(s.dir, ".git"); exists(git) {
+	// Every .git read-only, nested ones too: a hook or a config line
+	// (core.fsmonitor, say) written there runs as the user at the next
+	// git command.
+	for _, git := range gits {
 		a = append(a, "--ro-bind", git, git)
 	}
 	for _, h := range inside {
@@ -151,11 +153,6 @@ func under(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
 // ErrNoBwrap is matched by the error of New with Mode Bwrap when
 // bubblewrap is not installed (as opposed to installed but not working).
 var ErrNoBwrap = errors.New("bubblewrap is not installed")
@@ -202,7 +199,7 @@ func tryBwrap(path string) error {
 	}
 	defer os.RemoveAll(dir)
 	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap}
-	args := append(s.bwrapArgs(), "/bin/sh", "-c", "exit 0")
+	args := append(s.bwrapArgs(nil), "/bin/sh", "-c", "exit 0")
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, path, args...)

@@ -93,9 +93,8 @@ type Sandbox struct {
 	dir      string
 	env      []string
 	warnings []string
-	bwrap    string   // the bwrap program's path
-	prefix   []string // bwrap's arguments up to the command
-	pidns    pidns    // how None isolates the command's processes
+	bwrap    string // the bwrap program's path
+	pidns    pidns  // how None isolates the command's processes
 }
 
 // New resolves the mode and prepares the command line and environment.
@@ -153,7 +152,6 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		s.prefix = s.bwrapArgs()
 		return s, nil
 	}
 	s.pidns = probePidns()
