@@ -76,7 +76,31 @@ func (s *Sandbox) bwrapArgs(gits []string) []string {
 	for _, h := range inside {
 		a = append(a, hide(h)...)
 	}
+	if s.seccomp != nil {
+		// The filter comes on the command's first extra file (fd 3):
+		// seccompPipe.
+		a = append(a, "--seccomp", "3")
+	}
 	return append(a, "--chdir", s.dir, "--")
+}
+
+// seccompPipe returns the read end of a pipe that holds filter, to be
+// the command's fd 3, which bwrap reads to its end. The filter is a few
+// hundred bytes: the pipe's buffer holds it without a reader.
+func seccompPipe(filter []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(filter)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("seccomp filter: %w", err)
+	}
+	return r, nil
 }
 
 // hidden returns the paths to hide that exist, with symlinks resolved,
@@ -168,6 +192,10 @@ var (
 type probed struct {
 	path string
 	err  error
+	// seccomp is the filter commands get, nil when this bwrap or kernel
+	// cannot install it (seccompErr says why).
+	seccomp    []byte
+	seccompErr error
 }
 
 // probeTimeout bounds the probe: a bwrap that hangs does not work.
@@ -176,33 +204,50 @@ const probeTimeout = 10 * time.Second
 // probeBwrap finds bwrap and checks that it can build a sandbox here, the
 // way commands will use it: in a container without user namespaces, or
 // where the kernel forbids them to unprivileged users, it cannot.
-func probeBwrap(program string) (string, error) {
+// The seccomp filter is probed too, once bwrap works: where it cannot be
+// installed, commands run without it, with a warning.
+func probeBwrap(program string) probed {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if r, ok := probeResult[program]; ok {
-		return r.path, r.err
+		return r
 	}
+	r := probed{}
 	path, err := exec.LookPath(program)
 	if err != nil {
-		err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
+		r.err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
 	} else {
-		err = tryBwrap(path)
+		r.path, r.err = path, tryBwrap(path, nil)
 	}
-	probeResult[program] = probed{path, err}
-	return path, err
+	if f := seccompFilter(); r.err == nil && f != nil {
+		if r.seccompErr = tryBwrap(path, f); r.seccompErr == nil {
+			r.seccomp = f
+		}
+	}
+	probeResult[program] = r
+	return r
 }
 
-func tryBwrap(path string) error {
+// tryBwrap runs `exit 0` in a sandbox, with the seccomp filter when
+// given.
+func tryBwrap(path string, filter []byte) error {
 	dir, err := os.MkdirTemp("", "nightshift-probe-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap}
-	args := append(s.bwrapArgs(nil), "/bin/sh", "-c", "exit 0")
+	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap, seccomp: filter}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	c := exec.CommandContext(ctx, path, args...)
+	c := exec.CommandContext(ctx, path, append(s.bwrapArgs(nil), "/bin/sh", "-c", "exit 0")...)
+	if filter != nil {
+		f, err := seccompPipe(filter)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		c.ExtraFiles = []*os.File{f}
+	}
 	c.Env = []string{"PATH=/usr/bin:/bin"}
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out

@@ -65,6 +65,16 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 	}
 	c := s.command(line, gits)
 	c.Stdout, c.Stderr = w, w
+	if s.mode == Bwrap && s.seccomp != nil {
+		f, err := seccompPipe(s.seccomp)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return Exit{}, err
+		}
+		defer f.Close() // the child has its own copy once started
+		c.ExtraFiles = []*os.File{f}
+	}
 
 	// Start and wait on one locked thread: the parent-death signal is
 	// sent when the thread that started the child ends, not the process,

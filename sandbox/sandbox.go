@@ -94,6 +94,7 @@ type Sandbox struct {
 	env      []string
 	warnings []string
 	bwrap    string // the bwrap program's path
+	seccomp  []byte // the seccomp filter under bwrap; nil for none
 	pidns    pidns  // how None isolates the command's processes
 }
 
@@ -133,9 +134,13 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		path, perr := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(cfg.Bwrap)
+		path, perr := p.path, p.err
 		if perr == nil {
-			s.mode, s.bwrap = Bwrap, path
+			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
+			if p.seccompErr != nil {
+				s.warnings = append(s.warnings, fmt.Sprintf("commands run without the seccomp filter: %v", p.seccompErr))
+			}
 			break
 		}
 		if mode == Bwrap {

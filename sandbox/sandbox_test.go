@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(Mode(mode)))
 	}
+	if os.Getenv(syscallsEnv) != "" {
+		os.Exit(trySyscalls())
+	}
 	os.Exit(m.Run())
 }
 
@@ -50,7 +53,7 @@ func helper(mode Mode) int {
 // but does not work: that is worth knowing.
 func needBwrap(t *testing.T) {
 	t.Helper()
-	_, err := probeBwrap("bwrap")
+	err := probeBwrap("bwrap").err
 	switch {
 	case errors.Is(err, ErrNoBwrap):
 		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)
