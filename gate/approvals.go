@@ -15,8 +15,23 @@ import (
 // one per parked task; a person approving the parked call adds its key.
 // A nil *Approvals holds nothing. It is safe for concurrent use.
 type Approvals struct {
-	mu   sync.Mutex
-	keys map[string]bool
+	mu     sync.Mutex
+	keys   map[string]bool
+	redact func(string) string
+}
+
+// Redacting makes s find a call also by its key with the credentials
+// replaced (redact, a redact.Redactor's String), and returns s. The
+// night stores parked actions redacted, as every text of the ledger
+// (ledger.Config.Redact): an approved call that held a key comes back
+// from the ledger as [redacted], and is matched in that form.
+func (s *Approvals) Redacting(redact func(string) string) *Approvals {
+	if s != nil {
+		s.mu.Lock()
+		s.redact = redact
+		s.mu.Unlock()
+	}
+	return s
 }
 
 // NewApprovals returns a set holding keys (made by Key).
@@ -73,7 +88,8 @@ func (s *Approvals) Approved(a Action) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.keys[Key(a.Tool, a.Input)]
+	k := Key(a.Tool, a.Input)
+	return s.keys[k] || s.redact != nil && s.keys[s.redact(k)]
 }
 
 // Keys returns the approved keys, sorted, for storing with a task.

@@ -144,6 +144,26 @@ func TestAPersonsYesAllowsTheSameCallAgain(t *testing.T) {
 	}
 }
 
+// Regression: the ledger stores a parked action redacted, so an approved
+// call that held a key came back as [redacted] and never matched the call
+// again: the task parked at every attempt.
+func TestAnApprovalStoredRedactedMatchesTheCall(t *testing.T) {
+	const key = "sk-ant-api03-approve-0123456789"
+	red := func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }
+	call := command("curl -H 'x-api-key: " + key + "' https://api.example/deploy")
+	stored := red(Key(call.Tool, call.Input))
+	if NewApprovals(stored).Approved(call) {
+		t.Fatal("the redacted key matched without Redacting: the test proves nothing")
+	}
+	a := NewApprovals(stored).Redacting(red)
+	if !a.Approved(call) {
+		t.Error("the call whose approval was stored redacted is not approved")
+	}
+	if a.Approved(command("curl -H 'x-api-key: other-key-0123' https://api.example/deploy")) {
+		t.Error("a call with another value where the key was is approved")
+	}
+}
+
 func TestPreApprovedCall(t *testing.T) {
 	approved := NewApprovals(Key("run_command", json.RawMessage(`{"command":"make deploy"}`)))
 	tests := []struct {

@@ -20,6 +20,8 @@ type Ledger struct {
 	logger   *slog.Logger
 	// wall is the clock leases are measured on.
 	wall clock.Clock
+	// redact is Config.Redact.
+	redact func(string) string
 
 	mu sync.Mutex
 	// working is the night this process works, while Work runs.

@@ -3,8 +3,10 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +77,7 @@ var conformance = []struct {
 	{"the same night is joined, and its end is written once", testNightOnce},
 	{"a system-stopped night is resumed, its stop kept", testResume},
 	{"a note is written once per night", testNoteOnce},
+	{"no credential's value is stored: steps, failures, notes, task notes, parked actions, tasks, nights", testRedactedAtWrite},
 }
 
 func ctx() context.Context { return context.Background() }
@@ -527,5 +530,52 @@ func testNoteOnce(t *testing.T, dsn string) {
 	}
 	if ns, _ := l.Notes(ctx(), n.ID); len(ns) != 1 {
 		t.Errorf("notes %+v, want one", ns)
+	}
+}
+
+// Regression: the ledger stored what it was given, and only the report
+// redacted on display; anyone reading the database (sqlite3, psql, a
+// report from a process without the key in its environment) read the
+// key a step's answer, a failure or a note held.
+func testRedactedAtWrite(t *testing.T, dsn string) {
+	const key = "sk-ant-api03-ledger-0123456789"
+	red := func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }
+	l := openAs(t, dsn, ledger.Config{Owner: "box", Redact: red})
+	n := night(t, l, "secrets")
+	task, err := l.AddTask(ctx(), ledger.NewTask{Title: "use " + key, Body: "the key is " + key, Score: score(5)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	play(t, l, n, stepOf(ledger.Claim{Role: ledger.Builder, Worker: "b", Task: task.ID, At: t0},
+		ledger.Result{State: ledger.StepParked, Outcome: "parked", Reason: "printed " + key, Answer: "ANTHROPIC_API_KEY=" + key,
+			Checks: []string{"cmd:echo " + key}, At: t0,
+			Failures: []ledger.Failure{{Scope: ledger.TaskScope, Rule: "failed-step", Reason: "401 for key " + key}},
+			Park:     &ledger.ParkedAction{Action: `run_command {"command":"curl -H 'x-api-key: ` + key + `'"}`, Reason: "asks " + key, Deadline: t0.Add(time.Hour)}}))
+	if _, err := l.AddNote(ctx(), ledger.Note{Night: n.ID, At: t0, Kind: "waiting", Text: "saw " + key}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AddTaskNote(ctx(), ledger.TaskNote{Task: task.ID, Night: n.ID, Text: "remember " + key, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AddFailure(ctx(), ledger.Failure{Night: n.ID, Scope: ledger.SystemScope, Reason: "auth " + key, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	// The night above ended out of work; another one ends with a reason.
+	if _, err := l.EndNight(ctx(), night(t, l, "stopped").ID, ledger.SystemStopped, "stopped: "+key, t0); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := l.Steps(ctx(), n.ID)
+	fails, _ := l.Failures(ctx(), n.ID)
+	notes, _ := l.Notes(ctx(), n.ID)
+	tnotes, _ := l.TaskNotes(ctx(), task.ID)
+	parked, _ := l.ParkedActions(ctx())
+	tasks, _ := l.Tasks(ctx())
+	nights, _ := l.Nights(ctx())
+	stored := fmt.Sprint(steps, fails, notes, tnotes, parked, tasks, nights)
+	if strings.Contains(stored, key) {
+		t.Errorf("the ledger stored the key:\n%s", stored)
+	}
+	if got := strings.Count(stored, "[redacted]"); got != 12 {
+		t.Errorf("%d texts redacted, want 12 (is everything there?):\n%s", got, stored)
 	}
 }

@@ -51,6 +51,13 @@ type Config struct {
 	// clock.Real{}. (River times a running step's lease on the real
 	// clock whatever this is.)
 	Clock clock.Clock
+	// Redact replaces the credentials in a text (redact.Redactor's
+	// String): every text the ledger writes passes through it first —
+	// steps' reasons, answers and failed checks, failures, notes, task
+	// notes, parked actions, tasks, nights' reasons — so that no
+	// credential's value is stored, whoever reads the ledger later.
+	// Default: none.
+	Redact func(string) string
 }
 
 // DefaultLease is the lease of a step when Config.Lease is zero.
@@ -93,6 +100,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		lease:   cmp.Or(cfg.Lease, DefaultLease),
 		logger:  cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
 		wall:    cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		redact:  cfg.Redact,
 	}
 	var err error
 	if IsPostgres(dsn) {

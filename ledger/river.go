@@ -89,7 +89,7 @@ type riverBackend[TDriver riverdriver.Driver[TTx], TTx any] struct {
 	client   *river.Client[TTx]
 }
 
-func (b *riverBackend[TDriver, TTx]) pool() querier { return b.q }
+func (b *riverBackend[TDriver, TTx]) pool() querier { return b.l.redacting(b.q) }
 
 func (b *riverBackend[TDriver, TTx]) forUpdate() string { return b.dialect.forUpdate }
 
@@ -101,7 +101,7 @@ func (b *riverBackend[TDriver, TTx]) inTx(ctx context.Context, fn func(q querier
 	if err != nil {
 		return err
 	}
-	if err := fn(b.wrap(tx), &riverOps[TDriver, TTx]{b: b, tx: tx}); err != nil {
+	if err := fn(b.l.redacting(b.wrap(tx)), &riverOps[TDriver, TTx]{b: b, tx: tx}); err != nil {
 		b.rollback(ctx, tx)
 		return err
 	}

@@ -84,11 +84,17 @@ type logFile struct {
 	f     *os.File
 	bytes int64
 	buf   bytes.Buffer
+	// redact replaces the credentials in each line before it is
+	// written (nil: none): the log holds the conversation, whose
+	// messages (the task, the model's own text, its tool calls' inputs)
+	// may carry a credential's value that no redactor saw on its way.
+	// A resumed run reads [redacted] where the value was.
+	redact func(string) string
 }
 
 // createLog makes run's checkpoint folder and log, with its begin record
-// synced, durably.
-func createLog(dir string, begin record) (*logFile, error) {
+// synced, durably; every line passes through redact (nil: none).
+func createLog(dir string, begin record, redact func(string) string) (*logFile, error) {
 	if err := statedir.MkdirPrivate(dir); err != nil {
 		return nil, err
 	}
@@ -96,7 +102,7 @@ func createLog(dir string, begin record) (*logFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	l := &logFile{f: f}
+	l := &logFile{f: f, redact: redact}
 	if err := l.append(begin, true); err != nil {
 		f.Close()
 		return nil, err
@@ -110,8 +116,9 @@ func createLog(dir string, begin record) (*logFile, error) {
 
 // openLog opens an existing log to append to it, after the last whole
 // record: a torn last line (the process died while writing it) is cut
-// off, so the next record starts on a line of its own.
-func openLog(dir string, whole int64) (*logFile, error) {
+// off, so the next record starts on a line of its own. Every line passes
+// through redact (nil: none).
+func openLog(dir string, whole int64, redact func(string) string) (*logFile, error) {
 	f, err := os.OpenFile(filepath.Join(dir, checkpointLog), os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
@@ -124,7 +131,7 @@ func openLog(dir string, whole int64) (*logFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	return &logFile{f: f, bytes: whole}, nil
+	return &logFile{f: f, bytes: whole, redact: redact}, nil
 }
 
 // append writes r as one line, in one write, and syncs the log when
@@ -136,7 +143,14 @@ func (l *logFile) append(r record, durable bool) error {
 	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	n, err := l.f.Write(l.buf.Bytes())
+	line := l.buf.Bytes()
+	if l.redact != nil {
+		// The mask holds no character JSON escapes, and every JSON
+		// escaped form of a secret is one of the redactor's forms: the
+		// line stays valid JSON.
+		line = []byte(l.redact(string(line)))
+	}
+	n, err := l.f.Write(line)
 	l.bytes += int64(n)
 	if err == nil && durable {
 		err = l.f.Sync()

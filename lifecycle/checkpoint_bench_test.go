@@ -35,7 +35,7 @@ func BenchmarkCheckpointStep(b *testing.B) {
 	for _, step := range []int{10, 200} {
 		b.Run(fmt.Sprintf("step=%d/result=20KB", step), func(b *testing.B) {
 			dir := b.TempDir()
-			log, err := createLog(dir, record{Op: "begin", Run: "bench", Task: "bench"})
+			log, err := createLog(dir, record{Op: "begin", Run: "bench", Task: "bench"}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

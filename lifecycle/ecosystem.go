@@ -39,6 +39,9 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 		if x.memory == nil {
 			x.memory = memory.Dir(filepath.Join(state, statedir.MemoryName))
 		}
+		if cfg.Redact != nil {
+			x.memory = redactedMemory{x.memory, cfg.Redact.String}
+		}
 		notes, err := x.memory.Notes(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("lifecycle: memory: %w", err)
@@ -141,4 +144,17 @@ func ExtraToolNames(cfg Config) (names, prefixes []string) {
 		prefixes = append(prefixes, s.Name+mcp.Sep)
 	}
 	return names, prefixes
+}
+
+// redactedMemory keeps notes with the credentials in their text
+// replaced: a note (the model's remember, a failure's reason) is read by
+// every later attempt and kept on disk.
+type redactedMemory struct {
+	memory.Store
+	redact func(string) string
+}
+
+func (m redactedMemory) Add(ctx context.Context, n memory.Note) error {
+	n.Text = m.redact(n.Text)
+	return m.Store.Add(ctx, n)
 }

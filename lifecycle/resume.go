@@ -137,7 +137,7 @@ func newCheckpoint(state string, root *workspace.Root, tx *journal.Tx, chain *gu
 	}
 	budget := cfg.Budget
 	log, err := createLog(dir, record{Op: "begin", Run: cfg.RunID, Task: task, Model: cfg.ModelName,
-		Started: cfg.Clock.Now(), Settings: cfg.Settings, Budget: &budget, Timeout: cfg.Timeout})
+		Started: cfg.Clock.Now(), Settings: cfg.Settings, Budget: &budget, Timeout: cfg.Timeout}, redactFunc(cfg.Redact))
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (rs *resumed) open(root *workspace.Root, tx *journal.Tx, chain *guardChain,
 	if err := rs.settleCalls(c); err != nil {
 		return nil, err
 	}
-	log, err := openLog(rs.dir, rs.whole)
+	log, err := openLog(rs.dir, rs.whole, redactFunc(cfg.Redact))
 	if err != nil {
 		return nil, err
 	}

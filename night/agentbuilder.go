@@ -150,7 +150,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	cfg := lifecycle.Config{
 		Fallback: fb, NoCache: noCache,
 		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
-		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...), Audit: used,
+		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,

@@ -10,7 +10,9 @@
 // alone: replacing "abc" everywhere would garble more than it protects.
 //
 // A value is also found in the forms it takes on the way out: escaped in
-// JSON, and percent-encoded in a URL.
+// JSON and HTML, percent-encoded in a URL, and in base64 (at any offset
+// in a longer stream, standard and URL alphabets, wrapped as base64 and
+// openssl wrap it) and hex, where a command that read it may have put it.
 //
 //	r := redact.FromEnv(os.Environ(), "MY_KEY_ENV")
 //	fmt.Fprintln(stdout, r.String(answer))

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"html"
 	"io"
@@ -110,7 +112,50 @@ func variants(s string) []string {
 		out = append(out, j[1:len(j)-1])
 	}
 	out = append(out, url.QueryEscape(s), url.PathEscape(s), html.EscapeString(s))
-	return out
+	return append(out, encoded(s)...)
+}
+
+// encoded returns the forms s takes inside base64 and hex output, where a
+// command that read a key may have put it (`base64 < key`, an
+// Authorization: Basic header, `xxd -p`). Base64 turns 3 bytes into 4
+// characters, so s inside a longer stream is spelt one of three ways,
+// by its offset modulo 3: for each, the run of characters that s's bytes
+// alone decide (the first and last may mix in a neighbour's bits and
+// are left), in the standard and the URL alphabet, and for s at the
+// start of a stream also wrapped as base64 (76 columns) and openssl (64)
+// wrap it. Hex in lower and upper case. A run shorter than MinLen is left
+// out.
+func encoded(s string) []string {
+	var out []string
+	for k := range 3 {
+		enc := base64.StdEncoding.EncodeToString(append(make([]byte, k), s...))
+		from, to := (8*k+5)/6, 8*(k+len(s))/6
+		if to-from < MinLen {
+			continue
+		}
+		run := enc[from:to]
+		forms := []string{run}
+		if k == 0 {
+			forms = append(forms, wrap(run, 76), wrap(run, 64))
+		}
+		for _, f := range forms {
+			out = append(out, f, strings.NewReplacer("+", "-", "/", "_").Replace(f))
+		}
+	}
+	h := hex.EncodeToString([]byte(s))
+	return append(out, h, strings.ToUpper(h))
+}
+
+// wrap breaks s into lines of n characters.
+func wrap(s string, n int) string {
+	var b strings.Builder
+	for len(s) > n {
+		b.WriteString(s[:n])
+		b.WriteByte('\n')
+		s = s[n:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // String returns s with every secret replaced by Mask.

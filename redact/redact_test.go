@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,4 +135,51 @@ func TestASecretAddedLaterIsRedactedByWhatHoldsTheRedactor(t *testing.T) {
 	if Underlying(w) != &b {
 		t.Error("Underlying does not find the wrapped writer")
 	}
+}
+
+// Regression: a command that found a key could hand it on encoded,
+// `base64 < key` or an Authorization: Basic header, and the redactor
+// only knew its JSON, URL and HTML forms.
+func TestASecretEncodedInBase64OrHexIsFound(t *testing.T) {
+	long := "sk-ant-api03-" + strings.Repeat("abcdefghij0123456789", 5) + "-xyz?>~"
+	r := New(key, long)
+	b64 := base64.StdEncoding.EncodeToString
+	tests := []struct{ name, in string }{
+		{"base64 of the key alone", b64([]byte(key))},
+		{"base64 of the key with a newline, as echo | base64 prints it", b64([]byte(key + "\n"))},
+		{"base64 of user:key, as in a Basic header", "Authorization: Basic " + b64([]byte("user:"+key))},
+		{"base64 of the key after one byte", b64([]byte("x" + key + "yz"))},
+		{"URL-safe base64", base64.URLEncoding.EncodeToString([]byte(long))},
+		{"base64 wrapped at 76 columns", wrapAt(b64([]byte(long)), 76)},
+		{"base64 wrapped at 64 columns", wrapAt(b64([]byte(long)), 64)},
+		{"hex", hex.EncodeToString([]byte(key))},
+		{"hex in capitals", strings.ToUpper(hex.EncodeToString([]byte(key)))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.String(tt.in)
+			if !strings.Contains(got, Mask) {
+				t.Fatalf("String(%q) = %q: not redacted", tt.in, got)
+			}
+			// What is left beside the mask is a few characters at each
+			// end: what encodes "user:", and bits of a byte or two of
+			// the key mixed with a neighbour's, never the key.
+			left := strings.TrimPrefix(strings.ReplaceAll(strings.ReplaceAll(got, Mask, ""), "\n", ""), "Authorization: Basic ")
+			if len(left) > 10 {
+				t.Errorf("String(%q) = %q: too much is left", tt.in, got)
+			}
+		})
+	}
+	if got := r.String("an ordinary line of output, SGVsbG8gd29ybGQ="); strings.Contains(got, Mask) {
+		t.Errorf("other base64 was redacted: %q", got)
+	}
+}
+
+func wrapAt(s string, n int) string {
+	var b strings.Builder
+	for len(s) > n {
+		b.WriteString(s[:n] + "\n")
+		s = s[n:]
+	}
+	return b.String() + s + "\n"
 }

@@ -15,9 +15,10 @@ import (
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// bwrapArgs returns bubblewrap's arguments up to the command. The order
-// of the mounts matters: each one lands on top of those before it.
-func (s *Sandbox) bwrapArgs() []string {
+// bwrapArgs returns bubblewrap's arguments up to the command, with the
+// .git entries gits (gitEntries) bound read-only. The order of the
+// mounts matters: each one lands on top of those before it.
+func (s *Sandbox) bwrapArgs(gits []string) []string {
 	a := []string{
 		// Killed when we die: bwrap itself by the parent-death signal we
 		// set, the sandbox's init by this flag, and with the init the
@@ -66,15 +67,40 @@ func (s *Sandbox) bwrapArgs() []string {
 		a = append(a, hide(h)...)
 	}
 	a = append(a, "--bind", s.dir, s.dir)
-	// .git read-only: a hook or a config line (core.fsmonitor, say)
-	// written there runs as the user at the next git command.
-	if git := filepath.Join(s.dir, ".git"); exists(git) {
+	// Every .git read-only, nested ones too: a hook or a config line
+	// (core.fsmonitor, say) written there runs as the user at the next
+	// git command.
+	for _, git := range gits {
 		a = append(a, "--ro-bind", git, git)
 	}
 	for _, h := range inside {
 		a = append(a, hide(h)...)
 	}
+	if s.seccomp != nil {
+		// The filter comes on the command's first extra file (fd 3):
+		// seccompPipe.
+		a = append(a, "--seccomp", "3")
+	}
 	return append(a, "--chdir", s.dir, "--")
+}
+
+// seccompPipe returns the read end of a pipe that holds filter, to be
+// the command's fd 3, which bwrap reads to its end. The filter is a few
+// hundred bytes: the pipe's buffer holds it without a reader.
+func seccompPipe(filter []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(filter)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("seccomp filter: %w", err)
+	}
+	return r, nil
 }
 
 // hidden returns the paths to hide that exist, with symlinks resolved,
@@ -151,11 +177,6 @@ func under(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
 // ErrNoBwrap is matched by the error of New with Mode Bwrap when
 // bubblewrap is not installed (as opposed to installed but not working).
 var ErrNoBwrap = errors.New("bubblewrap is not installed")
@@ -171,6 +192,10 @@ var (
 type probed struct {
 	path string
 	err  error
+	// seccomp is the filter commands get, nil when this bwrap or kernel
+	// cannot install it (seccompErr says why).
+	seccomp    []byte
+	seccompErr error
 }
 
 // probeTimeout bounds the probe: a bwrap that hangs does not work.
@@ -179,33 +204,50 @@ const probeTimeout = 10 * time.Second
 // probeBwrap finds bwrap and checks that it can build a sandbox here, the
 // way commands will use it: in a container without user namespaces, or
 // where the kernel forbids them to unprivileged users, it cannot.
-func probeBwrap(program string) (string, error) {
+// The seccomp filter is probed too, once bwrap works: where it cannot be
+// installed, commands run without it, with a warning.
+func probeBwrap(program string) probed {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if r, ok := probeResult[program]; ok {
-		return r.path, r.err
+		return r
 	}
+	r := probed{}
 	path, err := exec.LookPath(program)
 	if err != nil {
-		err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
+		r.err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
 	} else {
-		err = tryBwrap(path)
+		r.path, r.err = path, tryBwrap(path, nil)
 	}
-	probeResult[program] = probed{path, err}
-	return path, err
+	if f := seccompFilter(); r.err == nil && f != nil {
+		if r.seccompErr = tryBwrap(path, f); r.seccompErr == nil {
+			r.seccomp = f
+		}
+	}
+	probeResult[program] = r
+	return r
 }
 
-func tryBwrap(path string) error {
+// tryBwrap runs `exit 0` in a sandbox, with the seccomp filter when
+// given.
+func tryBwrap(path string, filter []byte) error {
 	dir, err := os.MkdirTemp("", "nightshift-probe-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap}
-	args := append(s.bwrapArgs(), "/bin/sh", "-c", "exit 0")
+	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap, seccomp: filter}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	c := exec.CommandContext(ctx, path, args...)
+	c := exec.CommandContext(ctx, path, append(s.bwrapArgs(nil), "/bin/sh", "-c", "exit 0")...)
+	if filter != nil {
+		f, err := seccompPipe(filter)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		c.ExtraFiles = []*os.File{f}
+	}
 	c.Env = []string{"PATH=/usr/bin:/bin"}
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out

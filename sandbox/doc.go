@@ -5,8 +5,9 @@
 //
 //   - bwrap: the command runs under bubblewrap (the Debian package
 //     bubblewrap): the workspace is read-write, everything else read-only,
-//     the workspace's .git read-only, nightshift's state and the usual
-//     credential folders (~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ~/.config/gh,
+//     every .git in the workspace read-only (nested repositories and
+//     submodules too, found again for each command), nightshift's state
+//     and the usual credential folders (~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ~/.config/gh,
 //     ~/.config/gcloud, ...) replaced by empty ones, /tmp and /run private,
 //     no network unless Config.Net, no capabilities, and its own PID
 //     namespace, so it sees no process of ours (nor /proc/<our pid>) and

@@ -57,8 +57,24 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 	if err != nil {
 		return Exit{}, err
 	}
-	c := s.command(line)
+	// Under bwrap the .git entries are found again for every command: a
+	// repository cloned or made by an earlier one is protected too.
+	var gits []string
+	if s.mode == Bwrap {
+		gits = gitEntries(s.dir)
+	}
+	c := s.command(line, gits)
 	c.Stdout, c.Stderr = w, w
+	if s.mode == Bwrap && s.seccomp != nil {
+		f, err := seccompPipe(s.seccomp)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return Exit{}, err
+		}
+		defer f.Close() // the child has its own copy once started
+		c.ExtraFiles = []*os.File{f}
+	}
 
 	// Start and wait on one locked thread: the parent-death signal is
 	// sent when the thread that started the child ends, not the process,
@@ -107,18 +123,33 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 		<-read
 	}
 	r.Close()
+	if s.mode == Bwrap {
+		s.noteNewGit(gits, out)
+	}
 	if cerr != nil {
 		return Exit{}, cerr
 	}
 	return exitOf(werr)
 }
 
-// command builds the exec.Cmd for line.
-func (s *Sandbox) command(line string) *exec.Cmd {
+// noteNewGit tells whoever reads the output (the model, the events, the
+// record) about each .git the command made: a command may make one (git
+// init, git clone), which is read-only from the next command on, but
+// what it wrote there runs as the user at the user's next git command in
+// that folder once the run has kept its changes.
+func (s *Sandbox) noteNewGit(before []string, out io.Writer) {
+	for _, rel := range newGit(s.dir, before, gitEntries(s.dir)) {
+		fmt.Fprintf(out, "\nnightshift: this command made %s, read-only from the next command on; git runs its hooks and config as the user at the next git command there\n", rel)
+	}
+}
+
+// command builds the exec.Cmd for line; under bwrap the .git entries
+// gits are read-only.
+func (s *Sandbox) command(line string, gits []string) *exec.Cmd {
 	var c *exec.Cmd
 	switch {
 	case s.mode == Bwrap:
-		args := append(append([]string(nil), s.prefix...), s.cfg.Shell, "-c", line)
+		args := append(s.bwrapArgs(gits), s.cfg.Shell, "-c", line)
 		c = exec.Command(s.bwrap, args...)
 		c.SysProcAttr = bwrapAttr()
 	case s.pidns != noPidns:

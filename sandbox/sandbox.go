@@ -93,9 +93,9 @@ type Sandbox struct {
 	dir      string
 	env      []string
 	warnings []string
-	bwrap    string   // the bwrap program's path
-	prefix   []string // bwrap's arguments up to the command
-	pidns    pidns    // how None isolates the command's processes
+	bwrap    string // the bwrap program's path
+	seccomp  []byte // the seccomp filter under bwrap; nil for none
+	pidns    pidns  // how None isolates the command's processes
 }
 
 // New resolves the mode and prepares the command line and environment.
@@ -134,9 +134,13 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		path, perr := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(cfg.Bwrap)
+		path, perr := p.path, p.err
 		if perr == nil {
-			s.mode, s.bwrap = Bwrap, path
+			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
+			if p.seccompErr != nil {
+				s.warnings = append(s.warnings, fmt.Sprintf("commands run without the seccomp filter: %v", p.seccompErr))
+			}
 			break
 		}
 		if mode == Bwrap {
@@ -153,7 +157,6 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		s.prefix = s.bwrapArgs()
 		return s, nil
 	}
 	s.pidns = probePidns()

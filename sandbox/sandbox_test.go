@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(Mode(mode)))
 	}
+	if os.Getenv(syscallsEnv) != "" {
+		os.Exit(trySyscalls())
+	}
 	os.Exit(m.Run())
 }
 
@@ -50,7 +53,7 @@ func helper(mode Mode) int {
 // but does not work: that is worth knowing.
 func needBwrap(t *testing.T) {
 	t.Helper()
-	_, err := probeBwrap("bwrap")
+	err := probeBwrap("bwrap").err
 	switch {
 	case errors.Is(err, ErrNoBwrap):
 		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)
@@ -431,4 +434,64 @@ func TestSetGivesEveryCommandAVariable(t *testing.T) {
 	if _, err := New(Config{Mode: None, Dir: t.TempDir(), Set: []string{"GITHUB_TOKEN=x"}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("a credential in Set: %v", err)
 	}
+}
+
+// Regression: only the workspace's top-level .git was read-only, once,
+// when the sandbox was made; a submodule's gitfile, a nested repository,
+// a .GIT spelt otherwise, and a repository an earlier command made were
+// not, and git runs what is written there as the user.
+func TestBwrapKeepsEveryGitReadOnly(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	files := map[string]string{
+		".git/config":     "[core]\n",
+		"sub/.git/config": "[core]\n",
+		"mod/.git":        "gitdir: ../.git/modules/mod\n",
+		"Up/.GIT/config":  "[core]\n",
+		"a/b/c/.git/HEAD": "ref: refs/heads/main\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+	tests := []struct{ name, line, want string }{
+		{"a nested repository's config", "{ echo '[core] fsmonitor = touch PWNED' >> sub/.git/config; } 2>/dev/null || echo refused", "refused\n"},
+		{"a nested repository's hooks", "mkdir sub/.git/hooks 2>/dev/null || echo refused", "refused\n"},
+		{"a submodule's gitfile", "{ echo 'gitdir: ../evil' > mod/.git; } 2>/dev/null || echo refused", "refused\n"},
+		{"a submodule's gitfile cannot be moved away", "mv mod/.git mod/old 2>/dev/null || echo refused", "refused\n"},
+		{"a .GIT in another case", "{ echo x >> Up/.GIT/config; } 2>/dev/null || echo refused", "refused\n"},
+		{"a deep one", "rm a/b/c/.git/HEAD 2>/dev/null || echo refused", "refused\n"},
+		{"the rest of the folder stays writable", "echo ok > sub/file && cat sub/file", "ok\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if out, _ := runLine(t, sb, tt.line); out != tt.want {
+				t.Errorf("%s:\n got %q\nwant %q", tt.line, out, tt.want)
+			}
+		})
+	}
+	for name, content := range files {
+		if b, err := os.ReadFile(filepath.Join(ws, name)); err != nil || string(b) != content {
+			t.Errorf("%s = %q, %v; want %q", name, b, err, content)
+		}
+	}
+
+	t.Run("a .git a command makes is named in its output and read-only for the next", func(t *testing.T) {
+		out, _ := runLine(t, sb, "mkdir -p new/.git/hooks && echo 'touch PWNED' > new/.git/hooks/post-checkout && echo made")
+		if !strings.HasPrefix(out, "made\n") || !strings.Contains(out, "nightshift: this command made new/.git, read-only from the next command on") {
+			t.Errorf("output %q", out)
+		}
+		if out, _ := runLine(t, sb, "{ echo 'touch PWNED2' >> new/.git/hooks/post-checkout; } 2>/dev/null || echo refused"); out != "refused\n" {
+			t.Errorf("the next command: %q", out)
+		}
+		if out, _ := runLine(t, sb, "echo quiet"); out != "quiet\n" {
+			t.Errorf("a command that makes no .git: %q", out)
+		}
+	})
 }

@@ -38,9 +38,11 @@ func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"),
 
 // openLedger opens the ledger db names as $NIGHTSHIFT_OWNER, with how
 // this process works a night (cfg's Workers and Lease; zero: the
-// defaults).
+// defaults). Every text it writes passes through the process's redactor
+// first, so the ledger never stores a credential's value.
 func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledger, error) {
 	cfg.Owner = os.Getenv("NIGHTSHIFT_OWNER")
+	cfg.Redact = redactorOf(ctx).String
 	l, err := ledger.Open(ctx, resolveDB(db), cfg)
 	if errors.Is(err, ledger.ErrBadOwner) {
 		return nil, usageError(err)

@@ -26,33 +26,13 @@ func protectedWrite(r *workspace.Root, name, rel string) error {
 	return nil
 }
 
-// gitPath reports whether a component of p is .git, however it is spelt:
-// in any case, and with what some file systems ignore (trailing dots and
-// spaces on NTFS, invisible characters on HFS+), or as NTFS's short name
-// GIT~1. git itself refuses these spellings for the same reason.
+// gitPath reports whether a component of p is .git, however it is spelt
+// (workspace.IsGitName).
 func gitPath(p string) bool {
 	for c := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		c = strings.Map(func(r rune) rune {
-			if ignorable(r) {
-				return -1
-			}
-			return r
-		}, c)
-		c = strings.TrimRight(c, ". ")
-		if strings.EqualFold(c, ".git") || strings.EqualFold(c, "git~1") {
+		if workspace.IsGitName(c) {
 			return true
 		}
-	}
-	return false
-}
-
-// ignorable lists the code points HFS+ ignores in names.
-func ignorable(r rune) bool {
-	switch {
-	case r == 0x200c, r == 0x200d, r == 0x200e, r == 0x200f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-		return true
 	}
 	return false
 }
