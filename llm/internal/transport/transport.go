@@ -13,6 +13,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -90,3 +91,13 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 }
 
 type writerOnly struct{ io.Writer }
+
+// CloseWrite closes the connection's writing side, as a TCP connection's
+// CloseWrite does (net/http calls it on the body of a 101 Switching
+// Protocols response, which is the connection).
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
