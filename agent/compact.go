@@ -80,8 +80,10 @@ func (r *run) compact(ctx context.Context) *Result {
 	if at <= 0 || at > 1 {
 		at = DefaultCompactAt
 	}
-	est := r.est.Estimate(r.request()).InputTokens
+	chars := r.request().Chars()
+	est := r.est.EstimateChars(chars).InputTokens
 	if float64(est) <= at*float64(window) {
+		r.nextChars = chars
 		return nil
 	}
 	keep := keepFrom(r.msgs, window)
@@ -106,7 +108,8 @@ func (r *run) compact(ctx context.Context) *Result {
 	head := llm.UserText(fmt.Sprintf(compactedMsg, r.task, summary, r.changedList()))
 	r.msgs = append([]llm.Message{head}, r.msgs[keep:]...)
 	r.compactions++
-	after := r.est.Estimate(r.request()).InputTokens
+	r.nextChars = r.request().Chars()
+	after := r.est.EstimateChars(r.nextChars).InputTokens
 	r.emit(event.NewCompact(event.CompactInfo{
 		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
 		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,

@@ -58,6 +58,10 @@ type run struct {
 	est         budget.Estimator
 	compactions int
 	resultsCut  int
+	// nextChars is the next worker call's characters
+	// (llm.Request.Chars), when compact counted them already; -1 when
+	// not. Counting walks the whole conversation: once a step is enough.
+	nextChars int64
 	// inner is the context of the innermost call under way, for the
 	// Observer's events (see observe.go).
 	inner context.Context
@@ -73,11 +77,12 @@ type run struct {
 func Run(ctx context.Context, cfg Config, task string) *Result {
 	cfg = cfg.withDefaults()
 	r := &run{
-		cfg:    cfg,
-		task:   task,
-		res:    &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
-		maxTok: cfg.MaxTokens,
-		inner:  ctx,
+		cfg:       cfg,
+		task:      task,
+		res:       &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
+		maxTok:    cfg.MaxTokens,
+		inner:     ctx,
+		nextChars: -1,
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -182,6 +187,7 @@ func (r *run) steps(ctx context.Context) *Result {
 		if r.res.Steps >= r.cfg.MaxSteps {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
 		}
+		r.nextChars = -1
 		if out := r.compact(ctx); out != nil {
 			return out
 		}
@@ -303,12 +309,17 @@ func (r *run) finishPending(ctx context.Context, p *Pending) *Result {
 // layer.
 func (r *run) call(ctx context.Context) (*llm.Response, error) {
 	req := r.request()
+	chars := r.nextChars
+	if chars < 0 {
+		chars = req.Chars()
+	}
+	r.nextChars = -1
 	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	r.est.Observe(req, resp.Usage)
+	r.est.ObserveChars(chars, resp.Usage)
 	r.res.Calls++
 	r.spent()
 	return resp, nil

@@ -17,10 +17,15 @@ type Estimator struct {
 // (the first call: all its characters at four a token), read from the
 // cache as far as the previous call's prompt reached when that call used
 // the cache; its output is the model's average output so far.
-func (e *Estimator) Estimate(req *llm.Request) llm.Usage {
+func (e *Estimator) Estimate(req *llm.Request) llm.Usage { return e.EstimateChars(req.Chars()) }
+
+// EstimateChars is Estimate for a request of chars characters
+// (llm.Request.Chars), for a caller that has counted them already:
+// counting walks the whole conversation, which at step 200 of a run is
+// most of what an estimate costs.
+func (e *Estimator) EstimateChars(chars int64) llm.Usage {
 	// Until a call of the model has said how many tokens its prompt was,
 	// every character counts at llm.CharsPerToken.
-	chars := req.Chars()
 	in := llm.Tokens(chars)
 	if e.calls > 0 && chars >= e.lastChars {
 		in = e.last.InputTokens + llm.Tokens(chars-e.lastChars)
@@ -36,9 +41,13 @@ func (e *Estimator) Estimate(req *llm.Request) llm.Usage {
 }
 
 // Observe records the usage of a call made with req.
-func (e *Estimator) Observe(req *llm.Request, u llm.Usage) {
+func (e *Estimator) Observe(req *llm.Request, u llm.Usage) { e.ObserveChars(req.Chars(), u) }
+
+// ObserveChars is Observe for a request of chars characters
+// (llm.Request.Chars).
+func (e *Estimator) ObserveChars(chars int64, u llm.Usage) {
 	e.calls++
-	e.lastChars = req.Chars()
+	e.lastChars = chars
 	e.last = u
 	e.outputs += u.OutputTokens
 }

@@ -131,8 +131,11 @@ func (w *metered) cost(u llm.Usage) models.Cost {
 
 // Generate checks, calls and counts.
 func (w *metered) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	// The request's characters are counted once, for the estimate and
+	// for the observation: the count walks the whole conversation.
+	chars := req.Chars()
 	w.mu.Lock()
-	est := w.est.Estimate(req)
+	est := w.est.EstimateChars(chars)
 	w.mu.Unlock()
 	if err := w.m.Check(est, w.cost(est)); err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func (w *metered) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		return resp, err
 	}
 	w.mu.Lock()
-	w.est.Observe(req, resp.Usage)
+	w.est.ObserveChars(chars, resp.Usage)
 	w.mu.Unlock()
 	w.m.Add(resp.Usage, w.cost(resp.Usage))
 	return resp, nil
