@@ -28,6 +28,10 @@ type modelFlags struct {
 	// stall is --stall: a stream quiet this long is cancelled and retried
 	// (0: the providers' default, 2m; negative: never).
 	stall time.Duration
+	// role is what the model is for, models.Worker ("") or models.Judge:
+	// without a model name, the model table's default for that role is
+	// used, and named in the start line, the record and every request.
+	role string
 }
 
 // providers lists the provider names, for messages.
@@ -133,8 +137,14 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 // buildProvider constructs provider p's model.
 func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
 	name := f.model
-	if name == "" {
+	if name == "" && f.role == "" {
 		name = getenv("NIGHTSHIFT_MODEL")
+	}
+	if name == "" && p != "scripted" {
+		// The provider's default, named here rather than left to the
+		// SDK client: the start line, the events and the run record say
+		// which model ran (the clients' defaults are the same table's).
+		name = models.Default().DefaultModel(p, cmp.Or(f.role, models.Worker))
 	}
 	switch p {
 	case "scripted":
@@ -221,6 +231,7 @@ func (f modelFlags) judge(spec string, getenv func(string) string) (*built, erro
 	if !ok {
 		return nil, nil
 	}
+	jf.role = models.Judge
 	jb, err := jf.resolve(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("--judge-model %s: %w", spec, err)
