@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -222,6 +223,10 @@ func ParsePipeline(data []byte) (*Pipeline, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			// yaml says "EOF" for a file with nothing in it.
+			return nil, fmt.Errorf("%w: the file is empty: a pipeline needs at least window, models and roles (docs/night.md)", ErrBadPipeline)
+		}
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
 	if err := p.check(); err != nil {

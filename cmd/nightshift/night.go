@@ -41,6 +41,9 @@ func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"),
 // defaults).
 func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledger, error) {
 	cfg.Owner = os.Getenv("NIGHTSHIFT_OWNER")
+	if err := checkLedgerFile(resolveDB(db)); err != nil {
+		return nil, err
+	}
 	l, err := ledger.Open(ctx, resolveDB(db), cfg)
 	if errors.Is(err, ledger.ErrBadOwner) {
 		return nil, usageError(err)
