@@ -83,6 +83,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
 	}
+	if err := conflictingFlags(cmd.Flags().Changed); err != nil {
+		return err
+	}
+	if f.maxVerifyRounds < 0 || f.loopLimit < -1 {
+		return usagef("--max-verify-rounds must not be negative, and --loop-limit is N repeats, 0 for the default or -1 for off")
+	}
 	if f.tasks == "" {
 		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/many-runs.md)")
 	}
