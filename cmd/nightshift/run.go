@@ -271,7 +271,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if task != "" {
 		spec.Task = task
 	}
-	if spec.Task == "" {
+	if strings.TrimSpace(spec.Task) == "" {
 		return nil, usagef(`no task: give it as an argument (nightshift run "TASK") or in --task-file`)
 	}
 	changed := cmd.Flags().Changed
