@@ -96,6 +96,9 @@ and continued by the next night; a second signal exits at once), 2 a bad
 pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutFile("html", html); err != nil {
+				return err
+			}
 			if demo {
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")

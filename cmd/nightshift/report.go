@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ only night and task add create one.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON && html != "" {
 				return usagef("choose one of --json and --html")
+			}
+			if err := checkOutFile("html", html); err != nil {
+				return err
 			}
 			now := reportNow()
 			cfg, err := reportConfig(cmd, db, nights, since, now)
@@ -118,6 +122,23 @@ func writeReportPage(ctx context.Context, r *report.Report, path string) error {
 		return err
 	}
 	return os.WriteFile(path, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
+}
+
+// checkOutFile refuses, before anything runs, an output file (--html,
+// --events) that could not be written at the end: a folder, or a path in
+// a folder that does not exist. Found at the end, after a night had run,
+// it was a bare "open …: is a directory", exit 1.
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %s is a folder: name a file (for example %s)", flag, path, filepath.Join(path, "report.html"))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("--%s %s: the folder %s does not exist: create it, or name a file in another", flag, path, filepath.Dir(path))
+	}
+	return nil
 }
 
 // reportTo writes the text report to w and the page to html (when set).

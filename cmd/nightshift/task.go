@@ -131,6 +131,9 @@ func newTaskAddCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[0]) == "" {
+				return usagef(`task add needs a title: nightshift task add "Write the install guide"`)
+			}
 			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				nt := ledger.NewTask{Title: args[0], Body: body}
 				if cmd.Flags().Changed("score") {
