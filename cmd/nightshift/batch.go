@@ -83,8 +83,11 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
 	}
-	if err := conflictingFlags(cmd.Flags().Changed); err != nil {
+	if err := checkRunFlags(&f.runFlags, cmd.Flags().Changed); err != nil {
 		return err
+	}
+	if f.fallbackOn != "" && f.fallbackModel == "" {
+		return usagef("--fallback-on says when to use the fallback model: name one with --fallback-model")
 	}
 	if f.maxVerifyRounds < 0 || f.loopLimit < -1 {
 		return usagef("--max-verify-rounds must not be negative, and --loop-limit is N repeats, 0 for the default or -1 for off")

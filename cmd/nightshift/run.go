@@ -275,7 +275,7 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 		return nil, usagef(`no task: give it as an argument (nightshift run "TASK") or in --task-file`)
 	}
 	changed := cmd.Flags().Changed
-	if err := conflictingFlags(changed); err != nil {
+	if err := checkRunFlags(f, changed); err != nil {
 		return nil, err
 	}
 	if changed("max-steps") || spec.MaxSteps == 0 {
@@ -343,6 +343,9 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
 		return nil, usageError(err)
 	}
+	if spec.FallbackOn != "" && spec.FallbackModel == "" {
+		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
+	}
 	mergeCommands(changed, &f.commandFlags, spec)
 	for _, l := range []struct {
 		flag, key string
@@ -365,9 +368,10 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	return spec, nil
 }
 
-// conflictingFlags refuses flags given together that cannot both be
-// honoured: one of them would be ignored without a word.
-func conflictingFlags(changed func(string) bool) error {
+// checkRunFlags refuses flags given together that cannot both be
+// honoured, and flags that would do nothing: either way one of them would
+// be ignored without a word.
+func checkRunFlags(f *runFlags, changed func(string) bool) error {
 	for _, pair := range [][2]string{
 		{"no-judge", "judge-model"},       // no judge, and a model for it
 		{"keep", "rollback-on-interrupt"}, // commit every outcome, and roll one back
@@ -375,6 +379,12 @@ func conflictingFlags(changed func(string) bool) error {
 		if changed(pair[0]) && changed(pair[1]) {
 			return usagef("--%s and --%s cannot be given together: drop one", pair[0], pair[1])
 		}
+	}
+	if changed("subagent-steps") && !f.eco.subagents {
+		return usagef("--subagent-steps is the sub-agents' step brake: add --subagents, or drop it")
+	}
+	if f.rpm < 0 || f.tpm < 0 {
+		return usagef("--rpm and --tpm must not be negative (leave them out to learn the provider's limits)")
 	}
 	return nil
 }
