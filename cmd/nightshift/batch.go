@@ -66,7 +66,7 @@ interrupted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBatch(cmd, &f) },
 	}
 	addRunFlags(cmd, &f.runFlags)
-	for _, n := range perTaskFlags {
+	for _, n := range append(perTaskFlags, "resume") {
 		cmd.Flags().MarkHidden(n) //nolint:errcheck // the flag exists: addRunFlags made it
 	}
 	fl := cmd.Flags()
@@ -82,6 +82,11 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		if cmd.Flags().Changed(n) {
 			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
+	}
+	if cmd.Flags().Changed("resume") {
+		// run's flag, which a batch would ignore: a paused task goes on
+		// as the run it is.
+		return usagef("--resume goes on with one paused run: nightshift run --resume RUN (the batch's summary names the command for each paused task)")
 	}
 	if err := checkRunFlags(&f.runFlags, cmd.Flags().Changed); err != nil {
 		return err

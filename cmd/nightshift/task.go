@@ -85,19 +85,19 @@ func checkLedgerFile(path string) error {
 		return nil // a new ledger, or an error SQLite reports in its place
 	}
 	if fi.IsDir() {
-		return usagef("--db %s is a folder: name the ledger's file in it (for example %s)", file, filepath.Join(file, "nightshift.db"))
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is a folder: name the ledger's file in it (for example %s)", file, filepath.Join(file, "nightshift.db"))
 	}
 	if fi.Size() == 0 {
 		return nil
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return usagef("--db %s: %v", file, err)
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB): %v", file, err)
 	}
 	defer f.Close()
 	head := make([]byte, len(sqliteHeader))
 	if _, err := io.ReadFull(f, head); err != nil || string(head) != sqliteHeader {
-		return usagef("--db %s is not a nightshift ledger (not an SQLite database): name the ledger file, or a new path for nightshift night or task add to create one there", file)
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is not a nightshift ledger (not an SQLite database): name the ledger file, or a new path for nightshift night or task add to create one there", file)
 	}
 	return nil
 }
