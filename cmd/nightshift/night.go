@@ -103,6 +103,14 @@ pipeline file or bad flags.`,
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
 				}
+				// The demo's night is its own: one night on a simulated
+				// clock, one step at a time. A flag that would change it
+				// was ignored without a word.
+				for _, n := range []string{"clock", "nights", "from", "workers", "lease"} {
+					if cmd.Flags().Changed(n) {
+						return usagef("--demo plays one fixed night: drop --%s, or run your own pipeline with --pipeline FILE", n)
+					}
+				}
 				return runDemoNight(cmd, db, stateDir, html, &otel)
 			}
 			if pipeline == "" {
