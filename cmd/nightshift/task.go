@@ -206,7 +206,7 @@ func newTaskFailCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if reason == "" {
+			if strings.TrimSpace(reason) == "" {
 				return usagef(`task fail needs --reason "what went wrong"`)
 			}
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
