@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +155,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		}
 		sc, err := scripted.Load(f.scenario)
 		if err != nil {
-			return nil, "", usageError(err)
+			return nil, "", scenarioError(f.scenario, err)
 		}
 		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
 	case "anthropic":
@@ -247,4 +249,16 @@ func defaultModels() string {
 	t := models.Default()
 	return fmt.Sprintf("anthropic %s, openai %s",
 		t.DefaultModel("anthropic", models.Worker), t.DefaultModel("openai", models.Worker))
+}
+
+// scenarioError says what is wrong with a --scenario file, and where its
+// format is: a path that is not there or a folder is named as such (it
+// was the package's "scripted: open FILE: no such file or directory").
+func scenarioError(path string, err error) error {
+	if fi, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		return usagef("--scenario %s: no such file (the format is in docs/scenarios.md; try: nightshift demo)", path)
+	} else if serr == nil && fi.IsDir() {
+		return usagef("--scenario %s is a folder: name a scenario file in it (docs/scenarios.md)", path)
+	}
+	return usagef("--scenario %v (the format is in docs/scenarios.md)", err)
 }

@@ -66,7 +66,7 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 			}
 			sc, err := scripted.Load(scenario)
 			if err != nil {
-				return usageError(err)
+				return scenarioError(scenario, err)
 			}
 			if err := checkAddr(addr); err != nil {
 				return err
