@@ -21,6 +21,10 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// `nightshift --version` is what many type first: the same line as
+	// `nightshift version`.
+	root.Version = buildVersion()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -17,14 +17,19 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the module version, the source revision and the Go version of this build",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			info, ok := debug.ReadBuildInfo()
-			if !ok {
-				info = nil
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), versionLine(info))
+			fmt.Fprintln(cmd.OutOrStdout(), buildVersion())
 			return nil
 		},
 	}
+}
+
+// buildVersion is this binary's version line.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	return versionLine(info)
 }
 
 // unknownRevision is what the version line says when the build recorded

@@ -44,4 +44,10 @@ func TestVersionNamesTheModuleVersionAndRevision(t *testing.T) {
 			t.Errorf("exit %d, stdout %q", res.code, res.stdout)
 		}
 	})
+	t.Run("--version prints the same line", func(t *testing.T) {
+		res := runCLI(t, "--version")
+		if res.code != 0 || res.stdout != runCLI(t, "version").stdout {
+			t.Errorf("exit %d, stdout %q", res.code, res.stdout)
+		}
+	})
 }
