@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,6 +78,10 @@ const sqliteHeader = "SQLite format 3\x00"
 // reading it may not (withExistingLedger).
 func checkLedgerFile(path string) error {
 	if ledger.IsPostgres(path) {
+		// The URL is not echoed: it may carry a password.
+		if _, err := url.Parse(path); err != nil {
+			return usagef("ledger (--db or $NIGHTSHIFT_DB) is not a valid PostgreSQL URL: want postgres://USER[:PASSWORD]@HOST:PORT/DB?sslmode=disable, special characters percent-encoded (a space as %%20)")
+		}
 		return nil
 	}
 	file := ledgerFile(path)
