@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -101,10 +102,18 @@ func reportConfig(cmd *cobra.Command, db string, nights int, since string, now t
 // (30d), weeks (2w) or any Go duration (36h).
 func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		if t.After(now) {
+			// It would cover no night, and say nothing of why.
+			return time.Time{}, fmt.Errorf("--since is %s, which is after today (%s): write a date in the past, or a span back from now (30d)", s, now.Format("2006-01-02"))
+		}
 		return t, nil
 	}
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n > 0 {
+			if int64(n) > int64(math.MaxInt64/unit) {
+				// The span would overflow a duration (some 292 years).
+				return time.Time{}, fmt.Errorf("--since is %q: too far back; write a date (2025-10-01)", s)
+			}
 			return now.Add(-time.Duration(n) * unit), nil
 		}
 	}
