@@ -42,10 +42,15 @@ type StartInfo struct {
 }
 
 // NewStart returns the start event:
-// `[start · run=<id> max_steps=20 sandbox=bwrap resumed at step 5]`.
+// `[start · run=<id> model=<name> max_steps=20 sandbox=bwrap resumed at step 5]`
+// (model= only when the model is named).
 func NewStart(s StartInfo) Event {
 	data := map[string]any{"task": s.Task, "model": s.Model, "max_steps": s.MaxSteps}
-	detail := fmt.Sprintf("run=%s max_steps=%d", s.Run, s.MaxSteps)
+	detail := "run=" + s.Run
+	if s.Model != "" {
+		detail += " model=" + s.Model
+	}
+	detail += fmt.Sprintf(" max_steps=%d", s.MaxSteps)
 	for _, f := range s.Fields {
 		if _, taken := data[f.Key]; taken || f.Key == "" || reserved(f.Key) {
 			continue

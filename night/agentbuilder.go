@@ -142,9 +142,10 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		price = b.Pipeline.Pricer(a.Worker)
 		noCache = b.Pipeline.NoCache
 		if name == "" {
-			// The provider's model name, as the pipeline gives it: the
-			// built model would use it anyway, and the events name it.
-			name = b.Pipeline.Models[a.Worker].Model
+			// The provider's model name, as the pipeline gives it or
+			// else its default: the built model would use it anyway,
+			// and the events name it.
+			name = b.Pipeline.ModelName(a.Worker)
 		}
 	}
 	cfg := lifecycle.Config{

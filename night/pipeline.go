@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -222,6 +223,10 @@ func ParsePipeline(data []byte) (*Pipeline, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			// yaml says "EOF" for a file with nothing in it.
+			return nil, fmt.Errorf("%w: the file is empty: a pipeline needs at least window, models and roles (docs/night.md)", ErrBadPipeline)
+		}
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
 	if err := p.check(); err != nil {
@@ -507,7 +512,7 @@ func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]l
 	if r == nil || r.Fallback == "" || r.Fallback == worker || models[r.Fallback] == nil {
 		return nil
 	}
-	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.Models[r.Fallback].Model, Price: p.Pricer(r.Fallback),
+	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.ModelName(r.Fallback), Price: p.Pricer(r.Fallback),
 		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota"}
 }
 
@@ -529,6 +534,12 @@ func (p *Pipeline) ModelTable() (*models.Table, error) {
 	p.table = t
 	return t, nil
 }
+
+// ModelName is the provider's name of the pipeline model name: its
+// model, or, when it names none, the provider's default, which the
+// client then calls. Events and records name it ("" for a scripted model
+// without a name).
+func (p *Pipeline) ModelName(name string) string { return p.priceName(p.Models[name]) }
 
 // priceName is the name the model table knows a pipeline model's calls
 // by: its model, or the provider's default, which the client then calls.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -160,6 +161,10 @@ func Parse(data []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			// yaml says "EOF" for a file with nothing in it.
+			return nil, errors.New("the file is empty: a task file needs at least `task: TEXT`")
+		}
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +66,7 @@ interrupted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBatch(cmd, &f) },
 	}
 	addRunFlags(cmd, &f.runFlags)
-	for _, n := range perTaskFlags {
+	for _, n := range append(perTaskFlags, "resume") {
 		cmd.Flags().MarkHidden(n) //nolint:errcheck // the flag exists: addRunFlags made it
 	}
 	fl := cmd.Flags()
@@ -80,6 +82,20 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		if cmd.Flags().Changed(n) {
 			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
+	}
+	if cmd.Flags().Changed("resume") {
+		// run's flag, which a batch would ignore: a paused task goes on
+		// as the run it is.
+		return usagef("--resume goes on with one paused run: nightshift run --resume RUN (the batch's summary names the command for each paused task)")
+	}
+	if err := checkRunFlags(&f.runFlags, cmd.Flags().Changed); err != nil {
+		return err
+	}
+	if f.fallbackOn != "" && f.fallbackModel == "" {
+		return usagef("--fallback-on says when to use the fallback model: name one with --fallback-model")
+	}
+	if f.maxVerifyRounds < 0 || f.loopLimit < -1 {
+		return usagef("--max-verify-rounds must not be negative, and --loop-limit is N repeats, 0 for the default or -1 for off")
 	}
 	if f.tasks == "" {
 		return usagef("batch needs --tasks FILE: a YAML list of tasks, a *.jsonl file or a folder of task files (docs/many-runs.md)")
@@ -154,6 +170,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err := sum.WriteTable(cmd.OutOrStdout()); err != nil {
 		return err
 	}
+	writePaused(cmd.OutOrStdout(), sum, f.stateDir)
 	if cmd.Context().Err() != nil {
 		return exitWith(exitFor(agent.Interrupted))
 	}
@@ -255,6 +272,13 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
 		cfg.Start = judgeInfo{jb.name, jb.target()}.fields()
 	}
+	// What `nightshift run --resume RUN` rebuilds the task's run from
+	// when it pauses (budget, timeout, interrupted).
+	settings, err := settingsOf(&f.runFlags, resumeSpec(f, spec), dir, cfg.ModelName)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Settings = settings
 	file, err := os.Create(dir + ".log")
 	if err != nil {
 		return nil, err
@@ -270,4 +294,61 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		}
 		printEnd(res, f.stateDir, log)
 	}, nil
+}
+
+// resumeSpec is a batch task's spec as `nightshift run --resume` needs it
+// recorded: what the batch's flags gave every task (the limits, the
+// model table, the fallback) written into the task's own spec, and its
+// output schema's path made the one the run reads.
+func resumeSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
+	s := *in
+	s.Dir = ""
+	if s.BudgetUSD == 0 {
+		s.BudgetUSD = f.budgetUSD
+	}
+	if s.BudgetTokens == 0 {
+		s.BudgetTokens = f.budgetTokens
+	}
+	if s.Timeout == 0 {
+		s.Timeout = taskfile.Duration(f.timeout)
+	}
+	if s.LoopLimit == nil {
+		n := f.loopLimit
+		s.LoopLimit = &n
+	}
+	if s.ContextWindow == 0 {
+		s.ContextWindow = f.contextWindow
+	}
+	s.RollbackOnInterrupt = s.RollbackOnInterrupt || f.rollbackOnInterrupt
+	s.NoCache = s.NoCache || f.noCache
+	s.ModelsFile, s.FallbackModel, s.FallbackOn = f.modelsFile, f.fallbackModel, f.fallbackOn
+	if s.OutputSchema != "" && !filepath.IsAbs(s.OutputSchema) {
+		s.OutputSchema = filepath.Join(s.BaseDir, s.OutputSchema)
+	}
+	return &s
+}
+
+// writePaused names, after the summary, each task that paused with its
+// changes kept (budget, timeout, interrupted) and the commands that go on
+// with it or undo it: a paused task's workspace waits for one of them.
+func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
+	first := true
+	for _, t := range sum.Tasks {
+		switch t.Result.Outcome {
+		case agent.Budget, agent.Timeout, agent.Interrupted:
+		default:
+			continue
+		}
+		dir := absDir(t.Dir)
+		paused, err := lifecycle.Paused(lifecycle.Config{Dir: dir, StateBase: stateDir})
+		if err != nil || !slices.Contains(paused, t.Result.RunID) {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "paused, changes kept; each waits for one of:")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s (%s)\n    go on:  nightshift run --resume %s%s%s\n    undo:   nightshift recover --dir %s%s\n",
+			t.Name, t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), dir, stateArg(stateDir))
+	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +30,10 @@ type modelFlags struct {
 	// stall is --stall: a stream quiet this long is cancelled and retried
 	// (0: the providers' default, 2m; negative: never).
 	stall time.Duration
+	// role is what the model is for, models.Worker ("") or models.Judge:
+	// without a model name, the model table's default for that role is
+	// used, and named in the start line, the record and every request.
+	role string
 }
 
 // providers lists the provider names, for messages.
@@ -133,8 +139,14 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 // buildProvider constructs provider p's model.
 func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
 	name := f.model
-	if name == "" {
+	if name == "" && f.role == "" {
 		name = getenv("NIGHTSHIFT_MODEL")
+	}
+	if name == "" && p != "scripted" {
+		// The provider's default, named here rather than left to the
+		// SDK client: the start line, the events and the run record say
+		// which model ran (the clients' defaults are the same table's).
+		name = models.Default().DefaultModel(p, cmp.Or(f.role, models.Worker))
 	}
 	switch p {
 	case "scripted":
@@ -143,7 +155,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		}
 		sc, err := scripted.Load(f.scenario)
 		if err != nil {
-			return nil, "", usageError(err)
+			return nil, "", scenarioError(f.scenario, err)
 		}
 		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
 	case "anthropic":
@@ -221,6 +233,7 @@ func (f modelFlags) judge(spec string, getenv func(string) string) (*built, erro
 	if !ok {
 		return nil, nil
 	}
+	jf.role = models.Judge
 	jb, err := jf.resolve(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("--judge-model %s: %w", spec, err)
@@ -236,4 +249,16 @@ func defaultModels() string {
 	t := models.Default()
 	return fmt.Sprintf("anthropic %s, openai %s",
 		t.DefaultModel("anthropic", models.Worker), t.DefaultModel("openai", models.Worker))
+}
+
+// scenarioError says what is wrong with a --scenario file, and where its
+// format is: a path that is not there or a folder is named as such (it
+// was the package's "scripted: open FILE: no such file or directory").
+func scenarioError(path string, err error) error {
+	if fi, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		return usagef("--scenario %s: no such file (the format is in docs/scenarios.md; try: nightshift demo)", path)
+	} else if serr == nil && fi.IsDir() {
+		return usagef("--scenario %s is a folder: name a scenario file in it (docs/scenarios.md)", path)
+	}
+	return usagef("--scenario %v (the format is in docs/scenarios.md)", err)
 }

@@ -43,6 +43,9 @@ func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"),
 func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledger, error) {
 	cfg.Owner = os.Getenv("NIGHTSHIFT_OWNER")
 	cfg.Redact = redactorOf(ctx).String
+	if err := checkLedgerFile(resolveDB(db)); err != nil {
+		return nil, err
+	}
 	l, err := ledger.Open(ctx, resolveDB(db), cfg)
 	if errors.Is(err, ledger.ErrBadOwner) {
 		return nil, usageError(err)
@@ -95,9 +98,20 @@ and continued by the next night; a second signal exits at once), 2 a bad
 pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutFile("html", html); err != nil {
+				return err
+			}
 			if demo {
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
+				}
+				// The demo's night is its own: one night on a simulated
+				// clock, one step at a time. A flag that would change it
+				// was ignored without a word.
+				for _, n := range []string{"clock", "nights", "from", "workers", "lease"} {
+					if cmd.Flags().Changed(n) {
+						return usagef("--demo plays one fixed night: drop --%s, or run your own pipeline with --pipeline FILE", n)
+					}
 				}
 				return runDemoNight(cmd, db, stateDir, html, &otel)
 			}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +44,9 @@ only night and task add create one.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON && html != "" {
 				return usagef("choose one of --json and --html")
+			}
+			if err := checkOutFile("html", html); err != nil {
+				return err
 			}
 			now := reportNow()
 			cfg, err := reportConfig(cmd, db, nights, since, now)
@@ -97,10 +102,18 @@ func reportConfig(cmd *cobra.Command, db string, nights int, since string, now t
 // (30d), weeks (2w) or any Go duration (36h).
 func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		if t.After(now) {
+			// It would cover no night, and say nothing of why.
+			return time.Time{}, fmt.Errorf("--since is %s, which is after today (%s): write a date in the past, or a span back from now (30d)", s, now.Format("2006-01-02"))
+		}
 		return t, nil
 	}
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n > 0 {
+			if int64(n) > int64(math.MaxInt64/unit) {
+				// The span would overflow a duration (some 292 years).
+				return time.Time{}, fmt.Errorf("--since is %q: too far back; write a date (2025-10-01)", s)
+			}
 			return now.Add(-time.Duration(n) * unit), nil
 		}
 	}
@@ -118,6 +131,23 @@ func writeReportPage(ctx context.Context, r *report.Report, path string) error {
 		return err
 	}
 	return os.WriteFile(path, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
+}
+
+// checkOutFile refuses, before anything runs, an output file (--html,
+// --events) that could not be written at the end: a folder, or a path in
+// a folder that does not exist. Found at the end, after a night had run,
+// it was a bare "open …: is a directory", exit 1.
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %s is a folder: name a file (for example %s)", flag, path, filepath.Join(path, "report.html"))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("--%s %s: the folder %s does not exist: create it, or name a file in another", flag, path, filepath.Dir(path))
+	}
+	return nil
 }
 
 // reportTo writes the text report to w and the page to html (when set).

@@ -67,7 +67,8 @@ func TestReportCoversTheNightsAskedFor(t *testing.T) {
 			t.Errorf("report %v covers %d nights, want %d", tt.args, got, tt.want)
 		}
 	}
-	for _, args := range [][]string{{"--nights", "3", "--since", "2w"}, {"--since", "soon"}, {"--nights", "0"}} {
+	for _, args := range [][]string{{"--nights", "3", "--since", "2w"}, {"--since", "soon"}, {"--nights", "0"},
+		{"--since", "2099-01-01"}, {"--since", "999999999d"}} {
 		if _, _, err := execute(t, newReportCmd(), append([]string{"--db", db}, args...)...); exitOf(err) != 2 {
 			t.Errorf("report %v: exit %d (%v), want 2", args, exitOf(err), err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -182,6 +183,10 @@ func findPaused(cmd *cobra.Command, f *runFlags) (string, *lifecycle.Checkpoint,
 	dir := f.dir
 	if !cmd.Flags().Changed("dir") {
 		d, _, err := lifecycle.FindRun(f.stateDir, f.resume)
+		if errors.Is(err, lifecycle.ErrNoCheckpoint) {
+			base, _ := statedir.Base(f.stateDir)
+			return "", nil, usagef("no paused run %q in the state directory %s: it ended, was recovered, or ran with another --state-dir (give that one, or the run's workspace as --dir DIR)", f.resume, base)
+		}
 		if err != nil {
 			return "", nil, usagef("%v: no paused run of that ID (its workspace: --dir DIR)", err)
 		}

@@ -3,8 +3,12 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -17,6 +21,10 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// `nightshift --version` is what many type first: the same line as
+	// `nightshift version`.
+	root.Version = buildVersion()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -37,7 +45,44 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		newVersionCmd(),
 	)
 	usageArgs(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if fl := cmd.Flags().Lookup("state-dir"); fl != nil {
+			return checkStateBase(fl.Value.String())
+		}
+		return nil
+	}
 	return root
+}
+
+// checkStateBase refuses, before anything runs, a state directory that
+// cannot be one: the path, or a folder on the way to it, is a file (a
+// mistyped --state-dir or $NIGHTSHIFT_STATE_DIR). Found later, it was
+// "statedir: mkdir …: not a directory", exit 1, after the run had begun,
+// and in a batch every task failed with it.
+func checkStateBase(flag string) error {
+	base, err := statedir.Base(flag)
+	if err != nil {
+		return usageError(err)
+	}
+	from := "--state-dir"
+	if flag == "" {
+		from = "$" + statedir.Env
+		if os.Getenv(statedir.Env) == "" {
+			from = "the default state directory"
+		}
+	}
+	for p := base; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return usagef("state directory %s (%s): %s is not a folder: point --state-dir or $%s at a folder, or at a path to create", base, from, p, statedir.Env)
+			}
+			return nil
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // usageArgs makes cobra's argument errors (`nightshift demo extra`)

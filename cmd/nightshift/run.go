@@ -267,10 +267,13 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if task != "" {
 		spec.Task = task
 	}
-	if spec.Task == "" {
+	if strings.TrimSpace(spec.Task) == "" {
 		return nil, usagef(`no task: give it as an argument (nightshift run "TASK") or in --task-file`)
 	}
 	changed := cmd.Flags().Changed
+	if err := checkRunFlags(f, changed); err != nil {
+		return nil, err
+	}
 	if changed("max-steps") || spec.MaxSteps == 0 {
 		spec.MaxSteps = f.maxSteps
 	}
@@ -336,11 +339,21 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
 		return nil, usageError(err)
 	}
+	if spec.FallbackOn != "" && spec.FallbackModel == "" {
+		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
+	}
 	mergeCommands(changed, &f.commandFlags, spec)
-	for _, n := range []int{spec.MaxSteps, spec.MaxTokens, *spec.Retries} {
-		if n < 0 {
-			return nil, usagef("limits must not be negative")
+	for _, l := range []struct {
+		flag, key string
+		n         int
+	}{{"max-steps", "max_steps", spec.MaxSteps}, {"max-tokens", "max_tokens", spec.MaxTokens},
+		{"retries", "retries", *spec.Retries}, {"max-verify-rounds", "max_verify_rounds", spec.MaxVerifyRounds}} {
+		if l.n < 0 {
+			return nil, usagef("--%s (task file: %s) must not be negative, got %d", l.flag, l.key, l.n)
 		}
+	}
+	if *spec.LoopLimit < -1 {
+		return nil, usagef("--loop-limit (task file: loop_limit) is N repeats, 0 for the default (%d) or -1 for off, got %d", agent.DefaultLoopLimit, *spec.LoopLimit)
 	}
 	if spec.BudgetUSD < 0 || spec.BudgetTokens < 0 || spec.Timeout < 0 {
 		return nil, usagef("--budget-usd, --budget-tokens and --timeout must not be negative")
@@ -349,6 +362,27 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 		return nil, usagef("--max-steps must be at least 1")
 	}
 	return spec, nil
+}
+
+// checkRunFlags refuses flags given together that cannot both be
+// honoured, and flags that would do nothing: either way one of them would
+// be ignored without a word.
+func checkRunFlags(f *runFlags, changed func(string) bool) error {
+	for _, pair := range [][2]string{
+		{"no-judge", "judge-model"},       // no judge, and a model for it
+		{"keep", "rollback-on-interrupt"}, // commit every outcome, and roll one back
+	} {
+		if changed(pair[0]) && changed(pair[1]) {
+			return usagef("--%s and --%s cannot be given together: drop one", pair[0], pair[1])
+		}
+	}
+	if changed("subagent-steps") && !f.eco.subagents {
+		return usagef("--subagent-steps is the sub-agents' step brake: add --subagents, or drop it")
+	}
+	if f.rpm < 0 || f.tpm < 0 {
+		return usagef("--rpm and --tpm must not be negative (leave them out to learn the provider's limits)")
+	}
+	return nil
 }
 
 // limiters returns the process's limiter registry, paced by hand when

@@ -223,6 +223,18 @@ func runDir(f *runFlags, spec *taskfile.Spec) (string, error) {
 	dir := f.dir
 	if spec.Dir != "" && f.dir == "." {
 		dir = filepath.Join(spec.BaseDir, spec.Dir)
+		// The folder came from the task file, relative to it: say so,
+		// not "--dir", which was not given.
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			what := "does not exist"
+			if err == nil {
+				what = "is not a folder"
+			} else if !errors.Is(err, iofs.ErrNotExist) {
+				what = err.Error()
+			}
+			return "", usagef("the task file's dir: %s (%s) %s: create it, fix dir: in the task file, or give --dir", spec.Dir, dir, what)
+		}
+		return dir, nil
 	}
 	if err := checkDir(dir); err != nil {
 		return "", err

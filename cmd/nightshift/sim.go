@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/llm/scripted"
@@ -64,7 +66,10 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 			}
 			sc, err := scripted.Load(scenario)
 			if err != nil {
-				return usageError(err)
+				return scenarioError(scenario, err)
+			}
+			if err := checkAddr(addr); err != nil {
+				return err
 			}
 			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
 				return lim.serve(cmd, sc, addr)
@@ -76,4 +81,17 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
 	lim.addFlags(cmd)
 	return cmd
+}
+
+// checkAddr refuses an --addr that cannot be listened on as written (it
+// was the listener's "missing port in address", exit 1).
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT, for example 127.0.0.1:8080 (port 0 picks a free one)", addr)
+	}
+	return nil
 }

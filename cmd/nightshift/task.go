@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -50,12 +53,58 @@ func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *l
 func withExistingLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
 	path := resolveDB(db)
 	if !ledger.IsPostgres(path) {
-		file := strings.TrimPrefix(strings.TrimPrefix(path, "sqlite://"), "sqlite:")
-		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		file := ledgerFile(path)
+		fi, err := os.Stat(file)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 			return usagef("no ledger at %s (nightshift night or nightshift task add creates one; --db or $NIGHTSHIFT_DB names another)", file)
 		}
 	}
 	return withLedger(cmd, db, fn)
+}
+
+// ledgerFile is the file of a SQLite ledger's path.
+func ledgerFile(path string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(path, "sqlite://"), "sqlite:")
+}
+
+// sqliteHeader opens every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// checkLedgerFile refuses, before SQLite opens it, a SQLite ledger path
+// that names a folder or a file that is not an SQLite database: opening
+// it would fail with SQLite's own words ("file is not a database (26)"),
+// or, for a file that is empty, write a ledger's tables into it.
+// Creating the ledger (night, task add) may start from an empty file;
+// reading it may not (withExistingLedger).
+func checkLedgerFile(path string) error {
+	if ledger.IsPostgres(path) {
+		// The URL is not echoed: it may carry a password.
+		if _, err := url.Parse(path); err != nil {
+			return usagef("ledger (--db or $NIGHTSHIFT_DB) is not a valid PostgreSQL URL: want postgres://USER[:PASSWORD]@HOST:PORT/DB?sslmode=disable, special characters percent-encoded (a space as %%20)")
+		}
+		return nil
+	}
+	file := ledgerFile(path)
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil // a new ledger, or an error SQLite reports in its place
+	}
+	if fi.IsDir() {
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is a folder: name the ledger's file in it (for example %s)", file, filepath.Join(file, "nightshift.db"))
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB): %v", file, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != sqliteHeader {
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is not a nightshift ledger (not an SQLite database): name the ledger file, or a new path for nightshift night or task add to create one there", file)
+	}
+	return nil
 }
 
 func taskID(s string) (int64, error) {
@@ -87,6 +136,9 @@ func newTaskAddCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[0]) == "" {
+				return usagef(`task add needs a title: nightshift task add "Write the install guide"`)
+			}
 			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				nt := ledger.NewTask{Title: args[0], Body: body}
 				if cmd.Flags().Changed("score") {
@@ -159,7 +211,7 @@ func newTaskFailCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if reason == "" {
+			if strings.TrimSpace(reason) == "" {
 				return usagef(`task fail needs --reason "what went wrong"`)
 			}
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -13,31 +14,47 @@ import (
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the module version and the source revision of this build",
+		Short: "Print the module version, the source revision and the Go version of this build",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			info, ok := debug.ReadBuildInfo()
-			if !ok {
-				return fmt.Errorf("no build information in this binary")
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), versionLine(info))
+			fmt.Fprintln(cmd.OutOrStdout(), buildVersion())
 			return nil
 		},
 	}
 }
 
+// buildVersion is this binary's version line.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	return versionLine(info)
+}
+
+// unknownRevision is what the version line says when the build recorded
+// no VCS revision: built with -buildvcs=false (or GOFLAGS saying so), by
+// go run or go test, or from a module without VCS information (a
+// download from the module proxy, a source tarball).
+const unknownRevision = "revision unknown (built without VCS information)"
+
 // versionLine renders the build information: the main module's version
 // ("(devel)" for a build from a checkout), then the VCS revision, its time
-// and whether the tree had changes, when the build recorded them (go build
-// in a git checkout does; go run and go test do not), then the Go version.
+// and whether the tree had changes, when the build recorded them, then the
+// Go version. Every field says what it is; what the build did not record
+// is named as unknown, never left out. A binary without build
+// information (nil) still names the Go version it runs on.
 func versionLine(info *debug.BuildInfo) string {
+	if info == nil {
+		return "nightshift version unknown, " + unknownRevision + ", " + runtime.Version()
+	}
 	settings := map[string]string{}
 	for _, s := range info.Settings {
 		settings[s.Key] = s.Value
 	}
 	line := "nightshift " + cmp.Or(info.Main.Version, "(devel)")
 	if rev := settings["vcs.revision"]; rev != "" {
-		line += " " + rev
+		line += ", revision " + rev
 		if t := settings["vcs.time"]; t != "" {
 			line += " " + t
 		}
@@ -45,7 +62,7 @@ func versionLine(info *debug.BuildInfo) string {
 			line += " (modified)"
 		}
 	} else {
-		line += " (no VCS revision recorded: build with go build or go install in a git checkout)"
+		line += ", " + unknownRevision
 	}
-	return line + " " + info.GoVersion
+	return line + ", " + cmp.Or(info.GoVersion, runtime.Version())
 }
