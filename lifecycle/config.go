@@ -72,7 +72,9 @@ type Config struct {
 	// is the workspace, and the run's state folder is added to its Hide;
 	// see package sandbox. A sandbox that cannot be had (Mode bwrap
 	// without a working bubblewrap, Env naming a credential) keeps the
-	// run from starting with an error matching sandbox.ErrConfig.
+	// run from starting with an error matching sandbox.ErrConfig. A
+	// stdio MCP server (MCP) starts with the same environment as the
+	// commands, Env's variables included, outside the sandbox.
 	Sandbox sandbox.Config
 	// CommandTimeout bounds each command of run_command; default
 	// command.DefaultTimeout (2 minutes).
@@ -215,7 +217,9 @@ type Config struct {
 
 	// MCP are MCP servers whose tools join the run's (package tool/mcp),
 	// named SERVER__tool: started in the workspace before the first model
-	// call and stopped when the run ends. A server that does not start,
+	// call and stopped when the run ends, a stdio one with the commands'
+	// environment (see Sandbox) and the variables its own Env names, never
+	// nightshift's keys otherwise. A server that does not start,
 	// or a tool name that collides, keeps the run from starting (an error
 	// matching mcp.ErrConfig). Default none.
 	MCP []mcp.Server

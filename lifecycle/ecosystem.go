@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/memory"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
@@ -29,10 +30,13 @@ type extras struct {
 }
 
 // openExtras starts the MCP servers and opens the memory. own are the
-// run's own tools, whose names the others must not take. An MCP server
-// that does not start is an error matching mcp.ErrConfig; nothing has
-// been sent to a model.
-func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state string, own []tool.Tool) (*extras, error) {
+// run's own tools, whose names the others must not take. A stdio MCP
+// server gets the environment of the run's commands (sb's, outside the
+// sandbox: --env's variables and the journal's mark, never a
+// credential) plus what its own env names. An MCP server that does not
+// start is an error matching mcp.ErrConfig; nothing has been sent to a
+// model.
+func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state string, sb *sandbox.Sandbox, own []tool.Tool) (*extras, error) {
 	x := &extras{}
 	if cfg.Memory != nil {
 		x.memory = cfg.Memory.Store
@@ -54,7 +58,8 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 		for _, t := range append(append([]tool.Tool(nil), own...), x.tools...) {
 			taken = append(taken, t.Spec().Name)
 		}
-		tb, err := mcp.Open(ctx, mcp.Config{Servers: cfg.MCP, Dir: root.Dir(), Taken: taken})
+		tb, err := mcp.Open(ctx, mcp.Config{Servers: cfg.MCP, Dir: root.Dir(), Taken: taken,
+			Env: sb.OutsideEnv(), Environ: cfg.Sandbox.Environ, Warn: cfg.Warn})
 		if err != nil {
 			return nil, err
 		}

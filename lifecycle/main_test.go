@@ -16,10 +16,15 @@ import (
 // TestMain keeps the tests' state (journals, audit logs, records) in a
 // folder of their own, never in the home folder of whoever runs them.
 // Started as a child (childEnv set), the test binary is a run that dies
-// at a crash point instead (see startChild).
+// at a crash point instead (see startChild); with mcpEnvServer set, it is
+// an MCP server on stdio that shows its environment (serveEnv).
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		runChild()
+		return
+	}
+	if os.Getenv(mcpEnvServer) != "" {
+		serveEnv()
 		return
 	}
 	os.Exit(statedirtest.Run(m, "lifecycle"))

@@ -157,7 +157,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	} else {
 		ts = defaultTools(root, sb, cfg.CommandTimeout)
 	}
-	x, err := openExtras(ctx, cfg, root, state, ts)
+	x, err := openExtras(ctx, cfg, root, state, sb, ts)
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ models:
 roles:
   builder: {models: [b1], subagents: true}
 mcp:
-  fs: {command: "npx -y @modelcontextprotocol/server-filesystem .", class: write}
+  fs: {command: "npx -y @modelcontextprotocol/server-filesystem .", class: write, env: [NPM_CONFIG_REGISTRY]}
   issues: {url: "https://mcp.example.com/mcp", class: read}
 `))
 	if err != nil {
@@ -142,6 +142,9 @@ mcp:
 	servers, err := p.MCPServers()
 	if err != nil || len(servers) != 2 || servers[0].Name != "fs" || servers[1].URL == "" {
 		t.Fatalf("servers %+v (%v)", servers, err)
+	}
+	if len(servers[0].Env) != 1 || servers[0].Env[0] != "NPM_CONFIG_REGISTRY" {
+		t.Errorf("fs's env = %q, want the variable its env: names", servers[0].Env)
 	}
 	if !p.BuilderMemory() || !p.Roles[ledger.Builder].Subagents {
 		t.Error("memory is off by default, or subagents were not read")

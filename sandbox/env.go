@@ -49,6 +49,14 @@ func buildEnv(environ, named []string) ([]string, error) {
 	return out, nil
 }
 
+// CleanEnv returns the variables of environ that the allow-list
+// (AllowedEnv, LC_*) picks, none of them a credential: the environment
+// of a process nightshift starts when nobody named more.
+func CleanEnv(environ []string) []string {
+	env, _ := buildEnv(environ, nil) // nothing named, nothing to refuse
+	return env
+}
+
 func allowed(name string) bool {
 	return slices.Contains(AllowedEnv, name) || strings.HasPrefix(name, "LC_")
 }

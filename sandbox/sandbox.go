@@ -92,6 +92,7 @@ type Sandbox struct {
 	mode     Mode // Bwrap or None, never Auto
 	dir      string
 	env      []string
+	outside  []string // env without bwrap's adjustments: OutsideEnv
 	warnings []string
 	bwrap    string // the bwrap program's path
 	seccomp  []byte // the seccomp filter under bwrap; nil for none
@@ -130,7 +131,7 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), kv)
 	}
-	s := &Sandbox{cfg: cfg, dir: dir, env: env}
+	s := &Sandbox{cfg: cfg, dir: dir, env: env, outside: slices.Clone(env)}
 
 	switch mode {
 	case Bwrap, Auto:
@@ -195,6 +196,12 @@ func (s *Sandbox) Net() bool { return s.mode == None || s.cfg.Net }
 
 // Env returns the environment commands get.
 func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
+
+// OutsideEnv returns the environment for a process nightshift starts
+// outside the sandbox in any mode, such as a stdio MCP server: what Env
+// holds (the allow-list, Config.Env's variables and Config.Set) without
+// the changes bwrap's private /tmp needs (TMPDIR, XDG_CACHE_HOME).
+func (s *Sandbox) OutsideEnv() []string { return slices.Clone(s.outside) }
 
 // Warnings returns what the person running nightshift should be told
 // about this sandbox, one line each, without a prefix: that there is

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -494,4 +495,33 @@ func TestBwrapKeepsEveryGitReadOnly(t *testing.T) {
 			t.Errorf("a command that makes no .git: %q", out)
 		}
 	})
+}
+
+func TestOutsideEnvIsTheCommandsEnvironmentWithoutBwrapsChanges(t *testing.T) {
+	environ := []string{"PATH=/bin", "HOME=/home/u", "TMPDIR=/var/tmp/u", "GOFLAGS=-mod=mod", "ANTHROPIC_API_KEY=sk-ant-0123456789"}
+	want := []string{"PATH=/bin", "HOME=/home/u", "TMPDIR=/var/tmp/u", "GOFLAGS=-mod=mod", "NIGHTSHIFT_JOURNAL=/work/x"}
+	cfg := Config{Dir: t.TempDir(), Env: []string{"GOFLAGS"}, Set: []string{"NIGHTSHIFT_JOURNAL=/work/x"}, Environ: environ}
+	t.Run("with none, it is the commands' environment", func(t *testing.T) {
+		cfg := cfg
+		cfg.Mode = None
+		sb := newSandbox(t, cfg)
+		if diff := cmp.Diff(want, sb.OutsideEnv()); diff != "" {
+			t.Errorf("OutsideEnv (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("with bwrap, TMPDIR and the cache are the caller's", func(t *testing.T) {
+		needBwrap(t)
+		cfg := cfg
+		cfg.Mode = Bwrap
+		sb := newSandbox(t, cfg)
+		if diff := cmp.Diff(want, sb.OutsideEnv()); diff != "" {
+			t.Errorf("OutsideEnv (-want +got):\n%s", diff)
+		}
+		if !slices.Contains(sb.Env(), "TMPDIR=/tmp") {
+			t.Errorf("Env = %q, want bwrap's TMPDIR", sb.Env())
+		}
+	})
+	if got := CleanEnv(environ); !slices.Equal(got, []string{"PATH=/bin", "HOME=/home/u", "TMPDIR=/var/tmp/u"}) {
+		t.Errorf("CleanEnv = %q", got)
+	}
 }

@@ -23,6 +23,10 @@ type MCPServer struct {
 	// server's name for it); default danger.
 	Class   tool.Class            `yaml:"class,omitempty" json:"class,omitempty"`
 	Classes map[string]tool.Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+	// Env names variables of nightshift's environment a stdio server
+	// gets beside the allow-listed ones (PATH, HOME, ...) and --env's:
+	// a credential reaches a server only this way, with a warning.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
 }
 
 // Command is a command's words: a list, or one line that is split as a
@@ -72,7 +76,7 @@ func Servers(section map[string]MCPServer, baseDir string) ([]mcp.Server, error)
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(section)) {
 		in := section[name]
-		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes}
+		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes, Env: slices.Clone(in.Env)}
 		if len(srv.Command) > 0 {
 			if p := srv.Command[0]; filepath.Base(p) != p && !filepath.IsAbs(p) {
 				abs, err := filepath.Abs(filepath.Join(baseDir, p))

@@ -23,6 +23,7 @@ mcp:
     classes: {read_text_file: read}
   local:
     command: [./bin/server, --quiet]
+    env: [GITHUB_TOKEN, GOFLAGS]
   github:
     url: https://mcp.example.com/mcp
     class: read
@@ -50,12 +51,17 @@ mcp:
 	if want := filepath.Join(dir, "bin", "server"); servers[2].Command[0] != want {
 		t.Errorf("local's program = %q, want it read from the task file's folder, %q", servers[2].Command[0], want)
 	}
+	if !slices.Equal(servers[2].Env, []string{"GITHUB_TOKEN", "GOFLAGS"}) {
+		t.Errorf("local's env = %q, want the variables its env: names", servers[2].Env)
+	}
 
 	for _, bad := range []string{
 		"task: x\nmcp:\n  fs: {command: npx, class: sometimes}\n",
 		"task: x\nmcp:\n  fs: {}\n",
 		"task: x\nmcp:\n  a__b: {url: http://x}\n",
 		"task: x\nmcp:\n  fs: {comand: npx}\n",
+		"task: x\nmcp:\n  fs: {command: npx, env: [\"NOT A NAME\"]}\n",
+		"task: x\nmcp:\n  fs: {url: http://x, env: [GITHUB_TOKEN]}\n",
 	} {
 		if _, err := taskfile.Parse([]byte(bad)); err == nil {
 			t.Errorf("%q: no error", strings.ReplaceAll(bad, "\n", " "))

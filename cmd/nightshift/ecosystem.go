@@ -21,6 +21,7 @@ import (
 type ecoFlags struct {
 	mcp           []string
 	mcpClass      []string
+	mcpEnv        []string
 	subagents     bool
 	subagentSteps int
 	memory        bool
@@ -33,6 +34,7 @@ func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.mcp, "mcp", nil, `MCP server whose tools the run gets (NAME__tool), repeatable: NAME=COMMAND [ARG...] (stdio, started in the workspace) or NAME=URL (streamable HTTP)`)
 	fl.StringArrayVar(&f.mcpClass, "mcp-class", nil, "class of an MCP server's tools for the gate, repeatable: SERVER=read|write|danger or SERVER__TOOL=CLASS (default danger)")
+	fl.StringArrayVar(&f.mcpEnv, "mcp-env", nil, "give a stdio MCP server the variable NAME of nightshift's environment, repeatable: SERVER=NAME (servers get only PATH, HOME, LANG, ... and --env's otherwise; a credential is given only this way, with a warning)")
 	fl.BoolVar(&f.subagents, "subagents", false, "give the worker delegate_task {brief}: a sub-agent with the read-class tools only")
 	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, "a sub-agent's step brake")
 	fl.BoolVar(&f.memory, "memory", false, "give the worker remember and recall over notes kept per workspace in the state directory; a run starts with earlier runs' notes and failure reasons")
@@ -49,8 +51,8 @@ func addOtelFlags(cmd *cobra.Command, f *ecoFlags) {
 }
 
 // apply puts the flags and the task's mcp: section into cfg: the
-// servers of the task file first, then --mcp's, and --mcp-class over
-// both. Every mistake is a usage error, found before anything runs.
+// servers of the task file first, then --mcp's, and --mcp-class and
+// --mcp-env over both. Every mistake is a usage error, found before anything runs.
 func (f *ecoFlags) apply(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	servers, err := spec.MCPServers()
 	if err != nil {
@@ -65,6 +67,11 @@ func (f *ecoFlags) apply(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	}
 	for _, rule := range f.mcpClass {
 		if err := mcp.SetClass(servers, rule); err != nil {
+			return usageError(err)
+		}
+	}
+	for _, rule := range f.mcpEnv {
+		if err := mcp.AddEnv(servers, rule); err != nil {
 			return usageError(err)
 		}
 	}

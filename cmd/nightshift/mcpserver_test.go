@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -14,7 +15,7 @@ type echoIn struct {
 
 // mcpTestServer is `mcp-test-server`, an MCP server on stdio for the
 // scripts, built with the SDK nightshift's client is built on: echo
-// answers, fail fails as a tool does. Given an argument "refuse", it
+// answers, fail fails as a tool does, env shows the server's environment. Given an argument "refuse", it
 // never starts, and says why on stderr.
 func mcpTestServer() {
 	if len(os.Args) > 1 && os.Args[1] == "refuse" {
@@ -29,6 +30,10 @@ func mcpTestServer() {
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fail."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			return nil, nil, fmt.Errorf("the issue tracker is read-only today")
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "The server's environment, one NAME=VALUE a line."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
 		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		os.Exit(1)

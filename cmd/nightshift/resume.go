@@ -44,7 +44,7 @@ type runSettings struct {
 	Dir            string         `json:"dir"`
 	BaseDir        string         `json:"base_dir"`
 	Spec           *taskfile.Spec `json:"spec"`
-	// Eco are the ecosystem's flags (--mcp, --mcp-class, --subagents,
+	// Eco are the ecosystem's flags (--mcp, --mcp-class, --mcp-env, --subagents,
 	// --subagent-steps, --memory, --otel…): a resumed run has the tools
 	// and the traces it started with.
 	Eco ecoSettings `json:"eco"`
@@ -54,6 +54,7 @@ type runSettings struct {
 type ecoSettings struct {
 	MCP           []string `json:"mcp,omitempty"`
 	MCPClass      []string `json:"mcp_class,omitempty"`
+	MCPEnv        []string `json:"mcp_env,omitempty"`
 	Subagents     bool     `json:"subagents,omitempty"`
 	SubagentSteps int      `json:"subagent_steps,omitempty"`
 	Memory        bool     `json:"memory,omitempty"`
@@ -70,7 +71,7 @@ func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMe
 		Backoff: f.backoff, RetryBudget: f.retryBudget, RPM: f.rpm, TPM: f.tpm,
 		Events: absPath(f.events), Keep: f.keep, KeepState: f.keepState,
 		Dir: absPath(dir), BaseDir: absPath(spec.BaseDir),
-		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, Subagents: f.eco.subagents,
+		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, MCPEnv: f.eco.mcpEnv, Subagents: f.eco.subagents,
 			SubagentSteps: f.eco.subagentSteps, Memory: f.eco.memory,
 			Otel: f.eco.otel, OtelFile: absPath(f.eco.otelFile), OtelContent: f.eco.otelContent},
 	}
@@ -171,7 +172,7 @@ func (s runSettings) flags(stateDir string) *runFlags {
 		dir: s.Dir, backoff: s.Backoff, retryBudget: s.RetryBudget, rpm: s.RPM, tpm: s.TPM,
 		events: s.Events, keep: s.Keep, keepState: s.KeepState, callTimeout: s.CallTimeout,
 		stateDir: stateDir, resume: "",
-		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, subagents: s.Eco.Subagents,
+		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, mcpEnv: s.Eco.MCPEnv, subagents: s.Eco.Subagents,
 			subagentSteps: cmp.Or(s.Eco.SubagentSteps, lifecycle.DefaultSubagentSteps), memory: s.Eco.Memory,
 			otel: s.Eco.Otel, otelFile: s.Eco.OtelFile, otelContent: s.Eco.OtelContent},
 	}

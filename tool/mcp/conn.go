@@ -31,6 +31,8 @@ const stopWait = 2 * time.Second
 type conn struct {
 	server Server
 	cfg    Config
+	// env is a stdio server's whole environment (environment).
+	env    []string
 	client *sdk.Client
 	// stderr keeps the end of a stdio server's error output, to say why
 	// it would not start or died.
@@ -84,6 +86,9 @@ func (c *conn) connectLocked(ctx context.Context) error {
 	} else {
 		cmd := exec.Command(program(c.server.Command[0]), c.server.Command[1:]...)
 		cmd.Dir = c.cfg.Dir
+		// Never nightshift's own environment, which holds its keys: a
+		// nil Env would hand the server all of it.
+		cmd.Env = c.env
 		cmd.Stderr = c.stderr
 		cmd.SysProcAttr = procAttr()
 		// A grandchild holding stderr open (npx runs node) must not

@@ -14,6 +14,14 @@
 // retried (tool.Opaque): a call that failed halfway may have done
 // something.
 //
+// A stdio server does not inherit nightshift's environment, which holds
+// its keys: it starts with Config.Env (by default the allow-listed
+// variables of package sandbox, PATH, HOME, LANG, ...; a run gives the
+// environment of its commands, --env's variables included) plus the
+// variables its Server.Env names, the only way a credential reaches it,
+// said in a warning (Config.Warn). It is not confined otherwise: it runs
+// with the user's rights, outside the sandbox of the run's commands.
+//
 // A server that cannot be started, or whose tools collide with another
 // tool's name, keeps the run from starting (ErrConfig): nothing is sent to
 // a model. A server that dies during the run is started again once; a

@@ -13,7 +13,9 @@ import (
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
-// stdioServer is the test binary as an MCP server over stdio.
+// stdioServer is the test binary as an MCP server over stdio. The
+// variable that makes it one is named in its env: a server gets no other
+// variable of ours than the allow-listed ones.
 func stdioServer(t *testing.T, name string) Server {
 	t.Helper()
 	t.Setenv(serverEnv, "stdio")
@@ -21,7 +23,7 @@ func stdioServer(t *testing.T, name string) Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Server{Name: name, Command: []string{exe}}
+	return Server{Name: name, Command: []string{exe}, Env: []string{serverEnv}}
 }
 
 // open opens servers and closes them when the test ends.
@@ -58,7 +60,7 @@ func transports(t *testing.T, test func(t *testing.T, s Server)) {
 func TestAServersToolsJoinTheRunNamedAfterTheServer(t *testing.T) {
 	transports(t, func(t *testing.T, s Server) {
 		_, set := open(t, Config{Servers: []Server{s}})
-		want := []string{"srv__boom", "srv__die", "srv__echo", "srv__fail", "srv__pid"}
+		want := []string{"srv__boom", "srv__die", "srv__echo", "srv__env", "srv__fail", "srv__pid"}
 		if got := set.Names(); !slices.Equal(got, want) {
 			t.Fatalf("tools = %v, want %v", got, want)
 		}
@@ -152,7 +154,7 @@ func TestAServerThatDiedBetweenCallsIsStartedAgainAndTheCallSent(t *testing.T) {
 func TestAServerThatNeverStartsIsAConfigErrorWithItsStderr(t *testing.T) {
 	exe, _ := os.Executable()
 	t.Setenv(serverEnv, "refuse")
-	_, err := Open(context.Background(), Config{Dir: t.TempDir(), Servers: []Server{{Name: "db", Command: []string{exe}}}})
+	_, err := Open(context.Background(), Config{Dir: t.TempDir(), Servers: []Server{{Name: "db", Command: []string{exe}, Env: []string{serverEnv}}}})
 	var se *StartError
 	if !errors.Is(err, ErrConfig) || !errors.As(err, &se) || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("err = %v, want a StartError with the server's stderr", err)

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -22,6 +25,18 @@ type Config struct {
 	// Dir is the folder stdio servers start in: the run's workspace, so
 	// that a server given "." works there. Default the current folder.
 	Dir string
+	// Env is the environment (NAME=VALUE) every stdio server starts with,
+	// before the variables its Server.Env names; default the allow-listed
+	// variables of Environ (sandbox.CleanEnv: PATH, HOME, LANG, ...),
+	// never a credential. A run gives its commands' environment here
+	// (sandbox.Sandbox.OutsideEnv), --env's variables included.
+	Env []string
+	// Environ is nightshift's environment, where the variables a
+	// Server.Env names are read from; default os.Environ().
+	Environ []string
+	// Warn is told, in one line per server, the credentials a server is
+	// given because its Server.Env names them. Default: not told.
+	Warn func(line string)
 	// Taken are the names of the run's other tools: a server tool mapped
 	// to one of them is a collision (ErrConfig).
 	Taken []string
@@ -70,6 +85,9 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		}
 		servers[s.Name] = true
 		c := newConn(s, cfg)
+		if len(s.Command) > 0 {
+			c.env = environment(s, cfg)
+		}
 		tb.conns = append(tb.conns, c)
 		listed, err := c.start(ctx)
 		if err != nil {
@@ -82,6 +100,56 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		}
 	}
 	return tb, nil
+}
+
+// environment is the environment of the stdio server s: Config.Env, then
+// the variables s.Env names, read from Config.Environ. Each of those that
+// holds a credential is named in a warning.
+func environment(s Server, cfg Config) []string {
+	environ := cfg.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	env := cfg.Env
+	if env == nil {
+		env = sandbox.CleanEnv(environ)
+	}
+	env = slices.Clone(env)
+	var secret []string
+	for _, name := range s.Env {
+		v, ok := lookup(environ, name)
+		if !ok {
+			continue
+		}
+		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }), name+"="+v)
+		if redact.IsCredentialName(name) || redact.HasPassword(v) {
+			secret = append(secret, name)
+		}
+	}
+	if len(secret) > 0 && cfg.Warn != nil {
+		what := "a credential, given because its env names it"
+		if len(secret) > 1 {
+			what = "credentials, given because its env names them"
+		}
+		cfg.Warn(fmt.Sprintf("MCP server %s gets %s from nightshift's environment: %s", s.Name, strings.Join(secret, ", "), what))
+	}
+	if env == nil {
+		// Not nil, which would hand the server nightshift's whole
+		// environment.
+		env = []string{}
+	}
+	return env
+}
+
+// lookup returns the value of name in environ, the last one set winning
+// as in a process's environment.
+func lookup(environ []string, name string) (string, bool) {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if n, v, ok := strings.Cut(environ[i], "="); ok && n == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // add maps a server's listed tools into the toolbox.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nightshift-dev/nightshift/tool"
@@ -27,8 +28,8 @@ type Server struct {
 	Name string `yaml:"-" json:"-"`
 	// Command starts a server that speaks MCP on its stdin and stdout:
 	// the program and its arguments. It runs in the workspace folder
-	// (Config.Dir) with nightshift's environment, and is stopped when the
-	// run ends.
+	// (Config.Dir) with the environment of Config.Env and Env, and is
+	// stopped when the run ends.
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// URL is a server's streamable HTTP endpoint (http:// or https://).
 	URL string `yaml:"url,omitempty" json:"url,omitempty"`
@@ -40,6 +41,11 @@ type Server struct {
 	// the tool (create_issue); a name that is not one of the server's
 	// tools is an ErrConfig.
 	Classes map[string]tool.Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+	// Env names variables of nightshift's environment (Config.Environ)
+	// that a stdio server gets on top of Config.Env: GITHUB_TOKEN for a
+	// GitHub server. A credential is given only this way, and Open says so
+	// in a warning. A variable that is not set is left out.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
 }
 
 // Sep joins a server's name to its tools' names.
@@ -48,6 +54,9 @@ const Sep = "__"
 // maxName bounds a server's name, so that its tools keep room for their
 // own names within 64 characters.
 const maxName = 32
+
+// varPattern is what Env may name.
+var varPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namePattern is a server's name: no "__", which separates it from the
 // tool's name in NAME__tool and in --mcp-class keys.
@@ -65,6 +74,14 @@ func (s Server) Check() error {
 		return configError("server %s: give a command or a url, not both", s.Name)
 	case s.URL != "" && !isURL(s.URL):
 		return configError("server %s: url %q must start with http:// or https://", s.Name, s.URL)
+	}
+	for _, n := range s.Env {
+		if !varPattern.MatchString(n) {
+			return configError("server %s: env %q: want the name of a variable, like GITHUB_TOKEN", s.Name, n)
+		}
+	}
+	if len(s.Env) > 0 && s.URL != "" {
+		return configError("server %s: env is for a server nightshift starts (a command), not one at a url", s.Name)
 	}
 	if s.Class != "" && !s.Class.Valid() {
 		return configError("server %s: class %q: want read, write or danger", s.Name, s.Class)
@@ -148,6 +165,31 @@ func SetClass(servers []Server, rule string) error {
 		names[i] = s.Name
 	}
 	return configError("--mcp-class %q: no server %q (servers: %s)", rule, server, strings.Join(names, ", "))
+}
+
+// AddEnv applies one --mcp-env rule, SERVER=NAME: the server it names in
+// servers gets the variable NAME of nightshift's environment.
+func AddEnv(servers []Server, rule string) error {
+	server, name, ok := strings.Cut(rule, "=")
+	server, name = strings.TrimSpace(server), strings.TrimSpace(name)
+	if !ok || server == "" || !varPattern.MatchString(name) {
+		return configError("--mcp-env %q: want SERVER=NAME, where NAME is a variable of nightshift's environment, for example github=GITHUB_TOKEN", rule)
+	}
+	names := make([]string, len(servers))
+	for i := range servers {
+		names[i] = servers[i].Name
+		if servers[i].Name != server {
+			continue
+		}
+		if servers[i].URL != "" {
+			return configError("--mcp-env %q: server %s is at a url; only a server nightshift starts gets variables", rule, server)
+		}
+		if !slices.Contains(servers[i].Env, name) {
+			servers[i].Env = append(servers[i].Env, name)
+		}
+		return nil
+	}
+	return configError("--mcp-env %q: no server %q (servers: %s)", rule, server, strings.Join(names, ", "))
 }
 
 // ToolName is the name a server's tool has in the run: NAME__tool, every

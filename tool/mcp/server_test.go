@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -44,7 +45,7 @@ type noIn struct{}
 
 // testServer is the server the tests talk to: echo answers, fail fails as
 // a tool does, boom fails as a protocol error, pid says which process
-// answers, and die ends the server in the middle of a call.
+// answers, env shows its environment, and die ends the server in the middle of a call.
 func testServer(die func()) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text."},
@@ -62,6 +63,10 @@ func testServer(die func()) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "pid", Description: "The server's process."},
 		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(os.Getpid())}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "The server's environment, one NAME=VALUE a line."},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "End the server."},
 		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
