@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
@@ -112,6 +113,11 @@ func (s *Spec) Validate() error {
 	}
 	if _, err := s.CommandDuration(); err != nil {
 		return err
+	}
+	for _, a := range s.Approve {
+		if err := gate.CheckSpec(a); err != nil {
+			return fmt.Errorf("approve %q: %w", a, err)
+		}
 	}
 	return CheckFallbackOn(s.FallbackOn)
 }

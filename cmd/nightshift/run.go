@@ -382,6 +382,11 @@ func checkRunFlags(f *runFlags, changed func(string) bool) error {
 	if f.rpm < 0 || f.tpm < 0 {
 		return usagef("--rpm and --tpm must not be negative (leave them out to learn the provider's limits)")
 	}
+	for _, a := range f.approve {
+		if err := gate.CheckSpec(a); err != nil {
+			return usagef("--approve %q: %v", a, err)
+		}
+	}
 	return nil
 }
 
