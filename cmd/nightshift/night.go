@@ -47,8 +47,13 @@ func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledg
 		return nil, err
 	}
 	l, err := ledger.Open(ctx, resolveDB(db), cfg)
-	if errors.Is(err, ledger.ErrBadOwner) {
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, ledger.ErrBadOwner):
 		return nil, usageError(err)
+	case ledger.IsPostgres(resolveDB(db)):
+		return nil, ledgerOpenError(resolveDB(db), err)
 	}
 	return l, err
 }

@@ -52,6 +52,9 @@ func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *l
 // URL is left to the server to answer.
 func withExistingLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
 	path := resolveDB(db)
+	if err := checkLedgerFile(path); err != nil {
+		return err
+	}
 	if !ledger.IsPostgres(path) {
 		file := ledgerFile(path)
 		fi, err := os.Stat(file)
@@ -85,6 +88,9 @@ func checkLedgerFile(path string) error {
 		return nil
 	}
 	file := ledgerFile(path)
+	if file == "" {
+		return usagef("ledger %q (--db or $NIGHTSHIFT_DB) has no path after the scheme: give the ledger's file, for example --db sqlite:nightshift.db or --db nightshift.db", path)
+	}
 	fi, err := os.Stat(file)
 	if err != nil {
 		return nil // a new ledger, or an error SQLite reports in its place
