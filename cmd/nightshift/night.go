@@ -106,6 +106,9 @@ pipeline file or bad flags.`,
 			if err := checkOutFile("html", html); err != nil {
 				return err
 			}
+			if err := checkOutFileAs("otel-file", otel.otelFile, "traces.jsonl"); err != nil {
+				return err
+			}
 			if demo {
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
