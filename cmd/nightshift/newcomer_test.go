@@ -105,3 +105,42 @@ func TestMaxTokensFieldIsForTheOpenAIWire(t *testing.T) {
 		t.Errorf("a bad field: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
+
+func TestTaskApproveDenyAndFailSayWhetherTheTaskIsMissingOrNotParked(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	if res := runCLI(t, "task", "add", "--db", db, "A task"); res.code != 0 {
+		t.Fatalf("task add: exit %d: %s", res.code, res.stderr)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"approving a task that does not exist", []string{"task", "approve", "99"}, "no task 99: nightshift task list shows the tasks and their IDs"},
+		{"failing a task that does not exist", []string{"task", "fail", "99", "--reason", "broken"}, "no task 99: "},
+		{"approving a queued task", []string{"task", "approve", "1"}, "task 1 is queued, not parked: it has no action waiting for a person to approve"},
+		{"denying a queued task", []string{"task", "deny", "1"}, "task 1 is queued, not parked: it has no action waiting for a person to deny"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runCLI(t, append(tt.args, "--db", db)...)
+			if res.code != 2 || !strings.Contains(res.stderr, tt.want) || strings.Contains(res.stderr, "ledger:") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q, without ledger:", res.code, res.stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestTaskAddRefusesAScoreThatIsNoNumber(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, score := range []string{"NaN", "Inf", "-Inf"} {
+		t.Run(score, func(t *testing.T) {
+			res := runCLI(t, "task", "add", "--db", db, "--score", score, "A task")
+			if res.code != 2 || !strings.Contains(res.stderr, "give a finite number, for example --score 7") {
+				t.Errorf("exit %d, stderr %q; want 2 and a finite number", res.code, res.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("%s was created", db)
+	}
+}

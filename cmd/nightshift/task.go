@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -121,12 +122,21 @@ func taskID(s string) (int64, error) {
 	return id, nil
 }
 
-// notFound turns a missing task into a usage error that says what to do.
-func notFound(err error) error {
-	if errors.Is(err, ledger.ErrNotFound) {
-		return usagef("%v (see nightshift task list)", err)
+// notFound turns a missing task, or one with no parked action to
+// approve or deny (verb; empty for fail), into a usage error that says
+// which it is and what to do; it was the ledger's "ledger: not found".
+func notFound(ctx context.Context, l *ledger.Ledger, id int64, verb string, err error) error {
+	if !errors.Is(err, ledger.ErrNotFound) {
+		return err
 	}
-	return err
+	t, terr := l.Task(ctx, id)
+	if errors.Is(terr, ledger.ErrNotFound) {
+		return usagef("no task %d: nightshift task list shows the tasks and their IDs (--db or $NIGHTSHIFT_DB names another ledger)", id)
+	}
+	if terr != nil || verb == "" {
+		return err
+	}
+	return usagef("task %d is %s, not parked: it has no action waiting for a person to %s (nightshift task list shows which tasks are parked)", id, t.State, verb)
 }
 
 func newTaskAddCmd() *cobra.Command {
@@ -144,6 +154,11 @@ func newTaskAddCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(args[0]) == "" {
 				return usagef(`task add needs a title: nightshift task add "Write the install guide"`)
+			}
+			if math.IsNaN(score) || math.IsInf(score, 0) {
+				// NaN was the database's NOT NULL error (exit 1); an
+				// infinite score put the task above every other for good.
+				return usagef("--score %v: give a finite number, for example --score 7", score)
 			}
 			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				nt := ledger.NewTask{Title: args[0], Body: body}
@@ -227,7 +242,7 @@ func newTaskFailCmd() *cobra.Command {
 				}
 				f, err := l.FailTask(ctx, id, night, reason, time.Now())
 				if err != nil {
-					return notFound(err)
+					return notFound(ctx, l, id, "", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "task %d: failure %d recorded (scope %s, level %d)\n", id, f.ID, f.Scope, f.Level)
 				return nil
@@ -262,7 +277,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				p, err := l.Decide(ctx, id, d, time.Now())
 				if err != nil {
-					return notFound(err)
+					return notFound(ctx, l, id, verb, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
 				return nil
