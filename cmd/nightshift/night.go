@@ -126,6 +126,9 @@ pipeline file or bad flags.`,
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
+			if err := checkInputFile("--pipeline", pipeline, "docs/night.md"); err != nil {
+				return err
+			}
 			if work.Workers < 1 {
 				return usagef("--workers is %d: run at least one step at once", work.Workers)
 			}

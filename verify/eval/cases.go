@@ -112,7 +112,7 @@ func ParseCases(data []byte, baseDir string) ([]Case, error) {
 		}
 	}
 	if len(cases) == 0 {
-		return nil, errors.New("eval: no cases")
+		return nil, errors.New("no cases: a case file is a YAML list of cases, or one JSON case a line (docs/eval.md)")
 	}
 	seen := map[string]bool{}
 	for i := range cases {
