@@ -108,6 +108,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err := checkWorkDir(f.work); err != nil {
 		return err
 	}
+	if _, err := os.Stat(f.tasks); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usagef("--tasks %s: no such file or folder: check the path (the format is in docs/many-runs.md)", f.tasks)
+		}
+		return usagef("--tasks %s cannot be read (%v): name another file or folder", f.tasks, errors.Unwrap(err))
+	}
 	specs, err := taskfile.LoadList(f.tasks)
 	if err != nil {
 		return usageError(err)

@@ -62,7 +62,7 @@ func newEvalCmd() *cobra.Command {
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 1 {
-			if err := checkInputFile("the case file", args[0], "docs/eval.md"); err != nil {
+			if err := checkInputFile("the case file", args[0], "the format is in docs/eval.md"); err != nil {
 				return err
 			}
 		}

@@ -126,7 +126,7 @@ pipeline file or bad flags.`,
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
 			}
-			if err := checkInputFile("--pipeline", pipeline, "docs/night.md"); err != nil {
+			if err := checkInputFile("--pipeline", pipeline, "the format is in docs/night.md"); err != nil {
 				return err
 			}
 			if work.Workers < 1 {

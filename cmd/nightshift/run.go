@@ -398,6 +398,9 @@ func checkRunFlags(f *runFlags, changed func(string) bool) error {
 	if err := checkOutFileAs("otel-file", f.eco.otelFile, "traces.jsonl"); err != nil {
 		return err
 	}
+	if err := checkOutFileAs("events", f.events, "events.jsonl"); err != nil {
+		return err
+	}
 	for _, a := range f.approve {
 		if err := gate.CheckSpec(a); err != nil {
 			return usagef("--approve %q: %v", a, err)
