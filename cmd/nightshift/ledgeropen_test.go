@@ -81,3 +81,34 @@ func TestAPostgreSQLLedgerWithoutItsDatabaseSaysCreateIt(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2, no such database and createdb", res.code, res.stderr)
 	}
 }
+
+func TestALedgerPathSQLiteCannotOpenIsAUsageErrorNotSQLitesWords(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFiles(t, dir, map[string]string{"afile": "x"})
+	long := strings.Repeat("x", 300) + ".db"
+	for _, tt := range []struct{ name, db, want string }{
+		{"a folder that does not exist", "nodir/x.db", "the folder nodir does not exist: create it, or name a file in another"},
+		{"a file in the way", "afile/x.db", "ledger afile/x.db (--db or $NIGHTSHIFT_DB): not a directory: name another path"},
+		{"a name too long", long, "file name too long: name another path"},
+	} {
+		for _, args := range [][]string{{"task", "add", "--db", tt.db, "A task"}, {"report", "--db", tt.db}} {
+			t.Run(tt.name+" "+args[0], func(t *testing.T) {
+				res := runCLI(t, args...)
+				if res.code != 2 || !strings.Contains(res.stderr, tt.want) || strings.Contains(res.stderr, "(14)") {
+					t.Errorf("exit %d, stderr %q; want 2 and %q", res.code, res.stderr, tt.want)
+				}
+			})
+		}
+	}
+}
+
+func TestAStateDirectoryWithANameTooLongIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: Done.}]\n", "work/a.txt": "a"})
+	res := runCLI(t, "run", "--dir", dir+"/work", "--state-dir", dir+"/"+strings.Repeat("x", 300),
+		"--provider", "scripted", "--scenario", dir+"/s.yaml", "--no-judge", "Anything")
+	if res.code != 2 || !strings.Contains(res.stderr, "(--state-dir): file name too long: point --state-dir") || strings.Contains(res.stderr, "statedir:") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --state-dir", res.code, res.stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -78,6 +79,11 @@ func checkStateBase(flag string) error {
 				return usagef("state directory %s (%s): %s is not a folder: point --state-dir or $%s at a folder, or at a path to create", base, from, p, statedir.Env)
 			}
 			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			// A name too long, a folder that cannot be entered: it was
+			// "statedir: mkdir …" (exit 1) once the run had begun.
+			return usagef("state directory %s (%s): %v: point --state-dir or $%s at another folder", base, from, errors.Unwrap(err), statedir.Env)
 		}
 		if filepath.Dir(p) == p {
 			return nil

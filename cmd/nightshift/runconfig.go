@@ -252,7 +252,7 @@ func checkDir(dir string) error {
 	case err != nil:
 		return usagef("--dir %s: %v", dir, err)
 	case !fi.IsDir():
-		return usagef("--dir %s: not a folder", dir)
+		return usagef("--dir %s: not a folder: name the folder the run may work in", dir)
 	}
 	return nil
 }

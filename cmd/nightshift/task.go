@@ -93,8 +93,18 @@ func checkLedgerFile(path string) error {
 		return usagef("ledger %q (--db or $NIGHTSHIFT_DB) has no path after the scheme: give the ledger's file, for example --db sqlite:nightshift.db or --db nightshift.db", path)
 	}
 	fi, err := os.Stat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A new ledger, in a folder that must be there: SQLite said
+		// "unable to open database file (14)" (exit 1).
+		if dir := filepath.Dir(file); !isDir(dir) {
+			return usagef("ledger %s (--db or $NIGHTSHIFT_DB): the folder %s does not exist: create it, or name a file in another", file, dir)
+		}
+		return nil
+	}
 	if err != nil {
-		return nil // a new ledger, or an error SQLite reports in its place
+		// A name too long, a folder on the way that is a file: SQLite
+		// said "unable to open database file (14)".
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB): %v: name another path", file, errors.Unwrap(err))
 	}
 	if fi.IsDir() {
 		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is a folder: name the ledger's file in it (for example %s)", file, filepath.Join(file, "nightshift.db"))
@@ -286,4 +296,10 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 	}
 	dbFlag(cmd, &db)
 	return cmd
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
