@@ -144,3 +144,15 @@ func TestTaskAddRefusesAScoreThatIsNoNumber(t *testing.T) {
 		t.Errorf("%s was created", db)
 	}
 }
+
+func TestANegativeTaskIDIsNoTaskIDNotAnUnknownShorthandFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, args := range [][]string{{"task", "approve", "-1"}, {"task", "deny", "-42"}, {"task", "fail", "-3", "--reason", "r"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			res := runCLI(t, append(args, "--db", db)...)
+			if res.code != 2 || !strings.Contains(res.stderr, args[2]+" is not a task ID: IDs are the positive numbers nightshift task list shows") || strings.Contains(res.stderr, "shorthand") {
+				t.Errorf("exit %d, stderr %q; want 2 and not a task ID", res.code, res.stderr)
+			}
+		})
+	}
+}

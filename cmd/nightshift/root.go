@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +33,11 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	root.SetErr(stderr)
 	// Cobra reports flag errors itself; make them usage errors (exit 2).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// `task approve -1` reads -1 as flags: say it is no task ID (it
+		// was "unknown shorthand flag: '1' in -1").
+		if m := negativeArg.FindStringSubmatch(err.Error()); m != nil && strings.HasPrefix(c.CommandPath(), "nightshift task ") {
+			return usagef("%s is not a task ID: IDs are the positive numbers nightshift task list shows", m[1])
+		}
 		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(
@@ -54,6 +61,10 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	}
 	return root
 }
+
+// negativeArg matches pflag's error for a negative number given where a
+// flag could be: "unknown shorthand flag: '1' in -1".
+var negativeArg = regexp.MustCompile(`unknown shorthand flag: '\d' in (-\d+)$`)
 
 // checkStateBase refuses, before anything runs, a state directory that
 // cannot be one: the path, or a folder on the way to it, is a file (a
