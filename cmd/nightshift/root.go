@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -91,7 +92,7 @@ func checkStateBase(flag string) error {
 			}
 			return nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			// A name too long, a folder that cannot be entered: it was
 			// "statedir: mkdir …" (exit 1) once the run had begun.
 			return usagef("state directory %s (%s): %v: point --state-dir or $%s at another folder", base, from, errors.Unwrap(err), statedir.Env)
