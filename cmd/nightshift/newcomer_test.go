@@ -4,6 +4,7 @@ package main
 // after the bug.
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,32 @@ func TestANegativeTaskIDIsNoTaskIDNotAnUnknownShorthandFlag(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and not a task ID", res.code, res.stderr)
 			}
 		})
+	}
+}
+
+func TestApprovingATaskTwiceSaysItWasApprovedAlready(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	if res := runCLI(t, "task", "add", "--db", db, "A task"); res.code != 0 {
+		t.Fatalf("task add: exit %d: %s", res.code, res.stderr)
+	}
+	// Park it as a night's builder would: an action waiting for a person.
+	sqldb, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqldb.Exec(`INSERT INTO ns_parked(task_id, action, asked_at, deadline) VALUES (1, 'run_command {"cmd":"make"}', 0, 9999999999999);
+		UPDATE ns_tasks SET state = 'parked' WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	sqldb.Close()
+	if res := runCLI(t, "task", "approve", "1", "--db", db); res.code != 0 {
+		t.Fatalf("the first approval: exit %d: %s", res.code, res.stderr)
+	}
+	for _, verb := range []string{"approve", "deny"} {
+		res := runCLI(t, "task", verb, "1", "--db", db)
+		want := `task 1's action was approved already (run_command {"cmd":"make"}; the task is queued): there is nothing left to ` + verb
+		if res.code != 2 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s again: exit %d, stderr %q; want 2 and %q", verb, res.code, res.stderr, want)
+		}
 	}
 }

@@ -146,6 +146,9 @@ func notFound(ctx context.Context, l *ledger.Ledger, id int64, verb string, err 
 	if terr != nil || verb == "" {
 		return err
 	}
+	if ok, _ := l.Approvals(ctx, id); len(ok) > 0 {
+		return usagef("task %d's action was approved already (%s; the task is %s): there is nothing left to %s", id, gate.Escape(ok[len(ok)-1].Action), t.State, verb)
+	}
 	return usagef("task %d is %s, not parked: it has no action waiting for a person to %s (nightshift task list shows which tasks are parked)", id, t.State, verb)
 }
 
