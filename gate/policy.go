@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -58,6 +59,12 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 func ParsePolicy(specs ...string) (Policy, error) {
 	p := Policy{classes: maps.Clone(defaults), names: map[string]Decision{}, rules: map[string]string{}}
 	for _, spec := range specs {
+		if strings.Trim(spec, " \t\n,") == "" {
+			// An --approve or approve entry with no rule decides nothing:
+			// it is a value lost on the way (an unset variable), not a
+			// rule. A stray comma beside rules is forgiven.
+			return Policy{}, &RuleError{Spec: spec, Problem: "the rule is empty; " + ruleForm}
+		}
 		for rule := range strings.SplitSeq(spec, ",") {
 			rule = strings.TrimSpace(rule)
 			if rule == "" {
@@ -66,24 +73,62 @@ func ParsePolicy(specs ...string) (Policy, error) {
 			key, value, ok := strings.Cut(rule, "=")
 			key, value = strings.TrimSpace(key), strings.ToLower(strings.TrimSpace(value))
 			if !ok || key == "" {
-				return Policy{}, fmt.Errorf("gate: approval rule %q: want NAME=allow|ask|deny, where NAME is read, write, danger or a tool name, for example danger=ask or run_command=deny", rule)
+				return Policy{}, &RuleError{Spec: spec, Rule: rule, Problem: ruleForm}
 			}
 			d := Decision(value)
 			if d != Allow && d != Ask && d != Deny {
-				return Policy{}, fmt.Errorf("gate: approval rule %q: %q is not a decision; want allow, ask or deny", rule, value)
+				return Policy{}, &RuleError{Spec: spec, Rule: rule, Problem: fmt.Sprintf("%q is not a decision; want allow, ask or deny", value)}
 			}
 			if c := tool.Class(key); c.Valid() {
 				p.classes[c] = d
 				continue
 			}
 			if !toolName.MatchString(key) {
-				return Policy{}, fmt.Errorf("gate: approval rule %q: %q is neither a class (read, write, danger) nor a tool name", rule, key)
+				return Policy{}, &RuleError{Spec: spec, Rule: rule, Problem: fmt.Sprintf("%q is neither a class (read, write, danger) nor a tool name", key)}
 			}
 			p.names[key] = d
 			p.rules[key] = rule
 		}
 	}
 	return p, nil
+}
+
+// ruleForm is what an approval rule looks like, with an example.
+const ruleForm = "want NAME=allow|ask|deny, where NAME is read, write, danger or a tool name, for example danger=ask or run_command=deny"
+
+// RuleError is a spec ParsePolicy cannot read: one without a rule, or a
+// rule that is not NAME=allow|ask|deny. A
+// caller that knows where the spec came from (a flag, a file's key)
+// names it and shows Problem.
+type RuleError struct {
+	// Spec is the spec as given, for example "danger=maybe,write=deny".
+	Spec string
+	// Rule is the rule of Spec at fault; empty when the rule is empty.
+	Rule string
+	// Problem says what is wrong and what a rule looks like.
+	Problem string
+}
+
+// CheckSpec checks one spec as ParsePolicy reads it, and returns the
+// problem alone (a *RuleError's Problem, with the rule at fault), for a
+// caller that names the spec's source: `--approve "": the rule is empty; …`.
+func CheckSpec(spec string) error {
+	_, err := ParsePolicy(spec)
+	var re *RuleError
+	if errors.As(err, &re) {
+		if re.Rule != "" && re.Rule != strings.TrimSpace(spec) {
+			return fmt.Errorf("rule %q: %s", re.Rule, re.Problem)
+		}
+		return errors.New(re.Problem)
+	}
+	return err
+}
+
+func (e *RuleError) Error() string {
+	if e.Rule == "" {
+		return fmt.Sprintf("gate: approval rules %q: %s", e.Spec, e.Problem)
+	}
+	return fmt.Sprintf("gate: approval rule %q: %s", e.Rule, e.Problem)
 }
 
 // UnknownToolError is a policy naming a tool that the run does not have:

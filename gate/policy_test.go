@@ -65,6 +65,9 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"a rule without a name says what to write", "=allow", "want NAME=allow|ask|deny"},
 		{"an unknown decision names the three", "danger=maybe", `"maybe" is not a decision; want allow, ask or deny`},
 		{"a name that is no tool name is refused", "rm -rf=allow", "neither a class"},
+		{"an empty spec is refused with an example", "", "the rule is empty; want NAME=allow|ask|deny"},
+		{"a spec of blanks is refused", "  ", "the rule is empty"},
+		{"a spec of commas is refused", " , ", "the rule is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -303,8 +303,10 @@ func (p *Pipeline) check() error {
 		if r.RollbackOnInterrupt && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
 		}
-		if _, err := gate.ParsePolicy(r.Approve...); err != nil {
-			return fmt.Errorf("roles.%s.approve: %w", role, err)
+		for _, a := range r.Approve {
+			if err := gate.CheckSpec(a); err != nil {
+				return fmt.Errorf("roles.%s.approve %q: %w", role, a, err)
+			}
 		}
 		if _, ok := p.Models[r.Fallback]; r.Fallback != "" && !ok {
 			return fmt.Errorf("roles.%s.fallback: model %q is not under models", role, r.Fallback)

@@ -45,6 +45,7 @@ models: {b: {provider: scripted, scenario: b.yaml}}
 		{"a role lists models that exist", ok + "roles: {builder: {models: [c]}}\n", `model "c" is not under models`},
 		{"a role has a known name", ok + "roles: {builder: {models: [b]}, critic: {models: [b]}}\n", `unknown role "critic"`},
 		{"only the builder has gate rules", ok + "roles: {builder: {models: [b]}, judge: {models: [b], approve: [run_command=deny]}}\n", "approve is for the builder"},
+		{"an empty gate rule is refused", ok + "roles: {builder: {models: [b], approve: [\"\"]}}\n", `roles.builder.approve "": the rule is empty; want NAME=allow|ask|deny`},
 		{"gate rules must parse", ok + "roles: {builder: {models: [b], approve: [run_command=maybe]}}\n", "roles.builder.approve"},
 		{"a scripted model needs a scenario", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted}}\nroles: {builder: {models: [b]}}\n", "needs a scenario"},
 		{"max_tokens_field names one of the two fields", "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: openai, max_tokens_field: max_output_tokens}}\nroles: {builder: {models: [b]}}\n", "max_tokens_field"},

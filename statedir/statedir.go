@@ -31,6 +31,18 @@ const (
 // could delete it. Choose another (--state-dir, $NIGHTSHIFT_STATE_DIR).
 var ErrUnusable = errors.New("statedir: no usable state directory")
 
+// unusableError is an ErrUnusable told in the user's terms: what is wrong
+// with the state directory and what to do, without the package's name
+// (the command prints it as it is).
+type unusableError struct{ msg string }
+
+func (e *unusableError) Error() string        { return e.msg }
+func (e *unusableError) Is(target error) bool { return target == ErrUnusable }
+
+func unusable(format string, args ...any) error {
+	return &unusableError{msg: fmt.Sprintf(format, args...)}
+}
+
 // keyLen is how many hex digits of the hash name a workspace's folder:
 // 64 bits, far from any collision among one user's workspaces.
 const keyLen = 16
@@ -58,7 +70,11 @@ func base(override string, getenv func(string) string, home func() (string, erro
 	if p == "" {
 		h, err := home()
 		if err != nil || h == "" {
-			return "", fmt.Errorf("%w: no home folder to keep state in (set %s or --state-dir): %v", ErrUnusable, Env, err)
+			why := "$HOME is empty"
+			if err != nil {
+				why = err.Error()
+			}
+			return "", unusable("no home folder to keep nightshift's state in (%s): set $%s or give --state-dir", why, Env)
 		}
 		p = filepath.Join(h, ".local", "state", "nightshift")
 	}
@@ -99,8 +115,8 @@ func Workspace(base, workspaceDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if inside(base, real) {
-		return "", fmt.Errorf("%w: the state directory %s is inside the workspace %s, where a run could delete it; choose another with --state-dir or %s", ErrUnusable, base, real, Env)
+	if err := checkOutside(base, real); err != nil {
+		return "", err
 	}
 	dir, err := WorkspaceDir(base, real)
 	if err != nil {
@@ -116,6 +132,25 @@ func Workspace(base, workspaceDir string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// CheckOutside returns an error matching ErrUnusable when the state
+// directory base lies inside the workspace at workspaceDir, where a run
+// could delete it; Workspace refuses such a base too, but a command
+// checks it first, before it writes anything under base.
+func CheckOutside(base, workspaceDir string) error {
+	real, err := realPath(workspaceDir)
+	if err != nil {
+		return err
+	}
+	return checkOutside(base, real)
+}
+
+func checkOutside(base, real string) error {
+	if inside(base, real) {
+		return unusable("the state directory %s is inside the workspace %s, where a run could delete it: choose another with --state-dir or $%s", base, real, Env)
+	}
+	return nil
 }
 
 // WorkspaceOf reads which workspace a state folder belongs to; "" when

@@ -177,3 +177,26 @@ func TestPruneRemovesOnlyOldRecordsAndCheckpoints(t *testing.T) {
 		t.Fatalf("keep 0 must keep everything: %v %v", removed, err)
 	}
 }
+
+// TestAnUnusableStateDirectorySaysWhatToDoWithoutThePackagesName: the
+// messages were "statedir: no usable state directory: …".
+func TestAnUnusableStateDirectorySaysWhatToDoWithoutThePackagesName(t *testing.T) {
+	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
+	_, err := base("", func(string) string { return "" }, noHome)
+	ws := t.TempDir()
+	_, err2 := Workspace(filepath.Join(ws, "state"), ws)
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"no home folder", err, "no home folder to keep nightshift's state in ($HOME is not defined): set $NIGHTSHIFT_STATE_DIR or give --state-dir"},
+		{"a state directory in the workspace", err2, "where a run could delete it: choose another with --state-dir or $NIGHTSHIFT_STATE_DIR"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !errors.Is(tt.err, ErrUnusable) || !strings.Contains(tt.err.Error(), tt.want) || strings.Contains(tt.err.Error(), "statedir:") {
+				t.Errorf("error %v; want ErrUnusable saying %q, without statedir:", tt.err, tt.want)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
@@ -113,6 +115,11 @@ func (s *Spec) Validate() error {
 	if _, err := s.CommandDuration(); err != nil {
 		return err
 	}
+	for _, a := range s.Approve {
+		if err := gate.CheckSpec(a); err != nil {
+			return fmt.Errorf("approve %q: %w", a, err)
+		}
+	}
 	return CheckFallbackOn(s.FallbackOn)
 }
 
@@ -139,9 +146,17 @@ func (s *Spec) CommandDuration() (time.Duration, error) {
 
 // Load reads one task file (YAML; JSON is YAML too).
 func Load(path string) (*Spec, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("task file %s is a folder: name a YAML task file (the format is in README.md, Task files); batch --tasks takes a folder of them", path)
+	}
 	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("task file: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("task file %s: no such file: check the path (the format is in README.md, Task files)", path)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("task file %s cannot be read (permission denied): make it readable, or name another", path)
+	case err != nil:
+		return nil, fmt.Errorf("task file %s: %w", path, err)
 	}
 	s, err := Parse(data)
 	if err != nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,6 +104,15 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	}
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1")
+	}
+	if err := checkWorkDir(f.work); err != nil {
+		return err
+	}
+	if _, err := os.Stat(f.tasks); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usagef("--tasks %s: no such file or folder: check the path (the format is in docs/many-runs.md)", f.tasks)
+		}
+		return usagef("--tasks %s cannot be read (%v): name another file or folder", f.tasks, errors.Unwrap(err))
 	}
 	specs, err := taskfile.LoadList(f.tasks)
 	if err != nil {
@@ -351,4 +362,42 @@ func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 		fmt.Fprintf(w, "  %s (%s)\n    go on:  nightshift run --resume %s%s%s\n    undo:   nightshift recover --dir %s%s\n",
 			t.Name, t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), dir, stateArg(stateDir))
 	}
+}
+
+// checkWorkDir refuses, before anything runs, a --work that cannot hold
+// the tasks' workspaces: a file, a path under a file, or a folder that
+// is not empty (it was `batch: mkdir …: not a directory`).
+func checkWorkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef("--work %s is a file: name a new or empty folder for the tasks' workspaces", dir)
+	case err == nil:
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return usagef("--work %s cannot be read (%v): name a new or empty folder", dir, errors.Unwrap(err))
+		}
+		if len(ents) > 0 {
+			return usagef("--work %s is not empty: name a new or empty folder (an earlier batch's workspaces are kept as they were)", dir)
+		}
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		// Under a file (ENOTDIR), or not reachable at all.
+		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+			if fi, err := os.Stat(p); err == nil {
+				if !fi.IsDir() {
+					return usagef("--work %s: %s is a file, not a folder: name a new or empty folder elsewhere", dir, p)
+				}
+				break
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+		return usagef("--work %s: %v: name a new or empty folder", dir, errors.Unwrap(err))
+	}
+	return nil
 }

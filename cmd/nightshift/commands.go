@@ -63,7 +63,9 @@ func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
 func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
 	d, err := spec.CommandDuration()
 	if err != nil {
-		return 0, usageError(err)
+		// The flag and the task file's key both set it: name both (it
+		// named only the key, to a person who gave the flag).
+		return 0, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", spec.CommandTimeout)
 	}
 	return d, nil
 }

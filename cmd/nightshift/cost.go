@@ -22,6 +22,9 @@ func modelTable(file string) (*models.Table, error) {
 	if file == "" {
 		return t, nil
 	}
+	if err := checkInputFile("--models (task file: models_file)", file, "the format is in docs/budgets.md"); err != nil {
+		return nil, err
+	}
 	over, err := models.Load(file)
 	if err != nil {
 		return nil, usagef("--models: %v", err)

@@ -61,6 +61,11 @@ func newEvalCmd() *cobra.Command {
 	// The eval package marks the user's mistakes with ErrUsage: exit 2.
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if err := checkInputFile("the case file", args[0], "the format is in docs/eval.md"); err != nil {
+				return err
+			}
+		}
 		err := run(c, args)
 		if errors.Is(err, eval.ErrUsage) {
 			return usageError(err)

@@ -4,6 +4,7 @@ package main
 // after the bug.
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,83 @@ func TestMaxTokensFieldIsForTheOpenAIWire(t *testing.T) {
 	res = runCLIEnv(t, []string{"OPENAI_API_KEY=k"}, "run", "--max-tokens-field", "max_output_tokens", "--dir", t.TempDir(), "Anything")
 	if res.code != 2 || !strings.Contains(res.stderr, "max_output_tokens") {
 		t.Errorf("a bad field: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+func TestTaskApproveDenyAndFailSayWhetherTheTaskIsMissingOrNotParked(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	if res := runCLI(t, "task", "add", "--db", db, "A task"); res.code != 0 {
+		t.Fatalf("task add: exit %d: %s", res.code, res.stderr)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"approving a task that does not exist", []string{"task", "approve", "99"}, "no task 99: nightshift task list shows the tasks and their IDs"},
+		{"failing a task that does not exist", []string{"task", "fail", "99", "--reason", "broken"}, "no task 99: "},
+		{"approving a queued task", []string{"task", "approve", "1"}, "task 1 is queued, not parked: it has no action waiting for a person to approve"},
+		{"denying a queued task", []string{"task", "deny", "1"}, "task 1 is queued, not parked: it has no action waiting for a person to deny"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runCLI(t, append(tt.args, "--db", db)...)
+			if res.code != 2 || !strings.Contains(res.stderr, tt.want) || strings.Contains(res.stderr, "ledger:") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q, without ledger:", res.code, res.stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestTaskAddRefusesAScoreThatIsNoNumber(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, score := range []string{"NaN", "Inf", "-Inf"} {
+		t.Run(score, func(t *testing.T) {
+			res := runCLI(t, "task", "add", "--db", db, "--score", score, "A task")
+			if res.code != 2 || !strings.Contains(res.stderr, "give a finite number, for example --score 7") {
+				t.Errorf("exit %d, stderr %q; want 2 and a finite number", res.code, res.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("%s was created", db)
+	}
+}
+
+func TestANegativeTaskIDIsNoTaskIDNotAnUnknownShorthandFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, args := range [][]string{{"task", "approve", "-1"}, {"task", "deny", "-42"}, {"task", "fail", "-3", "--reason", "r"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			res := runCLI(t, append(args, "--db", db)...)
+			if res.code != 2 || !strings.Contains(res.stderr, args[2]+" is not a task ID: IDs are the positive numbers nightshift task list shows") || strings.Contains(res.stderr, "shorthand") {
+				t.Errorf("exit %d, stderr %q; want 2 and not a task ID", res.code, res.stderr)
+			}
+		})
+	}
+}
+
+func TestApprovingATaskTwiceSaysItWasApprovedAlready(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	if res := runCLI(t, "task", "add", "--db", db, "A task"); res.code != 0 {
+		t.Fatalf("task add: exit %d: %s", res.code, res.stderr)
+	}
+	// Park it as a night's builder would: an action waiting for a person.
+	sqldb, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqldb.Exec(`INSERT INTO ns_parked(task_id, action, asked_at, deadline) VALUES (1, 'run_command {"cmd":"make"}', 0, 9999999999999);
+		UPDATE ns_tasks SET state = 'parked' WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	sqldb.Close()
+	if res := runCLI(t, "task", "approve", "1", "--db", db); res.code != 0 {
+		t.Fatalf("the first approval: exit %d: %s", res.code, res.stderr)
+	}
+	for _, verb := range []string{"approve", "deny"} {
+		res := runCLI(t, "task", verb, "1", "--db", db)
+		want := `task 1's action was approved already (run_command {"cmd":"make"}; the task is queued): there is nothing left to ` + verb
+		if res.code != 2 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s again: exit %d, stderr %q; want 2 and %q", verb, res.code, res.stderr, want)
+		}
 	}
 }

@@ -47,8 +47,13 @@ func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledg
 		return nil, err
 	}
 	l, err := ledger.Open(ctx, resolveDB(db), cfg)
-	if errors.Is(err, ledger.ErrBadOwner) {
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, ledger.ErrBadOwner):
 		return nil, usageError(err)
+	case ledger.IsPostgres(resolveDB(db)):
+		return nil, ledgerOpenError(resolveDB(db), err)
 	}
 	return l, err
 }
@@ -101,6 +106,9 @@ pipeline file or bad flags.`,
 			if err := checkOutFile("html", html); err != nil {
 				return err
 			}
+			if err := checkOutFileAs("otel-file", otel.otelFile, "traces.jsonl"); err != nil {
+				return err
+			}
 			if demo {
 				if pipeline != "" {
 					return usagef("--demo runs its own pipeline: drop --pipeline, or drop --demo to run yours")
@@ -117,6 +125,9 @@ pipeline file or bad flags.`,
 			}
 			if pipeline == "" {
 				return usagef("night needs --pipeline FILE (see docs/night.md), or --demo")
+			}
+			if err := checkInputFile("--pipeline", pipeline, "the format is in docs/night.md"); err != nil {
+				return err
 			}
 			if work.Workers < 1 {
 				return usagef("--workers is %d: run at least one step at once", work.Workers)

@@ -137,12 +137,16 @@ func writeReportPage(ctx context.Context, r *report.Report, path string) error {
 // --events) that could not be written at the end: a folder, or a path in
 // a folder that does not exist. Found at the end, after a night had run,
 // it was a bare "open …: is a directory", exit 1.
-func checkOutFile(flag, path string) error {
+func checkOutFile(flag, path string) error { return checkOutFileAs(flag, path, "report.html") }
+
+// checkOutFileAs is checkOutFile with the example file's name for a
+// folder given in place of a file.
+func checkOutFileAs(flag, path, example string) error {
 	if path == "" {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("--%s %s is a folder: name a file (for example %s)", flag, path, filepath.Join(path, "report.html"))
+		return usagef("--%s %s is a folder: name a file (for example %s)", flag, path, filepath.Join(path, example))
 	}
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return usagef("--%s %s: the folder %s does not exist: create it, or name a file in another", flag, path, filepath.Dir(path))

@@ -3,8 +3,12 @@ package main
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +34,11 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	root.SetErr(stderr)
 	// Cobra reports flag errors itself; make them usage errors (exit 2).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// `task approve -1` reads -1 as flags: say it is no task ID (it
+		// was "unknown shorthand flag: '1' in -1").
+		if m := negativeArg.FindStringSubmatch(err.Error()); m != nil && strings.HasPrefix(c.CommandPath(), "nightshift task ") {
+			return usagef("%s is not a task ID: IDs are the positive numbers nightshift task list shows", m[1])
+		}
 		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(
@@ -53,6 +62,10 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	}
 	return root
 }
+
+// negativeArg matches pflag's error for a negative number given where a
+// flag could be: "unknown shorthand flag: '1' in -1".
+var negativeArg = regexp.MustCompile(`unknown shorthand flag: '\d' in (-\d+)$`)
 
 // checkStateBase refuses, before anything runs, a state directory that
 // cannot be one: the path, or a folder on the way to it, is a file (a
@@ -78,6 +91,11 @@ func checkStateBase(flag string) error {
 				return usagef("state directory %s (%s): %s is not a folder: point --state-dir or $%s at a folder, or at a path to create", base, from, p, statedir.Env)
 			}
 			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			// A name too long, a folder that cannot be entered: it was
+			// "statedir: mkdir …" (exit 1) once the run had begun.
+			return usagef("state directory %s (%s): %v: point --state-dir or $%s at another folder", base, from, errors.Unwrap(err), statedir.Env)
 		}
 		if filepath.Dir(p) == p {
 			return nil

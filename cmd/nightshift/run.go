@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -156,15 +158,24 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
+	dir, err := runDir(f, spec)
+	if err != nil {
+		return err
+	}
+	// A state directory in the workspace is refused before the limiters
+	// write under it (it left a limits folder in the workspace).
+	if base, err := statedir.Base(f.stateDir); err == nil {
+		if err := statedir.CheckOutside(base, dir); errors.Is(err, statedir.ErrUnusable) {
+			return usageError(err)
+		}
+	}
 	lims := f.limiters()
 	defer closeLimiters(lims, cmd.ErrOrStderr())
 	cfg, err := runConfig(f, spec, lims)
 	if err != nil {
 		return err
 	}
-	if cfg.Dir, err = runDir(f, spec); err != nil {
-		return err
-	}
+	cfg.Dir = dir
 	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.ModelName); err != nil {
 		return err
 	}
@@ -381,6 +392,19 @@ func checkRunFlags(f *runFlags, changed func(string) bool) error {
 	}
 	if f.rpm < 0 || f.tpm < 0 {
 		return usagef("--rpm and --tpm must not be negative (leave them out to learn the provider's limits)")
+	}
+	// A trace file that cannot be opened is found before anything runs
+	// (it was the tracing package's error, with its package's name).
+	if err := checkOutFileAs("otel-file", f.eco.otelFile, "traces.jsonl"); err != nil {
+		return err
+	}
+	if err := checkOutFileAs("events", f.events, "events.jsonl"); err != nil {
+		return err
+	}
+	for _, a := range f.approve {
+		if err := gate.CheckSpec(a); err != nil {
+			return usagef("--approve %q: %v", a, err)
+		}
 	}
 	return nil
 }

@@ -252,7 +252,7 @@ func checkDir(dir string) error {
 	case err != nil:
 		return usagef("--dir %s: %v", dir, err)
 	case !fi.IsDir():
-		return usagef("--dir %s: not a folder", dir)
+		return usagef("--dir %s: not a folder: name the folder the run may work in", dir)
 	}
 	return nil
 }
@@ -287,6 +287,9 @@ func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *
 
 // loadSchema reads and resolves a JSON Schema file.
 func loadSchema(path string) (*jsonschema.Resolved, error) {
+	if err := checkInputFile("--output-schema (task file: output_schema)", path, "a JSON Schema file"); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--output-schema: %w", err)

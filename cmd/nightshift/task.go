@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,6 +53,9 @@ func withLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *l
 // URL is left to the server to answer.
 func withExistingLedger(cmd *cobra.Command, db string, fn func(ctx context.Context, l *ledger.Ledger) error) error {
 	path := resolveDB(db)
+	if err := checkLedgerFile(path); err != nil {
+		return err
+	}
 	if !ledger.IsPostgres(path) {
 		file := ledgerFile(path)
 		fi, err := os.Stat(file)
@@ -85,9 +89,22 @@ func checkLedgerFile(path string) error {
 		return nil
 	}
 	file := ledgerFile(path)
+	if file == "" {
+		return usagef("ledger %q (--db or $NIGHTSHIFT_DB) has no path after the scheme: give the ledger's file, for example --db sqlite:nightshift.db or --db nightshift.db", path)
+	}
 	fi, err := os.Stat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A new ledger, in a folder that must be there: SQLite said
+		// "unable to open database file (14)" (exit 1).
+		if dir := filepath.Dir(file); !isDir(dir) {
+			return usagef("ledger %s (--db or $NIGHTSHIFT_DB): the folder %s does not exist: create it, or name a file in another", file, dir)
+		}
+		return nil
+	}
 	if err != nil {
-		return nil // a new ledger, or an error SQLite reports in its place
+		// A name too long, a folder on the way that is a file: SQLite
+		// said "unable to open database file (14)".
+		return usagef("ledger %s (--db or $NIGHTSHIFT_DB): %v: name another path", file, errors.Unwrap(err))
 	}
 	if fi.IsDir() {
 		return usagef("ledger %s (--db or $NIGHTSHIFT_DB) is a folder: name the ledger's file in it (for example %s)", file, filepath.Join(file, "nightshift.db"))
@@ -115,12 +132,24 @@ func taskID(s string) (int64, error) {
 	return id, nil
 }
 
-// notFound turns a missing task into a usage error that says what to do.
-func notFound(err error) error {
-	if errors.Is(err, ledger.ErrNotFound) {
-		return usagef("%v (see nightshift task list)", err)
+// notFound turns a missing task, or one with no parked action to
+// approve or deny (verb; empty for fail), into a usage error that says
+// which it is and what to do; it was the ledger's "ledger: not found".
+func notFound(ctx context.Context, l *ledger.Ledger, id int64, verb string, err error) error {
+	if !errors.Is(err, ledger.ErrNotFound) {
+		return err
 	}
-	return err
+	t, terr := l.Task(ctx, id)
+	if errors.Is(terr, ledger.ErrNotFound) {
+		return usagef("no task %d: nightshift task list shows the tasks and their IDs (--db or $NIGHTSHIFT_DB names another ledger)", id)
+	}
+	if terr != nil || verb == "" {
+		return err
+	}
+	if ok, _ := l.Approvals(ctx, id); len(ok) > 0 {
+		return usagef("task %d's action was approved already (%s; the task is %s): there is nothing left to %s", id, gate.Escape(ok[len(ok)-1].Action), t.State, verb)
+	}
+	return usagef("task %d is %s, not parked: it has no action waiting for a person to %s (nightshift task list shows which tasks are parked)", id, t.State, verb)
 }
 
 func newTaskAddCmd() *cobra.Command {
@@ -138,6 +167,11 @@ func newTaskAddCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(args[0]) == "" {
 				return usagef(`task add needs a title: nightshift task add "Write the install guide"`)
+			}
+			if math.IsNaN(score) || math.IsInf(score, 0) {
+				// NaN was the database's NOT NULL error (exit 1); an
+				// infinite score put the task above every other for good.
+				return usagef("--score %v: give a finite number, for example --score 7", score)
 			}
 			return withLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				nt := ledger.NewTask{Title: args[0], Body: body}
@@ -221,7 +255,7 @@ func newTaskFailCmd() *cobra.Command {
 				}
 				f, err := l.FailTask(ctx, id, night, reason, time.Now())
 				if err != nil {
-					return notFound(err)
+					return notFound(ctx, l, id, "", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "task %d: failure %d recorded (scope %s, level %d)\n", id, f.ID, f.Scope, f.Level)
 				return nil
@@ -256,7 +290,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				p, err := l.Decide(ctx, id, d, time.Now())
 				if err != nil {
-					return notFound(err)
+					return notFound(ctx, l, id, verb, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
 				return nil
@@ -265,4 +299,10 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 	}
 	dbFlag(cmd, &db)
 	return cmd
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -100,7 +100,7 @@ func ParseCases(data []byte, baseDir string) ([]Case, error) {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("eval: case %d: %w", len(cases)+1, err)
+				return nil, fmt.Errorf("case %d: %w", len(cases)+1, err)
 			}
 			cases = append(cases, c)
 		}
@@ -108,11 +108,11 @@ func ParseCases(data []byte, baseDir string) ([]Case, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cases); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("eval: cases: %w", err)
+			return nil, fmt.Errorf("%w (the format is in docs/eval.md)", err)
 		}
 	}
 	if len(cases) == 0 {
-		return nil, errors.New("eval: no cases")
+		return nil, errors.New("no cases: a case file is a YAML list of cases, or one JSON case a line (docs/eval.md)")
 	}
 	seen := map[string]bool{}
 	for i := range cases {
@@ -121,11 +121,11 @@ func ParseCases(data []byte, baseDir string) ([]Case, error) {
 			c.Name = fmt.Sprintf("case %d", i+1)
 		}
 		if seen[c.Name] {
-			return nil, fmt.Errorf("eval: case %q appears twice", c.Name)
+			return nil, fmt.Errorf("case %q appears twice: give each case its own name", c.Name)
 		}
 		seen[c.Name] = true
 		if err := c.validate(baseDir); err != nil {
-			return nil, fmt.Errorf("eval: case %q: %w", c.Name, err)
+			return nil, fmt.Errorf("case %q: %w", c.Name, err)
 		}
 	}
 	return cases, nil

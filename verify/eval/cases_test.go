@@ -77,7 +77,8 @@ func TestParseCasesRefusesBadCases(t *testing.T) {
 	tests := []struct {
 		name, text, want string
 	}{
-		{"an empty file", "", "no cases"},
+		{"an empty file", "", "no cases: a case file is a YAML list of cases"},
+		{"a misspelt field says where the format is", "- nme: x\n", "the format is in docs/eval.md"},
 		{"a misspelt field", "- task: t\n  expected: PASS\n", "expected"},
 		{"a case without a task", "- expect: PASS\n", "no task"},
 		{"an expectation that is not a verdict", "- task: t\n  expect: maybe\n", "PASS or FAIL"},
@@ -91,6 +92,11 @@ func TestParseCasesRefusesBadCases(t *testing.T) {
 			_, err := ParseCases([]byte(tt.text), ".")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one saying %q", err, tt.want)
+			}
+			// The command prints it after the file's name: no package
+			// name in the middle ("x.yaml: eval: cases: …").
+			if err != nil && strings.Contains(err.Error(), "eval:") {
+				t.Errorf("err = %v carries the package's name", err)
 			}
 		})
 	}
