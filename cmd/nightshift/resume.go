@@ -141,8 +141,8 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if changed("call-timeout") {
 		g.callTimeout = f.callTimeout
 	}
-	if spec.BudgetUSD < 0 || spec.BudgetTokens < 0 || spec.Timeout < 0 {
-		return usagef("--budget-usd, --budget-tokens and --timeout must not be negative")
+	if err := checkBudgets(spec); err != nil {
+		return err
 	}
 	cfg, err := runConfig(g, spec, g.limiters())
 	if err != nil {

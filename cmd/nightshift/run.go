@@ -366,8 +366,8 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if *spec.LoopLimit < -1 {
 		return nil, usagef("--loop-limit (task file: loop_limit) is N repeats, 0 for the default (%d) or -1 for off, got %d", agent.DefaultLoopLimit, *spec.LoopLimit)
 	}
-	if spec.BudgetUSD < 0 || spec.BudgetTokens < 0 || spec.Timeout < 0 {
-		return nil, usagef("--budget-usd, --budget-tokens and --timeout must not be negative")
+	if err := checkBudgets(spec); err != nil {
+		return nil, err
 	}
 	if spec.MaxSteps == 0 {
 		return nil, usagef("--max-steps must be at least 1")
@@ -426,4 +426,19 @@ func openEvents(path string) (io.WriteCloser, error) {
 		return nil, usagef("--events: %v", err)
 	}
 	return w, nil
+}
+
+// checkBudgets names the one budget or time limit that is negative, as
+// the flag and as the task file's key: a message naming three flags
+// leaves the user to find which of them was wrong.
+func checkBudgets(spec *taskfile.Spec) error {
+	switch {
+	case spec.BudgetUSD < 0:
+		return usagef("--budget-usd (task file: budget_usd) must not be negative, got %g", spec.BudgetUSD)
+	case spec.BudgetTokens < 0:
+		return usagef("--budget-tokens (task file: budget_tokens) must not be negative, got %d", spec.BudgetTokens)
+	case spec.Timeout < 0:
+		return usagef("--timeout (task file: timeout) must not be negative, got %s", time.Duration(spec.Timeout))
+	}
+	return nil
 }
