@@ -131,7 +131,9 @@ type StartError struct {
 }
 
 func (e *StartError) Error() string {
-	msg := fmt.Sprintf("mcp: server %s did not start: %v", e.Server, e.Err)
+	// Said to the person who named the server, in their terms: which
+	// one, why, and that it is their --mcp (or mcp:) that names it.
+	msg := fmt.Sprintf("MCP server %s (--mcp or mcp:) did not start: %v", e.Server, e.Err)
 	if s := strings.TrimSpace(e.Stderr); s != "" {
 		msg += "; its stderr ended with: " + s
 	}

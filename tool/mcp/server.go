@@ -13,7 +13,7 @@ import (
 // ErrConfig marks MCP servers that cannot be used as given: a bad name or
 // class, a server that does not start, tools whose names collide. Nothing
 // ran; the command treats it as a usage error (exit 2).
-var ErrConfig = errors.New("mcp: unusable server configuration")
+var ErrConfig = errors.New("MCP servers unusable as given")
 
 // configError wraps a message as an ErrConfig.
 func configError(format string, args ...any) error {
