@@ -230,7 +230,7 @@ func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.
 	} else {
 		// A write is never repeated blindly: it runs once, and a
 		// transient failure goes back to the model (seed 000, section 5).
-		res = r.callSet(ctx, u)
+		res = r.callValid(ctx, u)
 	}
 	info.IsError, info.Result = res.IsError, res.Content
 	r.emit(event.NewTool(info))
@@ -244,6 +244,15 @@ func (r *run) callSet(ctx context.Context, u llm.Block) tool.Result {
 	return r.cfg.Tools.Call(ctx, u.Name, u.Input)
 }
 
+// callValid runs a call decideAndRun has validated (tool.Set.CallValidated):
+// its input is not checked against the schema a second time.
+func (r *run) callValid(ctx context.Context, u llm.Block) tool.Result {
+	if r.cfg.Tools == nil {
+		return r.callSet(ctx, u)
+	}
+	return r.cfg.Tools.CallValidated(ctx, u.Name, u.Input)
+}
+
 // retryRead runs a read-class tool, retrying a transient failure through
 // the same retry layer as model calls.
 func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
@@ -254,7 +263,7 @@ func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
 	}
 	var last tool.Result
 	_, err := retry.Do(ctx, p, func(ctx context.Context) (struct{}, error) {
-		last = r.callSet(ctx, u)
+		last = r.callValid(ctx, u)
 		if last.IsError && last.Transient {
 			return struct{}{}, errTransientTool{last.Content}
 		}

@@ -83,3 +83,26 @@ func TestValidateChecksACallWithoutRunningIt(t *testing.T) {
 		t.Error("Validate ran the tool")
 	}
 }
+
+// TestCallValidatedRunsWithoutCheckingAgainAndRedacts: the agent's path
+// for a call it has validated runs the tool as Call does (its result
+// redacted, an unknown name answered with the tools that exist), without
+// parsing the input a second time: an input Validate would refuse is
+// handed to the tool as is.
+func TestCallValidatedRunsWithoutCheckingAgainAndRedacts(t *testing.T) {
+	var got string
+	s := mustSet(t, fake{name: "leak", class: Read, schema: pathSchema, run: func(_ context.Context, in json.RawMessage) Result {
+		got = string(in)
+		return OK("the key is sk-secret-value")
+	}})
+	s.SetConfig(Config{Redact: func(v string) string { return strings.ReplaceAll(v, "sk-secret-value", "[redacted]") }})
+	if res := s.CallValidated(context.Background(), "leak", json.RawMessage(`{"path":3}`)); res.IsError || res.Content != "the key is [redacted]" {
+		t.Errorf("result %+v", res)
+	}
+	if got != `{"path":3}` {
+		t.Errorf("the tool was given %q", got)
+	}
+	if res := s.CallValidated(context.Background(), "laek", json.RawMessage(`{}`)); !res.IsError || !strings.Contains(res.Content, `unknown tool "laek"; the tools are: leak`) {
+		t.Errorf("an unknown name: %+v", res)
+	}
+}
