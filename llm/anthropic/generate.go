@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -39,12 +38,11 @@ func (c *Client) generateOnce(ctx context.Context, call *call) (*llm.Response, e
 	if err != nil {
 		return nil, c.fail(ctx, err, res)
 	}
-	var msg sdk.Message
-	if err := json.Unmarshal(body, &msg); err != nil {
+	out, err := decodeReply(body)
+	if err != nil {
 		return nil, &llm.Error{Provider: Provider, Class: llm.Malformed, Header: res.Header,
 			Message: "reply is not a message: " + err.Error(), Err: err}
 	}
-	out := response(&msg)
 	out.Header = res.Header
 	return out, nil
 }

@@ -2,11 +2,9 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
-	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
@@ -33,14 +31,13 @@ func (c *Client) generateOnce(ctx context.Context, call *call) (*llm.Response, e
 	if err != nil {
 		return nil, c.fail(ctx, err, res)
 	}
-	var cc sdk.ChatCompletion
-	if err := json.Unmarshal(body, &cc); err != nil {
+	out, ok, err := decodeReply(body)
+	if err != nil {
 		return nil, c.malformed(res, "reply is not a chat completion: "+err.Error(), err)
 	}
-	if len(cc.Choices) == 0 {
+	if !ok {
 		return nil, c.malformed(res, "reply has no choices", nil)
 	}
-	out := response(&cc)
 	out.Header = res.Header
 	return out, nil
 }
