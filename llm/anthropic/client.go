@@ -126,13 +126,15 @@ func New(cfg Config) (*Client, error) {
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
+	enc := encoded.New(0)
+	enc.Derive = markLast
 	return &Client{
 		sdk:       sdk.NewClient(opts...),
 		key:       key,
 		model:     cmp.Or(cfg.Model, DefaultModel),
 		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
 		stream:    cfg.Stream,
-		enc:       encoded.New(0),
+		enc:       enc,
 		stall:     stall.Or(cfg.Stall),
 		clock:     cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
 	}, nil

@@ -194,3 +194,63 @@ func TestALongCapNeedsStreaming(t *testing.T) {
 		t.Errorf("a call the SDK refuses was sent anyway")
 	}
 }
+
+// TestMarkLastIsTheSDKsMarkedEncoding holds the marked form made from a
+// message's plain encoding (markLast, the client's Derive) to the JSON
+// the SDK writes for the marked message, over every kind of block.
+func TestMarkLastIsTheSDKsMarkedEncoding(t *testing.T) {
+	for name, m := range map[string]llm.Message{
+		"text":             {Role: llm.User, Content: []llm.Block{llm.Text("Fix the {bug} in \"a.go\"]}")}},
+		"texts":            {Role: llm.User, Content: []llm.Block{llm.Text("one"), llm.Text("two")}},
+		"tool use":         {Role: llm.Assistant, Content: []llm.Block{llm.Text("Reading."), llm.ToolUse("toolu_1", "read_file", json.RawMessage(`{"path":"a.go","n":{"x":[1]}}`))}},
+		"cut-off input":    {Role: llm.Assistant, Content: []llm.Block{llm.ToolUse("toolu_1", "write_file", json.RawMessage(`{"path":"a`))}},
+		"tool result":      {Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_1", "package a\n}]", false)}},
+		"failed result":    {Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_1", "ENOENT", true)}},
+		"empty result":     {Role: llm.User, Content: []llm.Block{llm.ToolResult("toolu_1", "", false)}},
+		"results and text": {Role: llm.User, Content: []llm.Block{llm.ToolResult("a", "1", false), llm.ToolResult("b", "2", true), llm.Text("Go on.")}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			plainEnc, err := messageParam(m, false).MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := markLast(plainEnc, &m, marked)
+			if !ok {
+				t.Fatalf("markLast refused %s", plainEnc)
+			}
+			want, err := messageParam(m, true).MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("marked encoding differs from the SDK's (-sdk +markLast):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMarkLastRefusesWhatItDoesNotKnow: an encoding that does not end as
+// the SDK ends a message is left to the SDK.
+func TestMarkLastRefusesWhatItDoesNotKnow(t *testing.T) {
+	user := &llm.Message{Role: llm.User}
+	for _, enc := range []string{
+		`{"role":"user","content":[{"type":"text","text":"a"}]}`,
+		`{"content":[],"role":"user"}`,
+		`{"content":[{}],"role":"user"}`,
+		`{"content":[{"type":"text","text":"a"}],"role":"assistant"}`,
+	} {
+		if got, ok := markLast([]byte(enc), user, marked); ok {
+			t.Errorf("markLast(%s) = %s, want a refusal", enc, got)
+		}
+	}
+	if _, ok := markLast([]byte(`{"content":[{"type":"text","text":"a"}],"role":"user"}`), user, plain); ok {
+		t.Error("markLast made the plain form")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/nightshift-dev/nightshift/llm"
 )
@@ -175,4 +176,37 @@ func TestConcurrentConversationsShareOneCache(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestDeriveMakesTheOtherFormFromThePlainOne(t *testing.T) {
+	c := New(0)
+	refuse := false
+	c.Derive = func(plain []byte, _ *llm.Message, form int) ([]byte, bool) {
+		if refuse {
+			return nil, false
+		}
+		return fmt.Appendf(nil, "%s+%d", plain, form), true
+	}
+	var enc counter
+	marked := func(int) int { return 1 }
+	msgs := []llm.Message{msg("task")}
+	if got := encodings(t, c, msgs, marked, &enc); got[0] != "task/0+1" {
+		t.Fatalf("marked form %q, want it derived from the plain one", got[0])
+	}
+	if got := encodings(t, c, msgs, plain, &enc); got[0] != "task/0" || enc.n != 1 {
+		t.Errorf("plain form %q after %d encodings: the plain encoding made for Derive was not kept", got[0], enc.n)
+	}
+	if c.bytes != c.convs[key(msgs)].bytes || c.bytes < len("task/0")+len("task/0+1") {
+		t.Errorf("%d bytes counted for both forms", c.bytes)
+	}
+
+	refuse = true
+	msgs = append(msgs, msg("step"))
+	if got := encodings(t, c, msgs, marked, &enc); got[1] != "step/1" || enc.n != 3 {
+		t.Errorf("got %q after %d encodings: a form Derive refused is not encoded", got[1], enc.n)
+	}
+}
+
+func key(msgs []llm.Message) uintptr {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
 }
