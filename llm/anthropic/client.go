@@ -116,6 +116,13 @@ func New(cfg Config) (*Client, error) {
 		option.WithoutEnvironmentDefaults(),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(hc),
+		// nightshift's own tracing (package tracing) records each model
+		// call as a span, with the run's; the SDK's span, made through a
+		// globally registered provider, would be a second one for the
+		// same call, and its trace headers would name it. Off, it also
+		// stops building that span's attributes on every call, which was
+		// a tenth of the bytes a step of a long run allocated.
+		option.WithoutOpenTelemetry(),
 	}
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
