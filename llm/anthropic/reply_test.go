@@ -24,6 +24,8 @@ func TestReplyAnswersAsTheSDKType(t *testing.T) {
 		{"empty input", `{"model":"m","content":[{"type":"tool_use","id":"t","name":"list","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`, true},
 		{"null input", `{"model":"m","content":[{"type":"tool_use","id":"t","name":"list","input":null}],"stop_reason":"tool_use"}`, true},
 		{"no input", `{"model":"m","content":[{"type":"tool_use","id":"t","name":"list"}],"stop_reason":"tool_use"}`, true},
+		{"input a string", `{"model":"m","content":[{"type":"tool_use","id":"t","name":"f","input":"str"}],"stop_reason":"tool_use"}`, true},
+		{"block null", `{"model":"m","content":[null,{"type":"text","text":"a"}],"stop_reason":"end_turn"}`, true},
 		{"thinking and server tools dropped", `{"model":"m","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"server_tool_use","id":"srv","name":"web_search","input":{"q":"x"}},{"type":"web_search_tool_result","tool_use_id":"srv","content":[]},{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`, true},
 		{"max tokens", `{"model":"m","content":[{"type":"text","text":"cut"}],"stop_reason":"max_tokens","usage":{"input_tokens":1,"output_tokens":1}}`, true},
 		{"window exceeded", `{"model":"m","content":[],"stop_reason":"model_context_window_exceeded","usage":{"input_tokens":1,"output_tokens":0}}`, true},
