@@ -94,7 +94,7 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	// A call that does not stream borrows its body's buffer (reqbody); a
 	// streaming one's body is copied by the SDK anyway (it sets
 	// "stream" itself).
-	b, pooled := envelope.Start(&c.bodies, stream, size)
+	b, pooled, prev := envelope.Start(&c.bodies, stream, size, c.enc.LastStamp(kept))
 	if stream {
 		b = append(b, `{"stream":true,"model":`...)
 	} else {
@@ -112,7 +112,7 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 		b = append(b, tools...)
 	}
 	b = append(b, `,"messages":[`...)
-	b, err = c.enc.Append(b, ',', kept, form, encode)
+	b, err = envelope.Messages(c.enc, b, pooled, prev, kept, form, encode)
 	if err != nil {
 		return nil, err
 	}

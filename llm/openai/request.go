@@ -70,7 +70,7 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	// A call that does not stream borrows its body's buffer (reqbody); a
 	// streaming one's body is copied by the SDK anyway (it sets
 	// "stream" itself).
-	b, pooled := envelope.Start(&c.bodies, stream, size)
+	b, pooled, prev := envelope.Start(&c.bodies, stream, size, c.enc.LastStamp(req.Messages))
 	if stream {
 		b = append(b, `{"stream":true,"stream_options":{"include_usage":true},"model":`...)
 	} else {
@@ -94,7 +94,7 @@ func (c *Client) request(req *llm.Request, stream bool) (*call, error) {
 	}
 	mark := len(b)
 	var err error
-	if b, err = c.enc.Append(b, ',', req.Messages, func(int) int { return 0 }, encode); err != nil {
+	if b, err = envelope.Messages(c.enc, b, pooled, prev, req.Messages, func(int) int { return 0 }, encode); err != nil {
 		return nil, err
 	}
 	if sys != nil && len(b) == mark {

@@ -25,6 +25,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/nightshift-dev/nightshift/llm"
@@ -69,11 +70,19 @@ type conv struct {
 	slots []slot
 	bytes int
 	used  uint64
+	// stamp names the body AppendTo built last (0: none known), whose
+	// head was head bytes long and whose message i ended at ends[i].
+	stamp uint64
+	head  int
+	ends  []int
 }
 
 type slot struct {
 	msg llm.Message
 	enc [Forms][]byte
+	// sent is the form the message had in the body AppendTo built last
+	// (-1: none).
+	sent int8
 }
 
 // part is the encoding of a list of strings.
@@ -125,12 +134,130 @@ func (c *Cache) Append(dst []byte, sep byte, msgs []llm.Message, form func(i int
 }
 
 // each hands yield the encoding of each message, in order (see Messages).
+// The body AppendTo built last for the conversation is no longer known.
 func (c *Cache) each(msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error), yield func([]byte)) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	key := uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
+	cv := c.conv(msgs)
+	cv.mu.Lock()
+	before := cv.bytes
+	cv.stamp = 0
+	var err error
+	for i := range msgs {
+		var s *slot
+		f := form(i)
+		if s, _, err = c.slot(cv, i, &msgs[i], f, enc); err != nil {
+			break
+		}
+		yield(s.enc[f])
+	}
+	c.finish(cv, len(msgs), before, err)
+	return err
+}
+
+// stamps numbers the bodies AppendTo builds, across caches.
+var stamps atomic.Uint64
+
+// LastStamp returns the stamp of the body AppendTo built last for the
+// conversation msgs is, or 0.
+func (c *Cache) LastStamp(msgs []llm.Message) uint64 {
+	if len(msgs) == 0 {
+		return 0
+	}
 	c.mu.Lock()
+	cv := c.convs[convKey(msgs)]
+	c.mu.Unlock()
+	if cv == nil {
+		return 0
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	return cv.stamp
+}
+
+// AppendTo is Append for a body kept from call to call
+// (reqbody.Pool.Last), and returns the new body's stamp for the next
+// call's prev. When prev is LastStamp's, dst is the head of the new
+// request written over the start of the body AppendTo built then: if the
+// head is as long as it was, the messages that are the same as then, in
+// the same forms, from the first on, are left where they lie after it,
+// and only the rest is written. A long run's call then costs the
+// comparison of its history and the writing of its last steps, not a
+// copy of its whole history (issue 15). Any other prev builds the body
+// whole, as Append does.
+func (c *Cache) AppendTo(dst []byte, prev uint64, sep byte, msgs []llm.Message, form func(i int) int, enc func(m *llm.Message, form int) ([]byte, error)) ([]byte, uint64, error) {
+	if len(msgs) == 0 {
+		return dst, 0, nil
+	}
+	cv := c.conv(msgs)
+	cv.mu.Lock()
+	before := cv.bytes
+	head := len(dst)
+	old := cv.ends
+	keep := prev != 0 && prev == cv.stamp && head == cv.head && len(old) > 0 && old[len(old)-1] <= cap(dst)
+	ends := old
+	if cap(ends) < len(msgs) {
+		ends = make([]int, len(msgs), 2*len(msgs))
+		copy(ends, old)
+	}
+	ends = ends[:len(msgs)]
+	cv.stamp = 0 // until the body is whole
+	first := true
+	var err error
+	for i := range msgs {
+		var s *slot
+		var same bool
+		f := form(i)
+		if s, same, err = c.slot(cv, i, &msgs[i], f, enc); err != nil {
+			break
+		}
+		if keep && (!same || s.sent != int8(f) || i >= len(old)) {
+			// The first message not as it was: the body is written
+			// from its place on.
+			keep = false
+			at := head
+			if i > 0 {
+				at = old[i-1]
+			}
+			dst, first = dst[:at], at == head
+		}
+		s.sent = int8(f)
+		if keep {
+			continue // ends[i] is old[i], in place
+		}
+		if e := s.enc[f]; len(e) > 0 {
+			if !first {
+				dst = append(dst, sep)
+			}
+			first = false
+			dst = append(dst, e...)
+		}
+		ends[i] = len(dst)
+	}
+	if keep {
+		dst = dst[:old[len(msgs)-1]] // every message as it was
+	}
+	var stamp uint64
+	if err == nil {
+		stamp = stamps.Add(1)
+		cv.stamp, cv.head, cv.ends = stamp, head, ends
+	}
+	c.finish(cv, len(msgs), before, err)
+	return dst, stamp, err
+}
+
+// convKey is how a conversation is known: where its first message's
+// blocks are.
+func convKey(msgs []llm.Message) uintptr {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
+}
+
+// conv returns the conversation msgs is, made if new, marked used.
+func (c *Cache) conv(msgs []llm.Message) *conv {
+	key := convKey(msgs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	cv := c.convs[key]
 	if cv == nil {
 		cv = &conv{}
@@ -138,44 +265,54 @@ func (c *Cache) each(msgs []llm.Message, form func(i int) int, enc func(m *llm.M
 	}
 	c.tick++
 	cv.used = c.tick
-	c.mu.Unlock()
+	return cv
+}
 
-	cv.mu.Lock()
-	before := cv.bytes
-	var err error
-	for i := range msgs {
-		f := form(i)
-		m := &msgs[i]
-		if i < len(cv.slots) && !sameMessage(&cv.slots[i].msg, m) {
-			cv.bytes -= cv.slots[i].size()
-			cv.slots = cv.slots[:i]
+// slot returns the slot of message i of cv, with its encoding in form f:
+// the kept one when m is the message kept there (same), else a new slot
+// for m, and every slot after it dropped. cv.mu is held.
+func (c *Cache) slot(cv *conv, i int, m *llm.Message, f int, enc func(m *llm.Message, form int) ([]byte, error)) (s *slot, same bool, err error) {
+	same = i < len(cv.slots) && sameMessage(&cv.slots[i].msg, m)
+	if !same && i < len(cv.slots) {
+		for _, d := range cv.slots[i:] {
+			cv.bytes -= d.size()
 		}
-		if i == len(cv.slots) {
-			cv.slots = append(cv.slots, slot{msg: cloneMessage(m)})
-			cv.bytes += cv.slots[i].size()
-		}
-		s := &cv.slots[i]
-		if s.enc[f] == nil {
-			var b []byte
-			plain := len(s.enc[0])
-			if b, err = c.encode(s, m, f, enc); err != nil {
-				break
-			}
-			if f != 0 {
-				cv.bytes += len(s.enc[0]) - plain // made by encode for Derive
-			}
-			s.enc[f] = b
-			cv.bytes += len(b)
-		}
-		yield(s.enc[f])
+		cv.slots = cv.slots[:i]
 	}
-	if err == nil && len(cv.slots) > len(msgs) {
+	if i == len(cv.slots) {
+		cv.slots = append(cv.slots, slot{msg: cloneMessage(m), sent: -1})
+		cv.bytes += cv.slots[i].size()
+	}
+	s = &cv.slots[i]
+	if s.enc[f] == nil {
+		plain := len(s.enc[0])
+		b, err := c.encode(s, m, f, enc)
+		if err != nil {
+			return nil, false, err
+		}
+		if f != 0 {
+			cv.bytes += len(s.enc[0]) - plain // made by encode for Derive
+		}
+		s.enc[f] = b
+		cv.bytes += len(b)
+	}
+	return s, same, nil
+}
+
+// finish ends a call of cv with n messages (cv.mu held, and released):
+// the slots past a conversation that got shorter go, and the cache's
+// bytes are counted, and bounded.
+func (c *Cache) finish(cv *conv, n, before int, err error) {
+	if err == nil && len(cv.slots) > n {
 		// The conversation is shorter than when last sent: what lies
 		// past its end will not come back in place.
-		for _, s := range cv.slots[len(msgs):] {
+		for _, s := range cv.slots[n:] {
 			cv.bytes -= s.size()
 		}
-		cv.slots = cv.slots[:len(msgs)]
+		cv.slots = cv.slots[:n]
+	}
+	if err != nil {
+		cv.stamp = 0
 	}
 	grown := cv.bytes - before
 	cv.mu.Unlock()
@@ -185,7 +322,6 @@ func (c *Cache) each(msgs []llm.Message, form func(i int) int, enc func(m *llm.M
 		c.evict(cv)
 	}
 	c.mu.Unlock()
-	return err
 }
 
 // encode makes s's message's encoding in form f, by Derive from its plain

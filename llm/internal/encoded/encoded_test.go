@@ -3,6 +3,7 @@ package encoded
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -209,4 +210,161 @@ func TestDeriveMakesTheOtherFormFromThePlainOne(t *testing.T) {
 
 func key(msgs []llm.Message) uintptr {
 	return uintptr(unsafe.Pointer(unsafe.SliceData(msgs[0].Content)))
+}
+
+// builder builds bodies as a provider does with AppendTo and a
+// reqbody.Pool: the body built last is kept with its stamp, and the next
+// call gets it back when LastStamp names it.
+type builder struct {
+	c     *Cache
+	last  []byte
+	stamp uint64
+	// reused counts the calls that were handed the last body.
+	reused int
+}
+
+func (b *builder) build(t *testing.T, head string, msgs []llm.Message, form func(int) int, enc func(*llm.Message, int) ([]byte, error)) string {
+	t.Helper()
+	prev := b.c.LastStamp(msgs)
+	var buf []byte
+	if prev != 0 && prev == b.stamp {
+		buf = b.last[:0]
+		b.reused++
+	} else {
+		buf = make([]byte, 0, 16)
+	}
+	buf = append(buf, head...)
+	out, stamp, err := b.c.AppendTo(buf, prev, ',', msgs, form, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, "]}"...)
+	b.last, b.stamp = out, stamp
+	return string(out)
+}
+
+// whole is the body built from nothing.
+func whole(head string, msgs []llm.Message, form func(int) int) string {
+	var parts []string
+	for i := range msgs {
+		if e := textEnc(&msgs[i], form(i)); len(e) > 0 {
+			parts = append(parts, string(e))
+		}
+	}
+	return head + strings.Join(parts, ",") + "]}"
+}
+
+// textEnc encodes a message as its role, first text and form; a text
+// that starts with "none" encodes as nothing.
+func textEnc(m *llm.Message, form int) []byte {
+	if strings.HasPrefix(m.Content[0].Text, "none") {
+		return []byte{}
+	}
+	return fmt.Appendf(nil, "%s:%s/%d", m.Role, m.Content[0].Text, form)
+}
+
+func textEncoder(m *llm.Message, form int) ([]byte, error) { return textEnc(m, form), nil }
+
+// A body AppendTo builds over the last one leaves the messages that did
+// not change where they lie: a byte changed there behind its back stays.
+func TestAppendToLeavesWhatDidNotChangeInPlace(t *testing.T) {
+	b := &builder{c: New(0)}
+	msgs := []llm.Message{msg("task"), msg("one"), msg("two")}
+	head := `{"messages":[`
+	b.build(t, head, msgs, plain, textEncoder)
+	at := strings.Index(string(b.last), "one")
+	b.last[at] = 'O' // only a body kept in place shows this
+	msgs = append(msgs, msg("three"))
+	got := b.build(t, head, msgs, plain, textEncoder)
+	if want := strings.Replace(whole(head, msgs, plain), "one", "One", 1); got != want || b.reused != 1 {
+		t.Fatalf("got %s (reused %d), want %s", got, b.reused, want)
+	}
+}
+
+// AppendTo's body is always the body built whole, over any sequence of
+// calls: steps appended, messages changed in place, a shorter history,
+// forms moving, a head of another length, empty encodings, and another
+// conversation handed the same body.
+func TestAppendToBuildsWhatAppendWould(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := &builder{c: New(0)}
+	b.c.Derive = func(plain []byte, _ *llm.Message, form int) ([]byte, bool) {
+		if len(plain) == 0 {
+			return nil, false // nothing to mark: the encoder says
+		}
+		return fmt.Appendf(nil, "%s+%d", plain, form), true
+	}
+	derived := func(m *llm.Message, form int) string {
+		if strings.HasPrefix(m.Content[0].Text, "none") {
+			return ""
+		}
+		if form == 0 {
+			return string(textEnc(m, 0))
+		}
+		return fmt.Sprintf("%s+%d", textEnc(m, 0), form)
+	}
+	convs := [][]llm.Message{{msg("task A")}, {msg("task B")}}
+	heads := []string{`{"m":"x","messages":[`, `{"m":"xy","messages":[`}
+	marks := 0
+	for call := range 600 {
+		k := 0
+		if rng.IntN(5) == 0 {
+			k = 1 // the other conversation now and then
+		}
+		msgs := convs[k]
+		switch r := rng.IntN(20); {
+		case r < 12:
+			text := fmt.Sprintf("step %d", call)
+			if rng.IntN(6) == 0 {
+				text = "none " + text
+			}
+			msgs = append(msgs, msg(text))
+		case r < 14 && len(msgs) > 1:
+			msgs[1+rng.IntN(len(msgs)-1)].Content[0].Text = fmt.Sprintf("changed %d", call)
+		case r < 15 && len(msgs) > 2:
+			msgs = msgs[:1+rng.IntN(len(msgs)-1)]
+		case r < 17:
+			marks = rng.IntN(3)
+		}
+		convs[k] = msgs
+		n := len(msgs)
+		form := func(i int) int {
+			if n-1-i < marks {
+				return 1
+			}
+			return 0
+		}
+		head := heads[rng.IntN(10)/9]
+		got := b.build(t, head, msgs, form, textEncoder)
+		var parts []string
+		for i := range msgs {
+			if e := derived(&msgs[i], form(i)); e != "" {
+				parts = append(parts, e)
+			}
+		}
+		if want := head + strings.Join(parts, ",") + "]}"; got != want {
+			t.Fatalf("call %d: got\n%s\nwant\n%s", call, got, want)
+		}
+	}
+	if b.reused < 300 {
+		t.Errorf("%d of 600 calls were handed the last body", b.reused)
+	}
+}
+
+// A prev that is not the conversation's last body builds the body whole.
+func TestAppendToWithAnotherBodyBuildsItWhole(t *testing.T) {
+	c := New(0)
+	a := []llm.Message{msg("task A"), msg("a1")}
+	other := []llm.Message{msg("task B"), msg("b1"), msg("b2")}
+	head := `{"messages":[`
+	_, sa, _ := c.AppendTo([]byte(head), 0, ',', a, plain, textEncoder)
+	body, _, _ := c.AppendTo([]byte(head), 0, ',', other, plain, textEncoder)
+	// The other conversation's body, handed over with a's stamp.
+	got, _, err := c.AppendTo(append(body[:0], head...), sa+1, ',', a, plain, textEncoder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := whole(head, a, plain); string(got)+"]}" != want {
+		t.Errorf("got %s]}, want %s", got, want)
+	}
 }

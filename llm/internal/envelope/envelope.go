@@ -35,15 +35,34 @@ func Tools(enc *encoded.Cache, provider string, tools []llm.ToolSpec, form int, 
 
 // Start returns the empty buffer a body is appended to, with room for
 // size bytes. A call that does not stream borrows it from bodies and gets
-// the loan back as pooled (set pooled.Bytes to the finished body); a
-// streaming one's body is copied by the SDK anyway (it sets "stream"
-// itself), so it gets a buffer of its own and pooled is nil.
-func Start(bodies *reqbody.Pool, stream bool, size int) (b []byte, pooled *reqbody.Body) {
+// the loan back as pooled (set pooled.Bytes and pooled.Stamp to the
+// finished body's); when last (the conversation's encoded.LastStamp) is
+// the stamp of the body released last, it is that body, whose stamp is
+// prev, for encoded.Cache.AppendTo; else prev is 0. A streaming call's
+// body is copied by the SDK anyway (it sets "stream" itself), so it gets
+// a buffer of its own and pooled is nil.
+func Start(bodies *reqbody.Pool, stream bool, size int, last uint64) (b []byte, pooled *reqbody.Body, prev uint64) {
 	if stream {
-		return make([]byte, 0, size), nil
+		return make([]byte, 0, size), nil, 0
+	}
+	if pooled = bodies.Last(last); pooled != nil {
+		return pooled.Bytes[:0], pooled, last
 	}
 	pooled = bodies.Get(size)
-	return pooled.Bytes, pooled
+	return pooled.Bytes, pooled, 0
+}
+
+// Messages appends a conversation's messages to a body's head (b) through
+// enc, sep between them: over the conversation's last body when pooled is
+// the body Start returned with prev (encoded.Cache.AppendTo), stamping
+// pooled with the new body; with Append when the call streams.
+func Messages(enc *encoded.Cache, b []byte, pooled *reqbody.Body, prev uint64, msgs []llm.Message, form func(int) int, encode func(*llm.Message, int) ([]byte, error)) ([]byte, error) {
+	if pooled == nil {
+		return enc.Append(b, ',', msgs, form, encode)
+	}
+	b, stamp, err := enc.AppendTo(b, prev, ',', msgs, form, encode)
+	pooled.Stamp = stamp
+	return b, err
 }
 
 // AppendString appends s as a JSON string.

@@ -4,6 +4,12 @@
 // new one for every call made the garbage collector's work, and with it
 // the harness's cost per step, grow with the conversation.
 //
+// The body released last is kept apart (Pool.Last), as it was built: the
+// next call of the same conversation resends all of it and appends a
+// step, and llm/internal/encoded rewrites only what changed in it, where
+// copying a long run's whole history into a fresh buffer on every call
+// was part of what a step cost more at step 200 than at step 10.
+//
 // A body may go back to the pool only once nothing reads it any more:
 // the HTTP transport reads a request's body in a goroutine of its own,
 // which may outlive the call (an early reply, a retried connection). So
@@ -28,12 +34,20 @@ const maxPooled = 16 << 20
 // Pool lends body buffers. The zero value is ready.
 type Pool struct {
 	p sync.Pool
+
+	mu sync.Mutex
+	// last is the body released last, kept out of p so that no Get
+	// hands it out: its bytes stay as its Stamp says they were built.
+	last *Body
 }
 
 // Body is one call's body: its bytes and the readers still reading them.
 type Body struct {
 	// Bytes is the body. Append to Bytes[:0] to fill it.
 	Bytes []byte
+	// Stamp names the build that wrote Bytes, for Pool.Last; zero, as
+	// Get returns it, names none.
+	Stamp uint64
 	pool  *Pool
 	refs  atomic.Int32
 	// pooled is set when the body went back to the pool.
@@ -50,10 +64,56 @@ func (p *Pool) Get(size int) *Body {
 		b = &Body{Bytes: make([]byte, 0, size)}
 	}
 	b.Bytes = b.Bytes[:0]
+	b.Stamp = 0
+	b.lend(p)
+	return b
+}
+
+// Last returns the body released last when its Stamp is stamp (not zero),
+// with its Bytes as they were built; else nil. The caller must call Done,
+// as for Get.
+func (p *Pool) Last(stamp uint64) *Body {
+	if stamp == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	b := p.last
+	if b == nil || b.Stamp != stamp {
+		p.mu.Unlock()
+		return nil
+	}
+	p.last = nil
+	p.mu.Unlock()
+	b.lend(p)
+	return b
+}
+
+// Kept is the stamp of the body released last, 0 when none is kept: for
+// tests.
+func (p *Pool) Kept() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		return 0
+	}
+	return p.last.Stamp
+}
+
+func (b *Body) lend(p *Pool) {
 	b.pool = p
 	b.refs.Store(1)
 	b.pooled.Store(false)
-	return b
+}
+
+// keep makes b the body released last; the one before goes to the pool.
+func (p *Pool) keep(b *Body) {
+	p.mu.Lock()
+	old := p.last
+	p.last = b
+	p.mu.Unlock()
+	if old != nil {
+		p.p.Put(old)
+	}
 }
 
 // Done says the call is over; the body goes back to the pool once every
@@ -63,7 +123,7 @@ func (b *Body) Done() { b.release() }
 func (b *Body) release() {
 	if b.refs.Add(-1) == 0 && cap(b.Bytes) <= maxPooled {
 		b.pooled.Store(true)
-		b.pool.p.Put(b)
+		b.pool.keep(b)
 	}
 }
 

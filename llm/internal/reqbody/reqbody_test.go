@@ -64,3 +64,39 @@ func TestARequestOfAnotherBodyIsLeftAlone(t *testing.T) {
 		t.Errorf("a body the transport may still read went back to the pool")
 	}
 }
+
+// TestTheLastBodyIsKeptAsBuilt: the body released last comes back by its
+// stamp only, with its bytes; a body still read is not it; Get never
+// hands it out; and once a newer body is released, it is the last one.
+func TestTheLastBodyIsKeptAsBuilt(t *testing.T) {
+	var p Pool
+	a := p.Get(16)
+	a.Bytes, a.Stamp = append(a.Bytes, `{"a":1}`...), 7
+	req := request(t, a.Bytes)
+	a.Attach(req)
+	a.Done()
+	if p.Last(7) != nil {
+		t.Fatal("a body the transport still reads came back")
+	}
+	req.Body.Close()
+	if p.Last(8) != nil || p.Last(0) != nil {
+		t.Fatal("the last body came back by another stamp")
+	}
+	if g := p.Get(16); g == a {
+		t.Fatal("Get handed out the body kept as last")
+	}
+	got := p.Last(7)
+	if got != a || string(got.Bytes) != `{"a":1}` {
+		t.Fatalf("Last(7) = %p %q, want the body as built", got, got.Bytes)
+	}
+	if p.Last(7) != nil {
+		t.Fatal("the last body came back twice")
+	}
+	got.Done()
+	b := p.Get(16)
+	b.Stamp = 9
+	b.Done()
+	if p.Last(7) != nil || p.Last(9) != b {
+		t.Error("a body released later is not the last one")
+	}
+}
