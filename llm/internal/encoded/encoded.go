@@ -206,9 +206,16 @@ func (c *Cache) AppendTo(dst []byte, prev uint64, sep byte, msgs []llm.Message, 
 	first := true
 	var err error
 	for i := range msgs {
+		f := form(i)
+		if keep && i < len(old) && i < len(cv.slots) {
+			// The usual message: sent last time, in this form, and
+			// unchanged. Nothing to write; ends[i] is old[i].
+			if s := &cv.slots[i]; int(s.sent) == f && sameMessage(&s.msg, &msgs[i]) {
+				continue
+			}
+		}
 		var s *slot
 		var same bool
-		f := form(i)
 		if s, same, err = c.slot(cv, i, &msgs[i], f, enc); err != nil {
 			break
 		}
@@ -482,12 +489,12 @@ func (e *part) size() int {
 
 // sameMessage reports whether two messages have the same content.
 func sameMessage(a, b *llm.Message) bool {
-	if a.Role != b.Role || len(a.Content) != len(b.Content) {
+	if !sameString(string(a.Role), string(b.Role)) || len(a.Content) != len(b.Content) {
 		return false
 	}
 	for i := range a.Content {
 		x, y := &a.Content[i], &b.Content[i]
-		if x.Type != y.Type || !sameString(x.Text, y.Text) || !sameString(x.ID, y.ID) || !sameString(x.Name, y.Name) ||
+		if !sameString(string(x.Type), string(y.Type)) || !sameString(x.Text, y.Text) || !sameString(x.ID, y.ID) || !sameString(x.Name, y.Name) ||
 			!sameString(x.ToolUseID, y.ToolUseID) || x.IsError != y.IsError || !bytes.Equal(x.Input, y.Input) {
 			return false
 		}
