@@ -4,11 +4,13 @@
 // new one for every call made the garbage collector's work, and with it
 // the harness's cost per step, grow with the conversation.
 //
-// The body released last is kept apart (Pool.Last), as it was built: the
-// next call of the same conversation resends all of it and appends a
-// step, and llm/internal/encoded rewrites only what changed in it, where
-// copying a long run's whole history into a fresh buffer on every call
-// was part of what a step cost more at step 200 than at step 10.
+// The bodies released last are kept apart (Pool.Last), as they were
+// built: the next call of the same conversation resends all of it and
+// appends a step, and llm/internal/encoded rewrites only what changed in
+// it, where copying a long run's whole history into a fresh buffer on
+// every call was part of what a step cost more at step 200 than at step
+// 10. A few are kept, so that the runs of a batch or the workers of a
+// night that share a client each find theirs.
 //
 // A body may go back to the pool only once nothing reads it any more:
 // the HTTP transport reads a request's body in a goroutine of its own,
@@ -23,6 +25,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -31,14 +34,19 @@ import (
 // the garbage collector.
 const maxPooled = 16 << 20
 
+// maxKept is how many bodies released last are kept as built: as many
+// conversations at once as a batch or a night commonly runs on one client.
+const maxKept = 8
+
 // Pool lends body buffers. The zero value is ready.
 type Pool struct {
 	p sync.Pool
 
 	mu sync.Mutex
-	// last is the body released last, kept out of p so that no Get
-	// hands it out: its bytes stay as its Stamp says they were built.
-	last *Body
+	// kept are the bodies released last, oldest first, kept out of p so
+	// that no Get hands them out: their bytes stay as their Stamps say
+	// they were built.
+	kept []*Body
 }
 
 // Body is one call's body: its bytes and the readers still reading them.
@@ -69,34 +77,31 @@ func (p *Pool) Get(size int) *Body {
 	return b
 }
 
-// Last returns the body released last when its Stamp is stamp (not zero),
-// with its Bytes as they were built; else nil. The caller must call Done,
-// as for Get.
+// Last returns the kept body whose Stamp is stamp (not zero), with its
+// Bytes as they were built; else nil. The caller must call Done, as for
+// Get.
 func (p *Pool) Last(stamp uint64) *Body {
 	if stamp == 0 {
 		return nil
 	}
 	p.mu.Lock()
-	b := p.last
-	if b == nil || b.Stamp != stamp {
-		p.mu.Unlock()
-		return nil
+	for i := len(p.kept) - 1; i >= 0; i-- {
+		if b := p.kept[i]; b.Stamp == stamp {
+			p.kept = slices.Delete(p.kept, i, i+1)
+			p.mu.Unlock()
+			b.lend(p)
+			return b
+		}
 	}
-	p.last = nil
 	p.mu.Unlock()
-	b.lend(p)
-	return b
+	return nil
 }
 
-// Kept is the stamp of the body released last, 0 when none is kept: for
-// tests.
-func (p *Pool) Kept() uint64 {
+// Kept reports whether a body with this stamp is kept: for tests.
+func (p *Pool) Kept(stamp uint64) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.last == nil {
-		return 0
-	}
-	return p.last.Stamp
+	return slices.ContainsFunc(p.kept, func(b *Body) bool { return b.Stamp == stamp })
 }
 
 func (b *Body) lend(p *Pool) {
@@ -105,11 +110,20 @@ func (b *Body) lend(p *Pool) {
 	b.pooled.Store(false)
 }
 
-// keep makes b the body released last; the one before goes to the pool.
+// keep keeps b as built, a body without a stamp excepted; past maxKept,
+// the oldest kept goes to the pool.
 func (p *Pool) keep(b *Body) {
+	if b.Stamp == 0 {
+		p.p.Put(b)
+		return
+	}
 	p.mu.Lock()
-	old := p.last
-	p.last = b
+	p.kept = append(p.kept, b)
+	var old *Body
+	if len(p.kept) > maxKept {
+		old = p.kept[0]
+		p.kept = slices.Delete(p.kept, 0, 1)
+	}
 	p.mu.Unlock()
 	if old != nil {
 		p.p.Put(old)

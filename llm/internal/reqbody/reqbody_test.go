@@ -65,10 +65,11 @@ func TestARequestOfAnotherBodyIsLeftAlone(t *testing.T) {
 	}
 }
 
-// TestTheLastBodyIsKeptAsBuilt: the body released last comes back by its
-// stamp only, with its bytes; a body still read is not it; Get never
-// hands it out; and once a newer body is released, it is the last one.
-func TestTheLastBodyIsKeptAsBuilt(t *testing.T) {
+// TestTheLastBodiesAreKeptAsBuilt: a body released comes back by its
+// stamp only, with its bytes, once; a body still read is not kept; Get
+// never hands a kept one out; a body without a stamp is not kept; and
+// past maxKept, the oldest goes.
+func TestTheLastBodiesAreKeptAsBuilt(t *testing.T) {
 	var p Pool
 	a := p.Get(16)
 	a.Bytes, a.Stamp = append(a.Bytes, `{"a":1}`...), 7
@@ -80,23 +81,36 @@ func TestTheLastBodyIsKeptAsBuilt(t *testing.T) {
 	}
 	req.Body.Close()
 	if p.Last(8) != nil || p.Last(0) != nil {
-		t.Fatal("the last body came back by another stamp")
+		t.Fatal("a kept body came back by another stamp")
 	}
 	if g := p.Get(16); g == a {
-		t.Fatal("Get handed out the body kept as last")
+		t.Fatal("Get handed out a kept body")
 	}
 	got := p.Last(7)
 	if got != a || string(got.Bytes) != `{"a":1}` {
 		t.Fatalf("Last(7) = %p %q, want the body as built", got, got.Bytes)
 	}
 	if p.Last(7) != nil {
-		t.Fatal("the last body came back twice")
+		t.Fatal("a kept body came back twice")
 	}
-	got.Done()
-	b := p.Get(16)
-	b.Stamp = 9
-	b.Done()
-	if p.Last(7) != nil || p.Last(9) != b {
-		t.Error("a body released later is not the last one")
+	got.Done() // stamp 7 still: kept again
+
+	unstamped := p.Get(16)
+	unstamped.Done()
+	if p.Kept(0) {
+		t.Error("a body without a stamp was kept")
+	}
+	for s := uint64(100); s < 100+maxKept; s++ {
+		b := p.Get(16)
+		b.Stamp = s
+		b.Done()
+	}
+	if p.Kept(7) {
+		t.Errorf("the oldest of %d kept bodies was not let go", maxKept+1)
+	}
+	for s := uint64(100); s < 100+maxKept; s++ {
+		if b := p.Last(s); b == nil || b.Stamp != s {
+			t.Fatalf("body %d of the newest %d was not kept", s, maxKept)
+		}
 	}
 }
