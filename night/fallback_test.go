@@ -2,6 +2,7 @@ package night_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,18 @@ func TestANightStepRescuedByTheFallbackRecordsNoFailure(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d fallback events, want 1", n)
+	}
+}
+
+// TestAPipelineFallbackOnWithoutAFallbackIsAnError is a regression
+// test: roles.builder.fallback_on: quota with no fallback was accepted
+// and did nothing, where --fallback-on without --fallback-model is a
+// usage error.
+func TestAPipelineFallbackOnWithoutAFallbackIsAnError(t *testing.T) {
+	p := "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], fallback_on: quota}}\n"
+	_, err := night.ParsePipeline([]byte(p))
+	if err == nil || !strings.Contains(err.Error(), "roles.builder.fallback") {
+		t.Errorf("got %v, want an error naming roles.builder.fallback", err)
 	}
 }
 

@@ -314,6 +314,11 @@ func (p *Pipeline) check() error {
 		if r.FallbackOn != "" && r.FallbackOn != "quota" {
 			return fmt.Errorf("roles.%s.fallback_on is %q: the only choice is quota", role, r.FallbackOn)
 		}
+		if r.FallbackOn != "" && r.Fallback == "" {
+			// As --fallback-on without --fallback-model: a setting that
+			// would do nothing is a mistake to say, not to drop.
+			return fmt.Errorf("roles.%s.fallback_on says when to use the fallback model: name one with roles.%s.fallback (a model under models)", role, role)
+		}
 	}
 	b := p.Roles[ledger.Builder]
 	if b.Ceiling == 0 {
