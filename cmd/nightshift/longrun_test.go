@@ -1,0 +1,33 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAFallbackThatIsTheWorkerIsAUsageError is a regression test:
+// --fallback-model naming the worker's own model at the worker's own
+// endpoint was accepted, and every call the worker could not answer was
+// made again where it had just failed. It is a usage error (exit 2)
+// naming the flag, and nothing runs.
+func TestAFallbackThatIsTheWorkerIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n", "work/a.txt": "a\n"})
+	for _, fb := range []string{"scripted", "scripted:scripted"} {
+		res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+			"--dir", filepath.Join(dir, "work"), "--fallback-model", fb, "say done")
+		if res.code != 2 || !strings.Contains(res.stderr, "--fallback-model "+fb+" is the worker's own model") {
+			t.Errorf("--fallback-model %s: exit %d, stderr %q; want 2 and the worker's own model", fb, res.code, res.stderr)
+		}
+		if strings.Contains(res.stderr, "[start") {
+			t.Errorf("--fallback-model %s: the run started:\n%s", fb, res.stderr)
+		}
+	}
+	// Another model on the same provider is a fallback.
+	res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+		"--dir", filepath.Join(dir, "work"), "--fallback-model", "scripted:small", "say done")
+	if res.code != 0 || !strings.Contains(res.stderr, "fallback=small") {
+		t.Errorf("--fallback-model scripted:small: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
