@@ -187,3 +187,24 @@ func TestQuotaFallsBackWhenAskedTo(t *testing.T) {
 		t.Errorf("answer %q, events %+v", got, *events)
 	}
 }
+
+// TestModelsSharingARestRestTogether: two Models over one primary (a
+// run's worker and its judge) share its Rest; the primary that failed
+// for the first is not called for the second until the rest is over.
+func TestModelsSharingARestRestTogether(t *testing.T) {
+	primary := &fake{replies: []func() (*llm.Response, error){fails(llm.Overloaded, 0), text("primary")}}
+	second := &fake{replies: []func() (*llm.Response, error){text("fallback")}}
+	rest := &fallback.Rest{}
+	worker, fc, _ := setup(primary, second, fallback.Config{Rest: rest})
+	judge := fallback.New(primary, second, fallback.Config{Clock: fc, Rest: rest})
+	if got := answer(t, worker); got != "fallback" {
+		t.Fatalf("the worker's call: %q, want the fallback's", got)
+	}
+	if got := answer(t, judge); got != "fallback" || len(primary.asked) != 1 {
+		t.Errorf("the judge's call: %q, the primary asked %d times; want the fallback's, once", got, len(primary.asked))
+	}
+	fc.Advance(time.Minute)
+	if got := answer(t, judge); got != "primary" {
+		t.Errorf("after the rest: %q, want the primary's", got)
+	}
+}
