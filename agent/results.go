@@ -92,20 +92,27 @@ func (r *run) cutResults(results []llm.Block) []llm.Block {
 
 // freeResultID is the ID a cut result is kept under: its tool call's
 // ID, or that ID with -2, -3, ... when the store holds an earlier result
-// under it (ErrNoResult, or any failure to read, ends the search: Put
-// reports a store that fails). Tool-use IDs are unique on the providers' APIs, but not on
+// under it. Tool-use IDs are unique on the providers' APIs, but not on
 // every server (the in-process scripted model and some OpenAI-compatible
 // servers number a reply's calls from 1), and a result kept under a
 // taken ID would replace one an earlier note still names. The store is
-// asked, not the run's memory, so that a resumed run sees its earlier
-// parts' results too.
+// asked (a resumed run's earlier parts kept results too), from the
+// suffix this run last gave the ID on, so that a long run does not read
+// every earlier result back each time; ErrNoResult, or any failure to
+// read, ends the search (Put reports a store that fails).
 func (r *run) freeResultID(toolUseID string) string {
-	id := toolUseID
-	for n := 2; ; n++ {
-		if _, err := r.cfg.Results.Get(id); err != nil {
-			return id // free, or the store fails: Put will say so
+	if r.cutIDs == nil {
+		r.cutIDs = map[string]int{}
+	}
+	for n := max(r.cutIDs[toolUseID], 1); ; n++ {
+		id := toolUseID
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", toolUseID, n)
 		}
-		id = fmt.Sprintf("%s-%d", toolUseID, n)
+		if _, err := r.cfg.Results.Get(id); err != nil {
+			r.cutIDs[toolUseID] = n + 1
+			return id
+		}
 	}
 }
 

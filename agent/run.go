@@ -62,6 +62,9 @@ type run struct {
 	est         budget.Estimator
 	compactions int
 	resultsCut  int
+	// cutIDs is, by tool-use ID, the suffix the next result cut under
+	// it may take (freeResultID).
+	cutIDs map[string]int
 	// nextChars is the next worker call's characters
 	// (llm.Request.Chars), when compact counted them already; -1 when
 	// not. Counting walks the whole conversation: once a step is enough.
