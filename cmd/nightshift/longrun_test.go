@@ -31,3 +31,26 @@ func TestAFallbackThatIsTheWorkerIsAUsageError(t *testing.T) {
 		t.Errorf("--fallback-model scripted:small: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
+
+// TestAFallbackOnAnotherProviderWithoutAKeySaysWhichVariable is a
+// regression test: a fallback (or judge) on another provider than the
+// worker's, with no key, was told "--provider openai needs
+// OPENAI_API_KEY, or --base-url for an OpenAI-compatible server"; but
+// --base-url is the worker's, and giving it would move the worker. The
+// message names the provider's own *_BASE_URL, and nothing runs.
+func TestAFallbackOnAnotherProviderWithoutAKeySaysWhichVariable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n", "work/a.txt": "a\n"})
+	for _, tc := range []struct{ flag, model, want string }{
+		{"--fallback-model", "openai:gpt-6-luna", "OPENAI_BASE_URL"},
+		{"--fallback-model", "anthropic:claude-haiku-4-5", "ANTHROPIC_BASE_URL"},
+		{"--judge-model", "openai:gpt-6-luna", "OPENAI_BASE_URL"},
+	} {
+		res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"),
+			"--dir", filepath.Join(dir, "work"), tc.flag, tc.model, "say done")
+		if res.code != 2 || !strings.Contains(res.stderr, tc.flag+" "+tc.model+": ") || !strings.Contains(res.stderr, tc.want) ||
+			strings.Contains(res.stderr, "or --base-url") {
+			t.Errorf("%s %s: exit %d, stderr %q; want 2, naming %s and not --base-url", tc.flag, tc.model, res.code, res.stderr, tc.want)
+		}
+	}
+}

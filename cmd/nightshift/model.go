@@ -34,6 +34,10 @@ type modelFlags struct {
 	// without a model name, the model table's default for that role is
 	// used, and named in the start line, the record and every request.
 	role string
+	// other is set for a judge or a fallback on another provider than
+	// the worker's: --base-url is the worker's, so its endpoint comes
+	// only from its provider's *_BASE_URL, and its messages say so.
+	other bool
 }
 
 // providers lists the provider names, for messages.
@@ -161,6 +165,9 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
+			if f.other {
+				return nil, "", usagef("the anthropic provider needs ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for a compatible server (--base-url is the worker's)")
+			}
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
 		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
@@ -171,6 +178,9 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	default:
 		key := getenv("OPENAI_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
+			if f.other {
+				return nil, "", usagef("the openai provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (--base-url is the worker's)")
+			}
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
 		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
@@ -205,6 +215,7 @@ func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf mode
 		if p != jf.provider {
 			// A base URL and a cap field belong to the worker's provider.
 			jf.baseURL, jf.maxTokensField = "", ""
+			jf.other = true
 		}
 		jf.provider, jf.model = p, m
 	} else {
