@@ -146,7 +146,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		resp, err = m.primary.Generate(ctx, p)
 		if err == nil && empty(resp) {
 			wasted = wasted.Add(resp.Usage)
-			m.fellBack(Event{Reason: Empty, Wasted: wasted}, m.cfg.Cooldown)
+			m.fellBack(Event{Reason: Empty, From: p.Model, Wasted: wasted}, m.cfg.Cooldown)
 			return m.onFallback(ctx, req)
 		}
 	}
@@ -162,7 +162,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if errors.As(err, &e) && e.RetryAfter > 0 {
 		rest = e.RetryAfter
 	}
-	m.fellBack(Event{Reason: reason, Err: err, Wasted: wasted}, rest)
+	m.fellBack(Event{Reason: reason, From: p.Model, Err: err, Wasted: wasted}, rest)
 	return m.onFallback(ctx, req)
 }
 
@@ -187,7 +187,9 @@ func (m *Model) falls(ctx context.Context, err error) (Reason, bool) {
 // fellBack rests the primary for d and reports ev.
 func (m *Model) fellBack(ev Event, d time.Duration) {
 	ev.Until = m.cfg.Clock.Now().Add(d)
-	ev.From, ev.To = m.cfg.Primary, m.cfg.Fallback
+	// From is the model the primary's request named: Config.Primary, or
+	// the request's own (the judge's).
+	ev.To = m.cfg.Fallback
 	m.rest.extend(ev.Until)
 	if m.cfg.OnFallback != nil {
 		m.cfg.OnFallback(ev)

@@ -3,6 +3,7 @@ package fallback_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,5 +207,24 @@ func TestModelsSharingARestRestTogether(t *testing.T) {
 	fc.Advance(time.Minute)
 	if got := answer(t, judge); got != "primary" {
 		t.Errorf("after the rest: %q, want the primary's", got)
+	}
+}
+
+// TestAFallbackEventNamesTheModelTheRequestAskedFor is a regression
+// test: a Model with no Primary name (the judge's, whose requests name
+// their model) reported its fallbacks from no model, and the line read
+// "[fallback · primary → small: ...; primary rests until ...]". The
+// event names the model the request asked for.
+func TestAFallbackEventNamesTheModelTheRequestAskedFor(t *testing.T) {
+	primary := &fake{replies: []func() (*llm.Response, error){fails(llm.Overloaded, 0)}}
+	second := &fake{replies: []func() (*llm.Response, error){text("fallback")}}
+	var events []fallback.Event
+	m := fallback.New(primary, second, fallback.Config{Fallback: "small", Clock: clock.NewFake(start),
+		OnFallback: func(e fallback.Event) { events = append(events, e) }})
+	if _, err := m.Generate(context.Background(), &llm.Request{Model: "judge-m", Messages: []llm.Message{llm.UserText("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].From != "judge-m" || !strings.HasPrefix(events[0].Line(), "judge-m → small") {
+		t.Errorf("events %+v (line %q), want one from judge-m", events, events[0].Line())
 	}
 }
