@@ -169,7 +169,7 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models
 	if fb.provider == worker.provider && fb.name == worker.name && fb.target() == worker.target() {
 		// The same model at the same endpoint: every call the worker's
 		// could not answer would be made again where it just failed.
-		return nil, nil, usagef("--fallback-model %s is the worker's own model at the same endpoint (%s): name another model or provider (task file: fallback_model)",
+		return nil, nil, usagef("--fallback-model %s is the worker's own model at the same endpoint (%s): name another model or provider",
 			spec.FallbackModel, worker.target())
 	}
 	if spec.BudgetUSD > 0 {
