@@ -92,6 +92,9 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		nextChars: -1,
 		rest:      &fallback.Rest{},
 	}
+	if cfg.Fallback != nil && cfg.Fallback.Rest != nil {
+		r.rest = cfg.Fallback.Rest
+	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = clock.WithTimeout(ctx, cfg.Clock, cfg.Timeout, ErrTimeout)

@@ -3,6 +3,7 @@ package night_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,4 +89,61 @@ func TestAPipelineFallbackMustBeAModel(t *testing.T) {
 			t.Errorf("accepted:\n%s", p)
 		}
 	}
+}
+
+// TestAPrimaryThatFailedRestsAcrossTheNightsSteps is a regression test:
+// each builder step (and each proposer or judge call) made a new
+// fallback, and with it a new rest, so the builder's model that had just
+// run out of retries on an overload was called again, through all its
+// retries, by the very next step. The primary rests for the night's
+// calls, all of them, until its Retry-After (or 60 s) is over.
+func TestAPrimaryThatFailedRestsAcrossTheNightsSteps(t *testing.T) {
+	f := setup(t, fallbackPipeline)
+	var mu sync.Mutex
+	primaryCalls := 0
+	sc, err := scripted.Parse([]byte(`{loop: true, turns: [{status: 529}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := scripted.New(sc, scripted.Config{Clock: f.clk})
+	small, err := scripted.Parse([]byte("turns:\n  - tool_calls: [{name: write_file, input: {path: out.txt, content: built}}]\n  - text: Built out.txt.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]llm.Model{
+		"big": llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+			mu.Lock()
+			primaryCalls++
+			mu.Unlock()
+			return big.Generate(ctx, req)
+		}),
+		"small": scripted.New(small, scripted.Config{Clock: f.clk}),
+	}
+	f.add("build out.txt", 5)
+	f.add("build out.txt again", 4)
+	rec := &event.Recorder{}
+	sum, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Models: models, Clock: f.clk,
+		Events: rec, Retry: retry.Policy{Retries: 1}, Idle: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Finished[ledger.Builder] != 2 {
+		t.Fatalf("builder steps finished: %d, want 2", sum.Finished[ledger.Builder])
+	}
+	if primaryCalls != 2 {
+		t.Errorf("the primary was called %d times, want 2 (one call and one retry; then it rests for the second step too)", primaryCalls)
+	}
+	if n := len(eventsOfType(rec, "fallback")); n != 1 {
+		t.Errorf("%d fallback events, want 1", n)
+	}
+}
+
+func eventsOfType(rec *event.Recorder, typ string) []event.Event {
+	var out []event.Event
+	for _, e := range rec.Events() {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
 }
