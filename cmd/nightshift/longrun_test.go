@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 
 // TestAFallbackThatIsTheWorkerIsAUsageError is a regression test:
@@ -52,5 +55,39 @@ func TestAFallbackOnAnotherProviderWithoutAKeySaysWhichVariable(t *testing.T) {
 			strings.Contains(res.stderr, "or --base-url") {
 			t.Errorf("%s %s: exit %d, stderr %q; want 2, naming %s and not --base-url", tc.flag, tc.model, res.code, res.stderr, tc.want)
 		}
+	}
+}
+
+// TestABatchsPrimaryRestsForEveryTask is a regression test: each task of
+// a batch made its own fallback rest, so the primary that had just run
+// out of retries on an overload was called again, through all its
+// retries, by the next task. A batch's tasks share the primary's rest:
+// after the first task falls back, the second goes to the fallback at
+// once (one fallback event, one retry, in all).
+func TestABatchsPrimaryRestsForEveryTask(t *testing.T) {
+	dir := batchFixture(t, "- {name: one, task: Write notes.md}\n- {name: two, task: Write notes.md}\n")
+	writeFiles(t, dir, map[string]string{"s.yaml": "{loop: true, turns: [{status: 529}]}\n"})
+	sc, err := scripted.Parse([]byte(batchScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(scripted.NewServer(sc, scripted.ServerConfig{}))
+	defer hs.Close()
+	t.Setenv("ANTHROPIC_BASE_URL", hs.URL)
+	t.Setenv("ANTHROPIC_API_KEY", "test-key-for-the-simulator")
+	code, stdout, stderr := runBatchCmd(t, dir, "--tasks", "tasks.yaml", "--work", "work", "--provider", "scripted", "--scenario", "s.yaml",
+		"--no-judge", "--parallel", "1", "--retries", "1", "--backoff", "1ms", "--fallback-model", "anthropic:claude-haiku-4-5")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var logs string
+	for _, name := range []string{"001-one.log", "002-two.log"} {
+		logs += readFile(t, filepath.Join(dir, "work", name))
+	}
+	if n := strings.Count(logs, "[fallback ·"); n != 1 {
+		t.Errorf("%d fallback events, want 1:\n%s", n, logs)
+	}
+	if n := strings.Count(logs, "[retry ·"); n != 1 {
+		t.Errorf("%d retries of the primary, want 1 (the second task's calls go to the fallback while it rests):\n%s", n, logs)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
@@ -180,6 +181,10 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models
 	return &agent.Fallback{
 			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
 			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+			// One rest for every run made from this config: a batch's
+			// tasks share it, so a primary that failed for one task is
+			// not called by the next before its rest is over.
+			Rest: &fallback.Rest{},
 		}, []agent.StartField{{Key: "fallback", Value: cmp.Or(fb.name, fb.provider)}, {Key: "fallback_endpoint", Value: fb.target()}},
 		nil
 }
