@@ -90,4 +90,9 @@ func TestABatchsPrimaryRestsForEveryTask(t *testing.T) {
 	if n := strings.Count(logs, "[retry ·"); n != 1 {
 		t.Errorf("%d retries of the primary, want 1 (the second task's calls go to the fallback while it rests):\n%s", n, logs)
 	}
+	// Regression: a batch task's start line dropped the fallback's
+	// fields (a task without a judge started with none at all).
+	if n := strings.Count(logs, "fallback=claude-haiku-4-5 fallback_endpoint="+hs.URL); n != 2 {
+		t.Errorf("%d start lines name the fallback, want 2:\n%s", n, logs)
+	}
 }
