@@ -90,6 +90,17 @@ func (r *run) compact(ctx context.Context) *Result {
 	if keep <= 0 {
 		return nil // nothing older than the latest step: nothing to drop
 	}
+	// What the compacted history would be with an empty summary: when
+	// that is no smaller than the history now (the system prompt and
+	// the tools, which no summary shortens, fill the window, and the
+	// turns dropped are fewer than the frame and the task restated), a
+	// summary call would only make the prompt bigger.
+	floor := r.request()
+	floor.Messages = append([]llm.Message{llm.UserText(fmt.Sprintf(compactedMsg, r.task, "", r.changedList()))}, r.msgs[keep:]...)
+	if r.est.EstimateChars(floor.Chars()).InputTokens >= est {
+		r.nextChars = chars
+		return nil
+	}
 	req := r.request()
 	req.Messages = append(slices.Clone(r.msgs), llm.UserText(summaryMsg))
 	req.MaxTokens = r.cfg.MaxTokens
