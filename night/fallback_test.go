@@ -80,6 +80,22 @@ func TestAPipelineFallbackOnWithoutAFallbackIsAnError(t *testing.T) {
 	}
 }
 
+// TestAPipelineFallbackThatIsTheRolesOnlyModelIsAnError is a regression
+// test: roles.builder {models: [b], fallback: b} was accepted, and the
+// fallback was never used (a model is not its own fallback).
+func TestAPipelineFallbackThatIsTheRolesOnlyModelIsAnError(t *testing.T) {
+	p := "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], fallback: b}}\n"
+	_, err := night.ParsePipeline([]byte(p))
+	if err == nil || !strings.Contains(err.Error(), "roles.builder.fallback") {
+		t.Errorf("got %v, want an error naming roles.builder.fallback", err)
+	}
+	// One of two models is a fallback for the other.
+	p = "window: {start: \"22:00\", end: \"06:00\"}\nmodels: {a: {provider: scripted, scenario: s.yaml}, b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [a, b], fallback: b}}\n"
+	if _, err := night.ParsePipeline([]byte(p)); err != nil {
+		t.Errorf("models [a, b], fallback b: %v", err)
+	}
+}
+
 func TestAPipelineFallbackMustBeAModel(t *testing.T) {
 	for _, p := range []string{
 		"window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], fallback: nope}}\n",

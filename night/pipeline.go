@@ -341,6 +341,11 @@ func (p *Pipeline) check() error {
 		if r.FallbackOn != "" && r.FallbackOn != "quota" {
 			return fmt.Errorf("roles.%s.fallback_on is %q: the only choice is quota", role, r.FallbackOn)
 		}
+		if r.Fallback != "" && len(r.Models) > 0 && !slices.ContainsFunc(r.Models, func(m string) bool { return m != r.Fallback }) {
+			// A model is never its own fallback (Fallback): this one
+			// would never be used.
+			return fmt.Errorf("roles.%s.fallback: %q is the role's only model, and a model is never its own fallback: name another model under models", role, r.Fallback)
+		}
 		if r.FallbackOn != "" && r.Fallback == "" {
 			// As --fallback-on without --fallback-model: a setting that
 			// would do nothing is a mistake to say, not to drop.
