@@ -96,3 +96,22 @@ func TestABatchsPrimaryRestsForEveryTask(t *testing.T) {
 		t.Errorf("%d start lines name the fallback, want 2:\n%s", n, logs)
 	}
 }
+
+// TestRunsLongRunFlagsGivenToNightNameThePipelineKey is a regression
+// test: `nightshift night --no-cache` (or --fallback-model, --fallback-on,
+// --context-window, as run takes them) said only "unknown flag"; it says
+// which pipeline key holds the setting instead.
+func TestRunsLongRunFlagsGivenToNightNameThePipelineKey(t *testing.T) {
+	for flag, want := range map[string]string{
+		"--no-cache": "no_cache: true", "--fallback-model=x": "roles.<role>.fallback", "--fallback-on=quota": "roles.<role>.fallback_on",
+		"--context-window=8000": "models_file",
+	} {
+		res := runCLI(t, "night", "--pipeline", "p.yaml", flag)
+		if res.code != 2 || !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "pipeline file") {
+			t.Errorf("night %s: exit %d, stderr %q; want 2 and %q", flag, res.code, res.stderr, want)
+		}
+	}
+	if res := runCLI(t, "night", "--no-such-flag"); res.code != 2 || !strings.Contains(res.stderr, "unknown flag: --no-such-flag") {
+		t.Errorf("night --no-such-flag: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
