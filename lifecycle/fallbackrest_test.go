@@ -48,3 +48,37 @@ scripts:
 		t.Errorf("%d fallback events, want 1: %v", len(fb), fb)
 	}
 }
+
+// TestASubAgentDoesNotCallAPrimaryThatRests is a regression test: a
+// lifecycle.Config.Fallback without a Rest gave the run and each of its
+// sub-agents (delegate_task) a rest of their own, so after the worker's
+// calls fell back the sub-agent called the resting primary again,
+// through all its retries. The run's calls share one rest.
+func TestASubAgentDoesNotCallAPrimaryThatRests(t *testing.T) {
+	f := setup(t, `{loop: true, turns: [{status: 529}]}`)
+	fallbackSetup(t, f, `
+scripts:
+  - name: child
+    when: {in: system, contains: "You are a sub-agent"}
+    turns: [{text: "notes.md says: old"}]
+  - name: worker
+    turns:
+      - tool_calls: [{name: delegate_task, input: {brief: "What does notes.md say?"}}]
+      - text: The notes say old.
+`)
+	var primaryCalls int
+	inner := f.cfg.Model
+	f.cfg.Model = llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		primaryCalls++
+		return inner.Generate(ctx, req)
+	})
+	f.cfg.Subagents = true
+	f.cfg.Retry = retry.Policy{Retries: 2}
+	res := f.run(t)
+	if res.Outcome != agent.Done {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+	}
+	if primaryCalls != 3 {
+		t.Errorf("the primary was called %d times, want 3 (the worker's first call and 2 retries; then it rests, for the sub-agent too)", primaryCalls)
+	}
+}
