@@ -12,13 +12,13 @@ import (
 // withFallback puts m, one of the run's models already behind its retry
 // layer and the meter, in front of the run's fallback model, when there
 // is one: the fallback behind a retry layer and the meter of its own,
-// priced at its own price and paced under its own credential. rest is
-// the primary's rest, shared by the run's models whose primary is one
-// model (nil: its own). name is
+// priced at its own price and paced under its own credential. name is
 // the model name m's requests carry ("" keeps the request's: the
 // judge's). A call the fallback takes is a fallback event. answered, when
 // not nil, is set each time the fallback answers (the worker's turns are
-// priced at the price of the model that answered them).
+// priced at the price of the model that answered them). rest is the
+// primary's rest, shared by the models whose primary is one model (nil:
+// a rest of its own).
 func (r *run) withFallback(m llm.Model, name string, answered *bool, rest *fallback.Rest) llm.Model {
 	fb := r.cfg.Fallback
 	if fb == nil || fb.Model == nil {
