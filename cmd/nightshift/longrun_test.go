@@ -115,3 +115,20 @@ func TestRunsLongRunFlagsGivenToNightNameThePipelineKey(t *testing.T) {
 		t.Errorf("night --no-such-flag: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
+
+// TestABlankJudgeOrFallbackModelIsAUsageError is a regression test:
+// --fallback-model " " and --judge-model " " were taken as models named
+// " ", sent as they were. Such a name is a usage error naming the flag.
+func TestABlankJudgeOrFallbackModelIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n", "work/a.txt": "a\n"})
+	for _, flag := range []string{"--fallback-model", "--judge-model"} {
+		for _, name := range []string{" ", " gpt-6-luna"} {
+			res := runCLI(t, "run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"),
+				"--dir", filepath.Join(dir, "work"), flag, name, "say done")
+			if res.code != 2 || !strings.Contains(res.stderr, flag) || strings.Contains(res.stderr, "[start") {
+				t.Errorf("%s %q: exit %d, stderr %q; want 2 naming the flag, and no run", flag, name, res.code, res.stderr)
+			}
+		}
+	}
+}

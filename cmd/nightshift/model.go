@@ -240,6 +240,9 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 // judge builds the model --judge-model names, or returns nil for the
 // worker's own.
 func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
+	if err := checkModelSpec("--judge-model", spec); err != nil {
+		return nil, err
+	}
 	jf, ok := f.judgeFlags(spec, getenv)
 	if !ok {
 		return nil, nil
@@ -272,4 +275,14 @@ func scenarioError(path string, err error) error {
 		return usagef("--scenario %s is a folder: name a scenario file in it (docs/scenarios.md)", path)
 	}
 	return usagef("--scenario %v (the format is in docs/scenarios.md)", err)
+}
+
+// checkModelSpec refuses a --judge-model or --fallback-model that is
+// blank or has spaces around it: such a name went to the provider as it
+// was (a judge or a fallback named " "), to fail there, or never.
+func checkModelSpec(flag, spec string) error {
+	if spec != strings.TrimSpace(spec) {
+		return usagef("%s %q: a model name has no spaces around it: write MODEL or PROVIDER:MODEL, or leave it out", flag, spec)
+	}
+	return nil
 }

@@ -159,6 +159,9 @@ func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int 
 // limiter and its price. The start event's fields say where its calls
 // go, as they say where the judge's do.
 func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
+	if err := checkModelSpec("--fallback-model", spec.FallbackModel); err != nil {
+		return nil, nil, err
+	}
 	ff, ok := mf.judgeFlags(spec.FallbackModel, osGetenv)
 	if !ok {
 		return nil, nil, nil
