@@ -2,6 +2,9 @@ package night_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -162,4 +165,67 @@ func eventsOfType(rec *event.Recorder, typ string) []event.Event {
 		}
 	}
 	return out
+}
+
+// TestABuilderAttemptCompactsInTheModelsWindow is a regression test: a
+// builder attempt was given no context window (the run command takes
+// one from the model table; the night's attempts did not), so a long
+// attempt never compacted, the headless agent's complaint compaction is
+// for. An attempt compacts at the window the model table gives its
+// model (models_file here).
+func TestABuilderAttemptCompactsInTheModelsWindow(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "models.yaml")
+	if err := os.WriteFile(table, []byte("models:\n  - {provider: scripted, model: big, roles: [worker], context_window: 4000, price: {input: 0, output: 0}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := setup(t, fallbackPipeline+"models_file: "+table+"\n")
+	if err := os.MkdirAll(filepath.Join(f.p.WorkDir, "task-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scripted.Parse([]byte(`
+loop: true
+scripts:
+  - name: summary
+    when: {contains: "about to outgrow", in: last}
+    turns: [{text: "SUMMARY: out.txt was listed many times."}]
+  - name: after
+    when: {contains: "were replaced by a summary"}
+    turns: [{tool_calls: [{name: write_file, input: {path: out.txt, content: built}}]}, {text: Built out.txt.}]
+  - name: main
+    turns:
+` + pads(12) + `
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]llm.Model{"big": scripted.New(sc, scripted.Config{Clock: f.clk})}
+	f.p.Roles[ledger.Builder].MaxSteps = 40
+	f.add("build out.txt", 5)
+	rec := &event.Recorder{}
+	if _, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Models: models, Clock: f.clk,
+		Events: rec, Idle: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	compacts := eventsOfType(rec, "compact")
+	if len(compacts) == 0 {
+		var lines []string
+		for _, e := range rec.Events() {
+			lines = append(lines, e.Type+" "+e.Detail)
+		}
+		t.Fatalf("the builder's attempt never compacted:\n%s", strings.Join(lines, "\n"))
+	}
+	if w := compacts[0].Data["window"]; fmt.Sprint(w) != "4000" {
+		t.Errorf("compacted at a window of %v, want the table's 4000", w)
+	}
+}
+
+// pads is n scenario turns, each writing a file of its own with a
+// kilobyte and a half of padding.
+func pads(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "      - tool_calls: [{name: write_file, input: {path: pad%d.txt, content: %q}}]\n", i, strings.Repeat("padding ", 200))
+	}
+	return b.String()
 }

@@ -609,6 +609,22 @@ func (p *Pipeline) Pricer(name string) budget.Pricer {
 	return func(u llm.Usage) models.Cost { return t.Cost(m.Provider, model, u) }
 }
 
+// ContextWindow is the context window of the pipeline model name, in
+// tokens, as the model table (with models_file) gives it; 0 when the
+// table has none (no compaction), as for `nightshift run` without
+// --context-window.
+func (p *Pipeline) ContextWindow(name string) int {
+	m, ok := p.Models[name]
+	t, err := p.ModelTable()
+	if !ok || err != nil {
+		return 0
+	}
+	if row, ok := t.Lookup(m.Provider, p.priceName(m)); ok {
+		return int(row.ContextWindow)
+	}
+	return 0
+}
+
 // checkPrices reads the model table and makes sure a budget in dollars
 // can be kept: the night's budget_usd needs a price for every model a
 // role may call, roles.builder.budget_usd one for the builder's models
