@@ -132,3 +132,18 @@ func TestABlankJudgeOrFallbackModelIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestNIGHTSHIFT_MODELIsNotAFallbackOnAnotherProvider is a regression
+// test: with NIGHTSHIFT_MODEL=claude-sonnet-5-5, --fallback-model openai:
+// (that provider's default) named claude-sonnet-5-5 on the OpenAI
+// endpoint. The variable names the worker's model only.
+func TestNIGHTSHIFT_MODELIsNotAFallbackOnAnotherProvider(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n", "work/a.txt": "a\n"})
+	res := runCLIEnv(t, []string{"NIGHTSHIFT_MODEL=claude-sonnet-5-5", "OPENAI_API_KEY=test", "OPENAI_BASE_URL=http://127.0.0.1:9"},
+		"run", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+		"--dir", filepath.Join(dir, "work"), "--fallback-model", "openai:", "say done")
+	if res.code != 0 || !strings.Contains(res.stderr, "fallback=gpt-6-sol ") {
+		t.Errorf("exit %d, stderr %q; want the OpenAI default (gpt-6-sol) as the fallback", res.code, res.stderr)
+	}
+}

@@ -143,7 +143,9 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 // buildProvider constructs provider p's model.
 func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
 	name := f.model
-	if name == "" && f.role == "" {
+	if name == "" && f.role == "" && !f.other {
+		// NIGHTSHIFT_MODEL names the worker's model, never one on another
+		// provider (a fallback named "openai:" is that provider's default).
 		name = getenv("NIGHTSHIFT_MODEL")
 	}
 	if name == "" && p != "scripted" {
