@@ -90,16 +90,36 @@ func (r *run) compact(ctx context.Context) *Result {
 	if keep <= 0 {
 		return nil // nothing older than the latest step: nothing to drop
 	}
+	// What the compacted history would be with an empty summary: when
+	// that is no smaller than the history now (the system prompt and
+	// the tools, which no summary shortens, fill the window, and the
+	// turns dropped are fewer than the frame and the task restated), a
+	// summary call would only make the prompt bigger.
+	floor := r.request()
+	floor.Messages = append([]llm.Message{llm.UserText(fmt.Sprintf(compactedMsg, r.task, "", r.changedList()))}, r.msgs[keep:]...)
+	if r.est.EstimateChars(floor.Chars()).InputTokens >= est {
+		r.nextChars = chars
+		return nil
+	}
 	req := r.request()
 	req.Messages = append(slices.Clone(r.msgs), llm.UserText(summaryMsg))
 	req.MaxTokens = r.cfg.MaxTokens
 	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	r.spent()
-	if err != nil {
+	var summary string
+	var usage llm.Usage
+	switch {
+	case err == nil:
+		summary, usage = strings.TrimSpace(resp.Message().Text()), resp.Usage
+	case llm.ClassOf(err) == llm.BadRequest && ctx.Err() == nil:
+		// The summary's own request was refused, most likely as too
+		// long: the history has outgrown the window already (the
+		// estimate fell short). Ending the run here is what compaction
+		// is for avoiding; the history is compacted without a summary.
+	default:
 		return r.apiEnd(fmt.Errorf("compaction: %w", err))
 	}
-	summary := strings.TrimSpace(resp.Message().Text())
 	how := "model"
 	if summary == "" {
 		summary, how = mechanicalSummary, "mechanical"
@@ -113,7 +133,7 @@ func (r *run) compact(ctx context.Context) *Result {
 	r.emit(event.NewCompact(event.CompactInfo{
 		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
 		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,
-		Summary: how, SummaryChars: len(summary), Usage: resp.Usage, Cost: r.priceOf(resp.Usage),
+		Summary: how, SummaryChars: len(summary), Usage: usage, Cost: r.priceOf(usage), Err: err,
 	}))
 	r.save(r.state())
 	return nil

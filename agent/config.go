@@ -11,6 +11,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -187,6 +188,11 @@ type Fallback struct {
 	// Cooldown is how long the primary rests after a failure that named
 	// no Retry-After; default fallback.DefaultCooldown (60 s).
 	Cooldown time.Duration
+	// Rest is the primary's rest, when it outlives the run: shared by
+	// the runs and calls that put the same primary first (a night's
+	// steps), so that a primary that failed for one is not called by
+	// the next before its rest is over. Default: the run's own.
+	Rest *fallback.Rest
 }
 
 // Snapshotter captures the workspace around a danger-class tool call.

@@ -6,6 +6,7 @@ import (
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // withFallback puts m, one of the run's models already behind its retry
@@ -15,8 +16,10 @@ import (
 // the model name m's requests carry ("" keeps the request's: the
 // judge's). A call the fallback takes is a fallback event. answered, when
 // not nil, is set each time the fallback answers (the worker's turns are
-// priced at the price of the model that answered them).
-func (r *run) withFallback(m llm.Model, name string, answered *bool) llm.Model {
+// priced at the price of the model that answered them). rest is the
+// primary's rest, shared by the models whose primary is one model (nil:
+// a rest of its own).
+func (r *run) withFallback(m llm.Model, name string, answered *bool, rest *fallback.Rest) llm.Model {
 	fb := r.cfg.Fallback
 	if fb == nil || fb.Model == nil {
 		return m
@@ -34,7 +37,7 @@ func (r *run) withFallback(m llm.Model, name string, answered *bool) llm.Model {
 		return resp, err
 	})
 	return fallback.New(m, second, fallback.Config{
-		Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock,
+		Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock, Rest: rest,
 		OnFallback: func(e fallback.Event) {
 			r.emit(e.Event())
 		},
@@ -64,4 +67,16 @@ func (r *run) priceOf(u llm.Usage) models.Cost {
 		return models.Unknown
 	}
 	return price(u)
+}
+
+// judgeRest is the rest the judge's calls share with the worker's: the
+// worker's own when the judge is the worker's model (by name, as each
+// names its requests' model), so that a primary resting after the
+// worker's calls failed is not called for the judge's either, through
+// all its retries; nil (a rest of its own) for another model.
+func (r *run) judgeRest(j *verify.Judge) *fallback.Rest {
+	if j.ModelName != "" && j.ModelName == r.cfg.ModelName {
+		return r.rest
+	}
+	return nil
 }

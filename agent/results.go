@@ -64,12 +64,13 @@ func (r *run) cutResults(results []llm.Block) []llm.Block {
 		if len(b.Text) <= limit {
 			continue
 		}
-		if err := r.cfg.Results.Put(b.ToolUseID, b.Text); err != nil {
-			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
+		id := r.freeResultID(b.ToolUseID)
+		if err := r.cfg.Results.Put(id, b.Text); err != nil {
+			r.emit(event.NewCut(event.CutInfo{ID: id, Err: err}))
 			continue
 		}
 		if err := r.addReadResult(); err != nil {
-			r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Err: err}))
+			r.emit(event.NewCut(event.CutInfo{ID: id, Err: err}))
 			continue
 		}
 		if out == nil {
@@ -78,15 +79,41 @@ func (r *run) cutResults(results []llm.Block) []llm.Block {
 		head := runeStart(b.Text, limit*3/8)
 		tail := runeStart(b.Text, len(b.Text)-limit/8)
 		cut := b
-		cut.Text = b.Text[:head] + fmt.Sprintf(cutNote, len(b.Text), head, tail, b.ToolUseID, head) + b.Text[tail:]
+		cut.Text = b.Text[:head] + fmt.Sprintf(cutNote, len(b.Text), head, tail, id, head) + b.Text[tail:]
 		out[i] = cut
 		r.resultsCut++
-		r.emit(event.NewCut(event.CutInfo{ID: b.ToolUseID, Bytes: len(b.Text), KeptBytes: len(cut.Text), Head: head, TailFrom: tail}))
+		r.emit(event.NewCut(event.CutInfo{ID: id, Bytes: len(b.Text), KeptBytes: len(cut.Text), Head: head, TailFrom: tail}))
 	}
 	if out == nil {
 		return results
 	}
 	return out
+}
+
+// freeResultID is the ID a cut result is kept under: its tool call's
+// ID, or that ID with -2, -3, ... when the store holds an earlier result
+// under it. Tool-use IDs are unique on the providers' APIs, but not on
+// every server (the in-process scripted model and some OpenAI-compatible
+// servers number a reply's calls from 1), and a result kept under a
+// taken ID would replace one an earlier note still names. The store is
+// asked (a resumed run's earlier parts kept results too), from the
+// suffix this run last gave the ID on, so that a long run does not read
+// every earlier result back each time; ErrNoResult, or any failure to
+// read, ends the search (Put reports a store that fails).
+func (r *run) freeResultID(toolUseID string) string {
+	if r.cutIDs == nil {
+		r.cutIDs = map[string]int{}
+	}
+	for n := max(r.cutIDs[toolUseID], 1); ; n++ {
+		id := toolUseID
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", toolUseID, n)
+		}
+		if _, err := r.cfg.Results.Get(id); err != nil {
+			r.cutIDs[toolUseID] = n + 1
+			return id
+		}
+	}
 }
 
 // runeStart moves i back to the start of the character it falls in, so

@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -51,6 +52,9 @@ type run struct {
 	// byFallback is true when the fallback model answered the worker's
 	// last call.
 	byFallback bool
+	// rest is the worker's primary's rest (with Config.Fallback), which
+	// the judge's calls share when the judge is the worker's model.
+	rest *fallback.Rest
 	// est estimates the next worker call's prompt, calibrated by the
 	// calls so far, for compaction; compactions counts the compactions,
 	// resultsCut the tool results cut (read_result is a tool from the
@@ -58,6 +62,9 @@ type run struct {
 	est         budget.Estimator
 	compactions int
 	resultsCut  int
+	// cutIDs is, by tool-use ID, the suffix the next result cut under
+	// it may take (freeResultID).
+	cutIDs map[string]int
 	// nextChars is the next worker call's characters
 	// (llm.Request.Chars), when compact counted them already; -1 when
 	// not. Counting walks the whole conversation: once a step is enough.
@@ -83,6 +90,10 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		maxTok:    cfg.MaxTokens,
 		inner:     ctx,
 		nextChars: -1,
+		rest:      &fallback.Rest{},
+	}
+	if cfg.Fallback != nil && cfg.Fallback.Rest != nil {
+		r.rest = cfg.Fallback.Rest
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -103,7 +114,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback), RoleWorker)
+	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback, r.rest), RoleWorker)
 	r.judge = r.verifier()
 	if cfg.Resume == nil {
 		r.msgs = append(r.msgs, llm.UserText(task))
@@ -420,7 +431,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil), RoleJudge)
+			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil, r.judgeRest(&j)), RoleJudge)
 			v.Judge = &j
 		}
 	}

@@ -456,6 +456,10 @@ type CompactInfo struct {
 	// Usage and Cost are the summary call's.
 	Usage llm.Usage
 	Cost  models.Cost
+	// Err is the summary call's refusal (a bad request: the history had
+	// outgrown the window already), when the history was compacted
+	// without a summary; nil otherwise.
+	Err error
 }
 
 // NewCompact returns the compact event of a history replaced by a
@@ -467,8 +471,13 @@ func NewCompact(c CompactInfo) Event {
 		"summary": c.Summary, "summary_chars": c.SummaryChars,
 	}
 	addUsage(data, c.Usage, c.Cost)
-	return Event{Type: Compact, Data: data, Detail: fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d",
-		c.BeforeTokens, c.AfterTokens, c.Window, c.MessagesBefore, c.MessagesAfter)}
+	detail := fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d",
+		c.BeforeTokens, c.AfterTokens, c.Window, c.MessagesBefore, c.MessagesAfter)
+	if c.Err != nil {
+		data["error"] = c.Err.Error()
+		detail += "; no summary: " + c.Err.Error()
+	}
+	return Event{Type: Compact, Data: data, Detail: detail}
 }
 
 // CutInfo is what a cut event says.

@@ -51,6 +51,34 @@ type Config struct {
 	// OnFallback, when set, is told of every call a failure sends to the
 	// fallback (not of the calls made while the primary rests).
 	OnFallback func(Event)
+	// Rest, when set, is the primary's rest, shared with the other
+	// Models that put the same primary first (a run's worker and its
+	// judge, when the judge is the worker's own model): a primary that
+	// failed for one of them rests for all. Default: the Model's own.
+	Rest *Rest
+}
+
+// Rest is when a primary may be called again. The zero value is a
+// primary that is not resting. It is safe for concurrent use.
+type Rest struct {
+	mu    sync.Mutex
+	until time.Time
+}
+
+// extend makes the rest last until t, if that is later.
+func (r *Rest) extend(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.After(r.until) {
+		r.until = t
+	}
+}
+
+// at reports whether the primary rests at now.
+func (r *Rest) at(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return now.Before(r.until)
 }
 
 // Event is a call sent to the fallback by a failure of the primary.
@@ -82,9 +110,7 @@ func (e Event) Event() event.Event {
 type Model struct {
 	primary, second llm.Model
 	cfg             Config
-
-	mu    sync.Mutex
-	until time.Time
+	rest            *Rest
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -96,7 +122,11 @@ func New(primary, fallback llm.Model, cfg Config) *Model {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
-	return &Model{primary: primary, second: fallback, cfg: cfg}
+	rest := cfg.Rest
+	if rest == nil {
+		rest = &Rest{}
+	}
+	return &Model{primary: primary, second: fallback, cfg: cfg, rest: rest}
 }
 
 // Generate answers req from the primary, or from the fallback when the
@@ -116,7 +146,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		resp, err = m.primary.Generate(ctx, p)
 		if err == nil && empty(resp) {
 			wasted = wasted.Add(resp.Usage)
-			m.fellBack(Event{Reason: Empty, Wasted: wasted}, m.cfg.Cooldown)
+			m.fellBack(Event{Reason: Empty, From: p.Model, Wasted: wasted}, m.cfg.Cooldown)
 			return m.onFallback(ctx, req)
 		}
 	}
@@ -132,7 +162,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if errors.As(err, &e) && e.RetryAfter > 0 {
 		rest = e.RetryAfter
 	}
-	m.fellBack(Event{Reason: reason, Err: err, Wasted: wasted}, rest)
+	m.fellBack(Event{Reason: reason, From: p.Model, Err: err, Wasted: wasted}, rest)
 	return m.onFallback(ctx, req)
 }
 
@@ -157,22 +187,16 @@ func (m *Model) falls(ctx context.Context, err error) (Reason, bool) {
 // fellBack rests the primary for d and reports ev.
 func (m *Model) fellBack(ev Event, d time.Duration) {
 	ev.Until = m.cfg.Clock.Now().Add(d)
-	ev.From, ev.To = m.cfg.Primary, m.cfg.Fallback
-	m.mu.Lock()
-	if ev.Until.After(m.until) {
-		m.until = ev.Until
-	}
-	m.mu.Unlock()
+	// From is the model the primary's request named: Config.Primary, or
+	// the request's own (the judge's).
+	ev.To = m.cfg.Fallback
+	m.rest.extend(ev.Until)
 	if m.cfg.OnFallback != nil {
 		m.cfg.OnFallback(ev)
 	}
 }
 
-func (m *Model) resting() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cfg.Clock.Now().Before(m.until)
-}
+func (m *Model) resting() bool { return m.rest.at(m.cfg.Clock.Now()) }
 
 // forPrimary and onFallback send req with each model's own name.
 func (m *Model) forPrimary(req *llm.Request) *llm.Request {

@@ -3,6 +3,7 @@ package fallback_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,5 +186,45 @@ func TestQuotaFallsBackWhenAskedTo(t *testing.T) {
 	m, _, events := setup(primary, second, fallback.Config{OnQuota: true})
 	if got := answer(t, m); got != "fallback" || (*events)[0].Reason != fallback.Quota {
 		t.Errorf("answer %q, events %+v", got, *events)
+	}
+}
+
+// TestModelsSharingARestRestTogether: two Models over one primary (a
+// run's worker and its judge) share its Rest; the primary that failed
+// for the first is not called for the second until the rest is over.
+func TestModelsSharingARestRestTogether(t *testing.T) {
+	primary := &fake{replies: []func() (*llm.Response, error){fails(llm.Overloaded, 0), text("primary")}}
+	second := &fake{replies: []func() (*llm.Response, error){text("fallback")}}
+	rest := &fallback.Rest{}
+	worker, fc, _ := setup(primary, second, fallback.Config{Rest: rest})
+	judge := fallback.New(primary, second, fallback.Config{Clock: fc, Rest: rest})
+	if got := answer(t, worker); got != "fallback" {
+		t.Fatalf("the worker's call: %q, want the fallback's", got)
+	}
+	if got := answer(t, judge); got != "fallback" || len(primary.asked) != 1 {
+		t.Errorf("the judge's call: %q, the primary asked %d times; want the fallback's, once", got, len(primary.asked))
+	}
+	fc.Advance(time.Minute)
+	if got := answer(t, judge); got != "primary" {
+		t.Errorf("after the rest: %q, want the primary's", got)
+	}
+}
+
+// TestAFallbackEventNamesTheModelTheRequestAskedFor is a regression
+// test: a Model with no Primary name (the judge's, whose requests name
+// their model) reported its fallbacks from no model, and the line read
+// "[fallback · primary → small: ...; primary rests until ...]". The
+// event names the model the request asked for.
+func TestAFallbackEventNamesTheModelTheRequestAskedFor(t *testing.T) {
+	primary := &fake{replies: []func() (*llm.Response, error){fails(llm.Overloaded, 0)}}
+	second := &fake{replies: []func() (*llm.Response, error){text("fallback")}}
+	var events []fallback.Event
+	m := fallback.New(primary, second, fallback.Config{Fallback: "small", Clock: clock.NewFake(start),
+		OnFallback: func(e fallback.Event) { events = append(events, e) }})
+	if _, err := m.Generate(context.Background(), &llm.Request{Model: "judge-m", Messages: []llm.Message{llm.UserText("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].From != "judge-m" || !strings.HasPrefix(events[0].Line(), "judge-m → small") {
+		t.Errorf("events %+v (line %q), want one from judge-m", events, events[0].Line())
 	}
 }

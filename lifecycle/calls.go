@@ -24,8 +24,9 @@ type Calls struct {
 	Clock clock.Clock
 	// Fallback, when set, answers the calls the model cannot (package
 	// fallback), behind the same retry policy and its own limiter, with a
-	// fallback event for each call a failure sends there. Model makes a
-	// new primary each time, so the primary's rest lasts one call.
+	// fallback event for each call a failure sends there. The primary's
+	// rest is Fallback.Rest, shared with the other calls and runs given
+	// it; without one it lasts only the calls of the Model returned.
 	// Default none.
 	Fallback *agent.Fallback
 }
@@ -65,7 +66,7 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		p.Limiter = fb.Limiter
 	}
 	return fallback.New(primary, retry.Wrap(fb.Model, p), fallback.Config{
-		Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk,
+		Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk, Rest: fb.Rest,
 		OnFallback: func(e fallback.Event) {
 			ev := e.Event()
 			ev.TS, ev.Run = clk.Now(), run

@@ -12,6 +12,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -275,6 +276,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.KeepState == 0 {
 		c.KeepState = DefaultKeepState
+	}
+	if c.Fallback != nil && c.Fallback.Rest == nil {
+		// One rest for the run's calls, its sub-agents' included: a
+		// primary that failed for one is not called by another before
+		// its rest is over.
+		fb := *c.Fallback
+		fb.Rest = &fallback.Rest{}
+		c.Fallback = &fb
 	}
 	return c, nil
 }

@@ -79,8 +79,9 @@ type AgentBuilder struct {
 	// lifecycle.Config.StateBase).
 	StateBase string
 	// Pipeline, when set, gives each attempt the builder role's fallback
-	// model (roles.builder.fallback), the pipeline's no_cache, and the
-	// prices of its model table (models_file), so that each attempt's
+	// model (roles.builder.fallback), the pipeline's no_cache, its
+	// model's context window (for compaction) and the prices of its
+	// model table (models_file), so that each attempt's
 	// cost is known and a budget in dollars can be kept; default none:
 	// every cost unknown.
 	Pipeline *Pipeline
@@ -136,11 +137,15 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	var fb *agent.Fallback
 	var price budget.Pricer
 	noCache := false
+	window := 0
 	name := b.ModelNames[a.Worker]
 	if b.Pipeline != nil {
 		fb = b.Pipeline.Fallback(ledger.Builder, a.Worker, b.Models, b.Limiters)
 		price = b.Pipeline.Pricer(a.Worker)
 		noCache = b.Pipeline.NoCache
+		// The model table's window, as run takes it: a long attempt
+		// compacts its history instead of failing at the window.
+		window = b.Pipeline.ContextWindow(a.Worker)
 		if name == "" {
 			// The provider's model name, as the pipeline gives it or
 			// else its default: the built model would use it anyway,
@@ -149,7 +154,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		}
 	}
 	cfg := lifecycle.Config{
-		Fallback: fb, NoCache: noCache,
+		Fallback: fb, NoCache: noCache, ContextWindow: window,
 		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
 		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,

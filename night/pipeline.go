@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
@@ -86,6 +88,30 @@ type Pipeline struct {
 	dir string
 	// table is the model table, once read (ModelTable).
 	table *models.Table
+	// rests are the primaries' rests by model name (Fallback): shared
+	// by every step and call of the process, so that a model that ran
+	// out of retries rests for all of them. Nil for a Pipeline not made
+	// by ParsePipeline: each call rests its own.
+	rests *rests
+}
+
+// rests holds a fallback.Rest per primary model.
+type rests struct {
+	mu sync.Mutex
+	m  map[string]*fallback.Rest
+}
+
+// of returns model's rest; nil for a nil table.
+func (r *rests) of(model string) *fallback.Rest {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[model] == nil {
+		r.m[model] = &fallback.Rest{}
+	}
+	return r.m[model]
 }
 
 // Window is the nightly window, as times of day in a zone. An end at or
@@ -232,6 +258,7 @@ func ParsePipeline(data []byte) (*Pipeline, error) {
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
+	p.rests = &rests{m: map[string]*fallback.Rest{}}
 	return &p, nil
 }
 
@@ -313,6 +340,16 @@ func (p *Pipeline) check() error {
 		}
 		if r.FallbackOn != "" && r.FallbackOn != "quota" {
 			return fmt.Errorf("roles.%s.fallback_on is %q: the only choice is quota", role, r.FallbackOn)
+		}
+		if r.Fallback != "" && len(r.Models) > 0 && !slices.ContainsFunc(r.Models, func(m string) bool { return m != r.Fallback }) {
+			// A model is never its own fallback (Fallback): this one
+			// would never be used.
+			return fmt.Errorf("roles.%s.fallback: %q is the role's only model, and a model is never its own fallback: name another model under models", role, r.Fallback)
+		}
+		if r.FallbackOn != "" && r.Fallback == "" {
+			// As --fallback-on without --fallback-model: a setting that
+			// would do nothing is a mistake to say, not to drop.
+			return fmt.Errorf("roles.%s.fallback_on says when to use the fallback model: name one with roles.%s.fallback (a model under models)", role, role)
 		}
 	}
 	b := p.Roles[ledger.Builder]
@@ -507,15 +544,16 @@ func (w Window) Bounds(now time.Time) (start, end time.Time) {
 }
 
 // Fallback returns the fallback of the role's calls, built from models
-// (by pipeline name) with its limiter, or nil when the role has none, or
-// when its fallback is the model making the call.
+// (by pipeline name) with its limiter and the rest of the model making
+// the call (shared by all the calls it makes), or nil when the role has
+// none, or when its fallback is the model making the call.
 func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]llm.Model, limiters map[string]*retry.Limiter) *agent.Fallback {
 	r := p.Roles[role]
 	if r == nil || r.Fallback == "" || r.Fallback == worker || models[r.Fallback] == nil {
 		return nil
 	}
 	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.ModelName(r.Fallback), Price: p.Pricer(r.Fallback),
-		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota"}
+		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota", Rest: p.rests.of(worker)}
 }
 
 // ModelTable returns the model table the pipeline's calls are priced by:
@@ -569,6 +607,22 @@ func (p *Pipeline) Pricer(name string) budget.Pricer {
 	}
 	model := p.priceName(m)
 	return func(u llm.Usage) models.Cost { return t.Cost(m.Provider, model, u) }
+}
+
+// ContextWindow is the context window of the pipeline model name, in
+// tokens, as the model table (with models_file) gives it; 0 when the
+// table has none (no compaction), as for `nightshift run` without
+// --context-window.
+func (p *Pipeline) ContextWindow(name string) int {
+	m, ok := p.Models[name]
+	t, err := p.ModelTable()
+	if !ok || err != nil {
+		return 0
+	}
+	if row, ok := t.Lookup(m.Provider, p.priceName(m)); ok {
+		return int(row.ContextWindow)
+	}
+	return 0
 }
 
 // checkPrices reads the model table and makes sure a budget in dollars

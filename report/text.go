@@ -143,7 +143,7 @@ func nightText(b *strings.Builder, n Night) {
 	if n.Interrupted > 0 {
 		fmt.Fprintf(b, " (%d interrupted and continued or retried)", n.Interrupted)
 	}
-	fmt.Fprintf(b, "; %d tokens", n.Tokens)
+	fmt.Fprintf(b, "; %d tokens%s", n.Tokens, cacheText(n.Spend))
 	if n.Timeline.BudgetTokens > 0 {
 		fmt.Fprintf(b, " of a budget of %d", n.Timeline.BudgetTokens)
 	}
@@ -322,8 +322,18 @@ func (r *Report) acrossText(b *strings.Builder) {
 	fmt.Fprintf(b, "\nNights cut short: %d%s", a.CutShort, names(a.CutShortNames))
 	fmt.Fprintf(b, "\nNights out of work: %d%s", a.OutOfWork, names(a.OutOfWorkNames))
 	fmt.Fprintf(b, "\nNights that ended early (both): %d%s", a.EndedEarly, names(a.EarlyNames))
-	fmt.Fprintf(b, "\nSpent: %d tokens, cost %s", a.Tokens, a.Spend.CostText())
+	fmt.Fprintf(b, "\nSpent: %d tokens%s, cost %s", a.Tokens, cacheText(a.Spend), a.Spend.CostText())
 	b.WriteString("\n")
+}
+
+// cacheText says what the prompt cache took of the tokens, as `nightshift
+// run`'s closing line does: " (cache: W written, R read)", or nothing
+// when the cache was not used.
+func cacheText(s ledger.Spend) string {
+	if s.CacheWriteTokens == 0 && s.CacheReadTokens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (cache: %d written, %d read)", s.CacheWriteTokens, s.CacheReadTokens)
 }
 
 // stamp writes a moment as a date and a time in loc.

@@ -103,8 +103,17 @@ func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Task) == "" {
 		return errors.New("the task text is empty (set `task:`)")
 	}
-	if s.MaxSteps < 0 || s.MaxTokens < 0 || s.MaxVerifyRounds < 0 || s.BudgetUSD < 0 || s.BudgetTokens < 0 || s.Timeout < 0 || s.ContextWindow < 0 {
-		return errors.New("limits must not be negative")
+	for _, l := range []struct {
+		key      string
+		negative bool
+	}{
+		{"max_steps", s.MaxSteps < 0}, {"max_tokens", s.MaxTokens < 0}, {"max_verify_rounds", s.MaxVerifyRounds < 0},
+		{"budget_usd", s.BudgetUSD < 0}, {"budget_tokens", s.BudgetTokens < 0}, {"timeout", s.Timeout < 0},
+		{"context_window", s.ContextWindow < 0},
+	} {
+		if l.negative {
+			return fmt.Errorf("%s must not be negative", l.key)
+		}
 	}
 	if _, err := s.MCPServers(); err != nil {
 		return err

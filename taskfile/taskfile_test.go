@@ -83,6 +83,9 @@ rollback_on_interrupt: true
 		{"a negative budget is refused", "task: x\nbudget_usd: -1\n", "negative"},
 		{"a file without a task says what is missing", "checks: [exists:a]\n", "task text is empty"},
 		{"negative limits are refused", "task: x\nmax_steps: -1\n", "negative"},
+		// Regression: "limits must not be negative" named no key.
+		{"a negative limit names its key", "task: x\ncontext_window: -1\n", "context_window must not be negative"},
+		{"a negative budget names its key", "task: x\nbudget_tokens: -5\n", "budget_tokens must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := taskfile.Load(write(t, dir, "bad.yaml", tc.content))

@@ -272,7 +272,7 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 // about is refused, as in a run without a terminal.
 func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
 	if cfg.Verifier == nil || cfg.Verifier.Judge == nil {
-		cfg.Start = nil // no judge: its start event names none
+		cfg.Start = withoutJudge(cfg.Start) // no judge: its start event names none
 	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
 		jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
@@ -281,7 +281,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		}
 		cfg.Verifier.Judge.Model, cfg.Verifier.Judge.ModelName = jb.model, jb.name
 		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
-		cfg.Start = judgeInfo{jb.name, jb.target()}.fields()
+		cfg.Start = append(judgeInfo{jb.name, jb.target()}.fields(), withoutJudge(cfg.Start)...)
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
 	// when it pauses (budget, timeout, interrupted).
@@ -400,4 +400,16 @@ func checkWorkDir(dir string) error {
 		return usagef("--work %s: %v: name a new or empty folder", dir, errors.Unwrap(err))
 	}
 	return nil
+}
+
+// withoutJudge returns a start event's fields without the judge's (a
+// task's own judge, or none), keeping the others (the fallback's).
+func withoutJudge(fields []agent.StartField) []agent.StartField {
+	var out []agent.StartField
+	for _, f := range fields {
+		if f.Key != "judge" && f.Key != "judge_endpoint" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -53,6 +53,8 @@ func constructed() []event.Event {
 		event.NewFallback(event.FallbackInfo{Reason: "empty", To: "b", Until: time.Now(), Wasted: usage}),
 		event.NewCompact(event.CompactInfo{Window: 200000, Threshold: 0.8, BeforeTokens: 161000, AfterTokens: 9000,
 			MessagesBefore: 142, MessagesAfter: 7, Kept: 6, Summary: "model", SummaryChars: 900, Usage: usage, Cost: models.USD(0.02)}),
+		event.NewCompact(event.CompactInfo{Window: 200000, Threshold: 0.8, BeforeTokens: 161000, AfterTokens: 9000,
+			MessagesBefore: 142, MessagesAfter: 7, Kept: 6, Summary: "mechanical", SummaryChars: 90, Err: errFailed}),
 		event.NewCut(event.CutInfo{ID: "toolu_1", Bytes: 250000, KeptBytes: 16600, Head: 12000, TailFrom: 245900}),
 		event.NewCut(event.CutInfo{ID: "toolu_1", Err: errFailed}),
 		event.NewDelegate(1, event.NewLoop("read_file", 3, true)),

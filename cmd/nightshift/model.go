@@ -34,6 +34,10 @@ type modelFlags struct {
 	// without a model name, the model table's default for that role is
 	// used, and named in the start line, the record and every request.
 	role string
+	// other is set for a judge or a fallback on another provider than
+	// the worker's: --base-url is the worker's, so its endpoint comes
+	// only from its provider's *_BASE_URL, and its messages say so.
+	other bool
 }
 
 // providers lists the provider names, for messages.
@@ -139,7 +143,9 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 // buildProvider constructs provider p's model.
 func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
 	name := f.model
-	if name == "" && f.role == "" {
+	if name == "" && f.role == "" && !f.other {
+		// NIGHTSHIFT_MODEL names the worker's model, never one on another
+		// provider (a fallback named "openai:" is that provider's default).
 		name = getenv("NIGHTSHIFT_MODEL")
 	}
 	if name == "" && p != "scripted" {
@@ -161,6 +167,9 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
+			if f.other {
+				return nil, "", usagef("the anthropic provider needs ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for a compatible server (--base-url is the worker's)")
+			}
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
 		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
@@ -171,6 +180,9 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	default:
 		key := getenv("OPENAI_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
+			if f.other {
+				return nil, "", usagef("the openai provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (--base-url is the worker's)")
+			}
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
 		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
@@ -205,6 +217,7 @@ func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf mode
 		if p != jf.provider {
 			// A base URL and a cap field belong to the worker's provider.
 			jf.baseURL, jf.maxTokensField = "", ""
+			jf.other = true
 		}
 		jf.provider, jf.model = p, m
 	} else {
@@ -229,6 +242,9 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 // judge builds the model --judge-model names, or returns nil for the
 // worker's own.
 func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
+	if err := checkModelSpec("--judge-model", spec); err != nil {
+		return nil, err
+	}
 	jf, ok := f.judgeFlags(spec, getenv)
 	if !ok {
 		return nil, nil
@@ -261,4 +277,14 @@ func scenarioError(path string, err error) error {
 		return usagef("--scenario %s is a folder: name a scenario file in it (docs/scenarios.md)", path)
 	}
 	return usagef("--scenario %v (the format is in docs/scenarios.md)", err)
+}
+
+// checkModelSpec refuses a --judge-model or --fallback-model that is
+// blank or has spaces around it: such a name went to the provider as it
+// was (a judge or a fallback named " "), to fail there, or never.
+func checkModelSpec(flag, spec string) error {
+	if spec != strings.TrimSpace(spec) {
+		return usagef("%s %q: a model name has no spaces around it: write MODEL or PROVIDER:MODEL, or leave it out", flag, spec)
+	}
+	return nil
 }

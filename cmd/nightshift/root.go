@@ -39,6 +39,9 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		if m := negativeArg.FindStringSubmatch(err.Error()); m != nil && strings.HasPrefix(c.CommandPath(), "nightshift task ") {
 			return usagef("%s is not a task ID: IDs are the positive numbers nightshift task list shows", m[1])
 		}
+		if m := unknownFlag.FindStringSubmatch(err.Error()); m != nil && c.CommandPath() == "nightshift night" && pipelineKeys[m[1]] != "" {
+			return usagef("--%s is run's flag; a night takes it from its pipeline file: %s (docs/night.md)", m[1], pipelineKeys[m[1]])
+		}
 		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(
@@ -61,6 +64,18 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		return nil
 	}
 	return root
+}
+
+// unknownFlag matches pflag's error for a long flag it does not know.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([a-z-]+)$`)
+
+// pipelineKeys are the pipeline's keys for run's flags of long runs
+// (README, "Long runs") that a newcomer gives `nightshift night`.
+var pipelineKeys = map[string]string{
+	"no-cache":       "no_cache: true",
+	"fallback-model": "roles.<role>.fallback: a model under models",
+	"fallback-on":    "roles.<role>.fallback_on: quota",
+	"context-window": "a model's context window is the model table's: models_file: FILE with context_window rows (docs/budgets.md)",
 }
 
 // negativeArg matches pflag's error for a negative number given where a

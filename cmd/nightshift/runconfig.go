@@ -16,6 +16,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
@@ -94,7 +95,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.ContextWindow < 0 {
 		return lifecycle.Config{}, usagef("--context-window must not be negative")
 	}
-	fb, fbStart, err := fallbackOf(mf, spec, table, limiters)
+	fb, fbStart, err := fallbackOf(mf, spec, b, table, limiters)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -157,7 +158,10 @@ func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int 
 // provider's own *_BASE_URL or its public API. It gets its credential's
 // limiter and its price. The start event's fields say where its calls
 // go, as they say where the judge's do.
-func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
+func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
+	if err := checkModelSpec("--fallback-model", spec.FallbackModel); err != nil {
+		return nil, nil, err
+	}
 	ff, ok := mf.judgeFlags(spec.FallbackModel, osGetenv)
 	if !ok {
 		return nil, nil, nil
@@ -165,6 +169,12 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiter
 	fb, err := ff.resolve(osGetenv)
 	if err != nil {
 		return nil, nil, usageError(fmt.Errorf("--fallback-model %s: %w", spec.FallbackModel, err))
+	}
+	if fb.provider == worker.provider && fb.name == worker.name && fb.target() == worker.target() {
+		// The same model at the same endpoint: every call the worker's
+		// could not answer would be made again where it just failed.
+		return nil, nil, usagef("--fallback-model %s is the worker's own model at the same endpoint (%s): name another model or provider",
+			spec.FallbackModel, worker.target())
 	}
 	if spec.BudgetUSD > 0 {
 		if err := checkPriced(table, fb.provider, fb.name, "the fallback model"); err != nil {
@@ -174,6 +184,10 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, table *models.Table, limiter
 	return &agent.Fallback{
 			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
 			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+			// One rest for every run made from this config: a batch's
+			// tasks share it, so a primary that failed for one task is
+			// not called by the next before its rest is over.
+			Rest: &fallback.Rest{},
 		}, []agent.StartField{{Key: "fallback", Value: cmp.Or(fb.name, fb.provider)}, {Key: "fallback_endpoint", Value: fb.target()}},
 		nil
 }

@@ -1,0 +1,88 @@
+package lifecycle_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/llm"
+)
+
+// TestACompactionThatCannotShrinkTheHistoryIsNotMade is a regression
+// test: in a window so small that the task, the summary's frame and the
+// latest step alone pass it, a compaction was made anyway, a model call
+// that left the prompt bigger than before (`[compact · ~1050 → ~1110
+// tokens of 1100]`), and made again a few steps later. A compaction is
+// made only when the history it leaves, before any summary is written,
+// is smaller than the one it replaces.
+func TestACompactionThatCannotShrinkTheHistoryIsNotMade(t *testing.T) {
+	for _, window := range []int{600, 1100, 1300} {
+		t.Run(fmt.Sprint(window), func(t *testing.T) { compactionShrinks(t, window) })
+	}
+}
+
+func compactionShrinks(t *testing.T, window int) {
+	f := setup(t, `
+loop: true
+scripts:
+  - name: summary
+    when: {in: last, contains: "about to outgrow"}
+    turns: [{text: "SUMMARY: listing."}]
+  - name: worker
+    turns: [{tool_calls: [{name: list_dir, input: {path: "."}}]}]
+`)
+	summaries := 0
+	inner := f.cfg.Model
+	f.cfg.Model = llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Text(), "about to outgrow") {
+			summaries++
+		}
+		return inner.Generate(ctx, req)
+	})
+	f.cfg.ContextWindow, f.cfg.MaxSteps, f.cfg.LoopLimit = window, 30, -1
+	f.run(t)
+	compacts := eventsOf(f.events, "compact")
+	for _, c := range compacts {
+		if num(c.Data["after_tokens"]) >= num(c.Data["before_tokens"]) {
+			t.Errorf("a compaction left the prompt no smaller: %v", c.Data)
+		}
+	}
+	if summaries != len(compacts) {
+		t.Errorf("%d summary calls for %d compactions", summaries, len(compacts))
+	}
+}
+
+// TestASummaryCallRefusedAsTooLongStillCompacts is a regression test:
+// when the summary's own call was refused as a bad request (the history
+// had already outgrown the model's window: the estimate fell short, or
+// the window was set too big), the run ended api-failure, the very end
+// compaction is there to prevent. The history is compacted without a
+// summary (the task and the changed files stand in), the compact event
+// says why, and the run goes on.
+func TestASummaryCallRefusedAsTooLongStillCompacts(t *testing.T) {
+	yaml := strings.Replace(summaryScenario,
+		`turns: [{text: "SUMMARY-7Q: big.txt was read 4 times; nothing is left to do but answer."}]`,
+		`turns: [{status: 400, error: {message: "prompt is too long: 210000 tokens > 200000 maximum"}}]`, 1)
+	f := setup(t, yaml)
+	if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = 4000, 1<<20, 30, -1
+	res := f.run(t)
+	if res.Outcome != agent.Done {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+	}
+	compacts := eventsOf(f.events, "compact")
+	if len(compacts) != 1 {
+		t.Fatalf("%d compact events, want 1", len(compacts))
+	}
+	c := compacts[0]
+	if c.Data["summary"] != "mechanical" || !strings.Contains(fmt.Sprint(c.Data["error"]), "prompt is too long") ||
+		!strings.Contains(c.Detail, "prompt is too long") {
+		t.Errorf("compact event %q %v", c.Detail, c.Data)
+	}
+}
