@@ -142,7 +142,8 @@ type Config struct {
 
 	// ContextWindow is the worker model's context window in tokens (the
 	// model table's, or `--context-window`); default 0: unknown, and
-	// the history is never compacted.
+	// the history is never compacted. A Fallback with a smaller window
+	// known lowers it (Fallback.ContextWindow).
 	ContextWindow int
 	// CompactAt is the share of ContextWindow that a call's estimated
 	// prompt may reach: before a call that would pass it, older turns
@@ -188,6 +189,13 @@ type Fallback struct {
 	// Cooldown is how long the primary rests after a failure that named
 	// no Retry-After; default fallback.DefaultCooldown (60 s).
 	Cooldown time.Duration
+	// ContextWindow is the fallback model's context window in tokens
+	// (the model table's); default 0: unknown. A run with a fallback
+	// compacts at the smaller of the windows it knows, its worker's and
+	// this one: a call the fallback takes resends the same history, and
+	// a history that outgrew the fallback's window would be refused as a
+	// bad request just when the fallback is needed.
+	ContextWindow int
 	// Rest is the primary's rest, when it outlives the run: shared by
 	// the runs and calls that put the same primary first (a night's
 	// steps), so that a primary that failed for one is not called by
@@ -205,6 +213,9 @@ type Snapshotter interface {
 var errNoModel = errors.New("agent: no model configured")
 
 func (c Config) withDefaults() Config {
+	if f := c.Fallback; f != nil && f.ContextWindow > 0 && (c.ContextWindow <= 0 || f.ContextWindow < c.ContextWindow) {
+		c.ContextWindow = f.ContextWindow
+	}
 	c.System = cmp.Or(c.System, DefaultSystem)
 	c.MaxSteps = cmp.Or(c.MaxSteps, DefaultMaxSteps)
 	c.MaxTokens = cmp.Or(c.MaxTokens, DefaultMaxTokens)

@@ -86,3 +86,35 @@ func TestASummaryCallRefusedAsTooLongStillCompacts(t *testing.T) {
 		t.Errorf("compact event %q %v", c.Detail, c.Data)
 	}
 }
+
+// TestARunCompactsAtItsFallbacksSmallerWindow: with a fallback whose
+// window is smaller than its worker's (or the worker's unknown), a run
+// compacts at the fallback's, so that a call the fallback takes still
+// fits it.
+func TestARunCompactsAtItsFallbacksSmallerWindow(t *testing.T) {
+	for _, worker := range []int{0, 1 << 20} {
+		t.Run(fmt.Sprint(worker), func(t *testing.T) {
+			f := setup(t, summaryScenario)
+			if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = worker, 1<<20, 30, -1
+			f.cfg.Fallback = &agent.Fallback{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+				t.Error("the fallback was called")
+				return nil, context.Canceled
+			}), ModelName: "small", ContextWindow: 4000}
+			res := f.run(t)
+			if res.Outcome != agent.Done {
+				t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+			}
+			compacts := eventsOf(f.events, "compact")
+			if len(compacts) != 1 || num(compacts[0].Data["window"]) != 4000 {
+				var data []map[string]any
+				for _, c := range compacts {
+					data = append(data, c.Data)
+				}
+				t.Fatalf("compact events %v, want one at the fallback's window (4000)", data)
+			}
+		})
+	}
+}

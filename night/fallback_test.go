@@ -229,3 +229,24 @@ func pads(n int) string {
 	}
 	return b.String()
 }
+
+// A builder's fallback carries its own window from the model table, so
+// that an attempt compacts at the smaller one (agent.Fallback).
+func TestAPipelineFallbackCarriesItsWindow(t *testing.T) {
+	p, err := night.ParsePipeline([]byte(`
+window: {start: "22:00", end: "06:00"}
+models:
+  big: {provider: anthropic, model: claude-sonnet-5-5}
+  small: {provider: anthropic, model: claude-haiku-4-5}
+roles:
+  builder: {models: [big], fallback: small}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, context.Canceled })
+	fb := p.Fallback(ledger.Builder, "big", map[string]llm.Model{"big": stub, "small": stub}, nil)
+	if fb == nil || fb.ContextWindow != p.ContextWindow("small") || fb.ContextWindow <= 0 {
+		t.Fatalf("fallback %+v, want the window of small (%d)", fb, p.ContextWindow("small"))
+	}
+}

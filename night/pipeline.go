@@ -553,7 +553,8 @@ func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]l
 		return nil
 	}
 	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.ModelName(r.Fallback), Price: p.Pricer(r.Fallback),
-		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota", Rest: p.rests.of(worker)}
+		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota", Rest: p.rests.of(worker),
+		ContextWindow: p.ContextWindow(r.Fallback)}
 }
 
 // ModelTable returns the model table the pipeline's calls are priced by:

@@ -146,7 +146,13 @@ func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int 
 	if spec.ContextWindow > 0 {
 		return spec.ContextWindow
 	}
-	if row, ok := table.Lookup(worker.provider, priceName(table, worker.provider, worker.name)); ok {
+	return tableWindow(table, worker)
+}
+
+// tableWindow is a built model's context window in the model table, 0
+// when the table does not know it.
+func tableWindow(table *models.Table, m *built) int {
+	if row, ok := table.Lookup(m.provider, priceName(table, m.provider, m.name)); ok {
 		return int(row.ContextWindow)
 	}
 	return 0
@@ -184,6 +190,8 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models
 	return &agent.Fallback{
 			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
 			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+			// The run compacts at the smaller window (agent.Fallback).
+			ContextWindow: tableWindow(table, fb),
 			// One rest for every run made from this config: a batch's
 			// tasks share it, so a primary that failed for one task is
 			// not called by the next before its rest is over.

@@ -41,3 +41,31 @@ func TestRunConfigBoundsEveryCall(t *testing.T) {
 		}
 	}
 }
+
+// TestARunCompactsAtTheFallbacksSmallerWindow: the fallback's window in
+// the model table reaches the run, which compacts at the smaller of its
+// worker's and its fallback's (agent.Fallback.ContextWindow): a history
+// the worker could take but its fallback could not would be refused just
+// when the fallback is needed.
+func TestARunCompactsAtTheFallbacksSmallerWindow(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "turns: [{text: done}]\n",
+		"models.yaml": `models:
+  - {provider: scripted, model: big, context_window: 200000, price: {input: 0, output: 0}}
+  - {provider: scripted, model: small, context_window: 8000, price: {input: 0, output: 0}}
+`,
+	})
+	three := 3
+	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Retries: &three, NoJudge: true, ModelsFile: filepath.Join(dir, "models.yaml"),
+		FallbackModel: "scripted:small"}
+	f := &runFlags{modelFlags: modelFlags{provider: "scripted", model: "big", scenario: filepath.Join(dir, "s.yaml"), stall: defaultStall},
+		callTimeout: defaultCallTimeout}
+	cfg, err := runConfig(f, spec, f.limiters())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ContextWindow != 200000 || cfg.Fallback == nil || cfg.Fallback.ContextWindow != 8000 {
+		t.Errorf("worker's window %d, fallback %+v; want 200000 and 8000", cfg.ContextWindow, cfg.Fallback)
+	}
+}
