@@ -31,7 +31,11 @@ func (e *ExhaustedError) Error() string {
 	if e.OverBudget {
 		why = "retry budget exhausted"
 	}
-	return fmt.Sprintf("%s after %d calls (waited %s): %v", why, e.Attempts, e.Waited.Round(time.Millisecond), e.Last)
+	calls := "calls"
+	if e.Attempts == 1 {
+		calls = "call" // --retries 0
+	}
+	return fmt.Sprintf("%s after %d %s (waited %s): %v", why, e.Attempts, calls, e.Waited.Round(time.Millisecond), e.Last)
 }
 
 // Unwrap returns the last failure.

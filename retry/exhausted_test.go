@@ -36,3 +36,21 @@ func TestExhaustedError(t *testing.T) {
 		}
 	})
 }
+
+// The message counts the calls made, one of them without a plural (a
+// policy of no retries).
+func TestExhaustedSaysHowManyCalls(t *testing.T) {
+	last := errors.New("overloaded")
+	for _, tc := range []struct {
+		e    retry.ExhaustedError
+		want string
+	}{
+		{retry.ExhaustedError{Attempts: 1, Last: last}, "retries exhausted after 1 call (waited 0s): overloaded"},
+		{retry.ExhaustedError{Attempts: 4, Waited: 1500 * time.Millisecond, Last: last}, "retries exhausted after 4 calls (waited 1.5s): overloaded"},
+		{retry.ExhaustedError{Attempts: 2, OverBudget: true, Last: last}, "retry budget exhausted after 2 calls (waited 0s): overloaded"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
