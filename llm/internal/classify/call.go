@@ -143,15 +143,21 @@ func isDecode(err error) bool {
 	return errors.As(err, &se) || errors.As(err, &te)
 }
 
+// minSecret is the shortest Secret removed, as redact.MinLen is the
+// shortest value the redact package masks: a shorter one is no API key,
+// and masking it mangled every message (a key "t" made "scripted 529"
+// read "scrip[redacted]ed 529").
+const minSecret = 8
+
 func (c Call) redact(s string) string {
-	if c.Secret == "" {
+	if len(c.Secret) < minSecret {
 		return s
 	}
 	return strings.ReplaceAll(s, c.Secret, "[redacted]")
 }
 
 func (c Call) redactErr(err error) error {
-	if err == nil || c.Secret == "" {
+	if err == nil || len(c.Secret) < minSecret {
 		return err
 	}
 	return redacted{err: err, text: c.redact(err.Error())}

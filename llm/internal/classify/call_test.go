@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/redact"
 )
 
 const secret = "sk-test-SECRET-42"
@@ -84,5 +85,20 @@ func TestCallErrorNeverShowsTheSecret(t *testing.T) {
 				t.Errorf("redaction hid the underlying error from errors.Is")
 			}
 		})
+	}
+}
+
+// A Secret too short to be a key (a test's or a typo's "t") is not
+// masked: masking it mangled every message (`scrip[redacted]ed 529`).
+// The shortest masked is the redact package's.
+func TestAShortSecretLeavesMessagesAlone(t *testing.T) {
+	if minSecret != redact.MinLen {
+		t.Fatalf("minSecret %d, redact.MinLen %d: the two rules differ", minSecret, redact.MinLen)
+	}
+	for _, key := range []string{"t", strings.Repeat("k", minSecret-1)} {
+		c := Call{Secret: key, Response: response(529, `{"error":{"type":"overloaded_error","message":"scripted 529 kkkkkkk"}}`, nil)}
+		if e := c.Error(context.Background(), errors.New("sdk")); !strings.Contains(e.Error(), "scripted 529 kkkkkkk") {
+			t.Errorf("key %q: %s", key, e.Error())
+		}
 	}
 }
