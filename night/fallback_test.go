@@ -250,3 +250,12 @@ roles:
 		t.Fatalf("fallback %+v, want the window of small (%d)", fb, p.ContextWindow("small"))
 	}
 }
+
+// Regression (issue 15 review): a budget with a fraction was read with the
+// fraction dropped; it is an error naming the key.
+func TestAPipelineFractionForAnIntegerKeyIsAnError(t *testing.T) {
+	_, err := night.ParsePipeline([]byte("window: {start: \"22:00\", end: \"06:00\"}\nmodels: {b: {provider: scripted, scenario: s.yaml}}\nroles: {builder: {models: [b], budget_tokens: 2.5}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "roles.builder.budget_tokens: 2.5 is not a whole number") {
+		t.Errorf("got %v", err)
+	}
+}

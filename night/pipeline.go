@@ -20,6 +20,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/wholenum"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -253,6 +254,9 @@ func ParsePipeline(data []byte) (*Pipeline, error) {
 			// yaml says "EOF" for a file with nothing in it.
 			return nil, fmt.Errorf("%w: the file is empty: a pipeline needs at least window, models and roles (docs/night.md)", ErrBadPipeline)
 		}
+		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
+	}
+	if err := wholenum.Check(data, &p); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
 	if err := p.check(); err != nil {

@@ -16,6 +16,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/internal/wholenum"
+
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/sandbox"
 )
@@ -191,6 +193,9 @@ func Parse(data []byte) (*Spec, error) {
 		}
 		return nil, err
 	}
+	if err := wholenum.Check(data, &s); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -301,11 +306,17 @@ func parseYAMLList(data []byte) ([]*Spec, error) {
 		if err := dec.Decode(&specs); err != nil {
 			return nil, err
 		}
+		if err := wholenum.Check(data, &specs); err != nil {
+			return nil, err
+		}
 	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
 		var wrapped struct {
 			Tasks []*Spec `yaml:"tasks"`
 		}
 		if err := dec.Decode(&wrapped); err != nil {
+			return nil, err
+		}
+		if err := wholenum.Check(data, &wrapped); err != nil {
 			return nil, err
 		}
 		specs = wrapped.Tasks

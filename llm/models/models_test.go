@@ -287,3 +287,12 @@ func TestModelsKeepsFileOrder(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// Regression (issue 15 review): a context window with a fraction was read
+// with the fraction dropped; it is an error naming the key.
+func TestAModelsFileFractionIsAnError(t *testing.T) {
+	_, err := models.Parse([]byte("models:\n  - {provider: x, model: y, context_window: 1.5, price: {input: 1, output: 1}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "models.context_window: 1.5 is not a whole number") {
+		t.Errorf("got %v", err)
+	}
+}

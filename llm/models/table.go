@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/internal/wholenum"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -120,6 +121,9 @@ func Parse(data []byte) (*Table, error) {
 		if errors.Is(err, io.EOF) {
 			return &Table{}, nil
 		}
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	if err := wholenum.Check(data, &f); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
 	t := &Table{rows: f.Models}
