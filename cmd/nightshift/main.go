@@ -31,6 +31,12 @@ func Main() int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// A console whose reader went away (`nightshift run ... 2>&1 | head
+	// -1`) does not stop the work: with SIGPIPE asked for, Go makes a
+	// write to a closed stdout or stderr fail with EPIPE instead of
+	// killing the process, the lines are lost, and a run goes on to its
+	// end, its record and its exit status. Killed, it stopped half done.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go onSignals(sigs, cancel, os.Stderr, os.Exit)
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }
