@@ -39,8 +39,13 @@ turns:
 `
 
 // signalPipeline is a night around now, with one builder step.
-func signalPipeline(rollback bool) string {
-	now := time.Now().UTC()
+func signalPipeline(rollback bool) string { return signalPipelineAt(time.Now().UTC(), rollback) }
+
+// signalPipelineAt is signalPipeline for a window around now: its night
+// is named by now.Add(-time.Hour)'s date, which a test that looks the
+// night up takes from the same now (a clock read later may have passed
+// midnight, an hour into the night).
+func signalPipelineAt(now time.Time, rollback bool) string {
 	return fmt.Sprintf(`window: {start: "%s", end: "%s"}
 models: {maker: {provider: scripted, scenario: maker.yaml}}
 roles:
@@ -222,7 +227,8 @@ roles: {builder: {models: [maker]}}
 // elected after the dead one, settles it before the night ends.
 func TestCrashedStepLeavesNoRiverJobRunning(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"pipeline.yaml": signalPipeline(false), "maker.yaml": longAttempt})
+	now := time.Now().UTC()
+	writeFiles(t, dir, map[string]string{"pipeline.yaml": signalPipelineAt(now, false), "maker.yaml": longAttempt})
 	db := filepath.Join(dir, "night.db")
 	if res := runCLIEnv(t, []string{"NIGHTSHIFT_OWNER=box1"}, "task", "add", "a booklet", "--score", "9", "--db", db); res.code != 0 {
 		t.Fatalf("task add: %s", res.stderr)
@@ -248,7 +254,7 @@ func TestCrashedStepLeavesNoRiverJobRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(context.Background()) //nolint:errcheck // test cleanup
-	n, _ := l.NightByName(context.Background(), time.Now().UTC().Add(-time.Hour).Format("2006-01-02"))
+	n, _ := l.NightByName(context.Background(), now.Add(-time.Hour).Format("2006-01-02"))
 	steps, _ := l.Steps(context.Background(), n.ID)
 	if len(steps) != 2 || steps[0].State != ledger.Interrupted || steps[1].Continues != steps[0].ID ||
 		steps[1].Answer != "Continued: the first half was there." {
