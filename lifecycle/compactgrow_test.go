@@ -3,8 +3,6 @@ package lifecycle_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,9 +66,7 @@ func TestASummaryCallRefusedAsTooLongStillCompacts(t *testing.T) {
 		`turns: [{text: "SUMMARY-7Q: big.txt was read 4 times; nothing is left to do but answer."}]`,
 		`turns: [{status: 400, error: {message: "prompt is too long: 210000 tokens > 200000 maximum"}}]`, 1)
 	f := setup(t, yaml)
-	if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bigFile(t, f.dir)
 	f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = 4000, 1<<20, 30, -1
 	res := f.run(t)
 	if res.Outcome != agent.Done {
@@ -95,9 +91,7 @@ func TestARunCompactsAtItsFallbacksSmallerWindow(t *testing.T) {
 	for _, worker := range []int{0, 1 << 20} {
 		t.Run(fmt.Sprint(worker), func(t *testing.T) {
 			f := setup(t, summaryScenario)
-			if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			bigFile(t, f.dir)
 			f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = worker, 1<<20, 30, -1
 			f.cfg.Fallback = &agent.Fallback{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 				t.Error("the fallback was called")

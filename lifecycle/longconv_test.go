@@ -134,6 +134,15 @@ scripts:
     turns: [{tool_calls: [{name: read_file, input: {path: big.txt}}]}]
 `
 
+// bigFile writes big.txt, the file summaryScenario's worker reads until
+// its history outgrows a window of a few thousand tokens.
+func bigFile(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // judgeSpy is a judge model that passes everything and keeps what it
 // was shown.
 type judgeSpy struct {
@@ -155,9 +164,7 @@ func (j *judgeSpy) Generate(_ context.Context, req *llm.Request) (*llm.Response,
 // and finishes; the judge's request never holds the summary.
 func TestAHistoryPastTheWindowIsCompactedOnce(t *testing.T) {
 	f := setup(t, summaryScenario)
-	if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bigFile(t, f.dir)
 	var requests []*llm.Request
 	inner := f.cfg.Model
 	f.cfg.Model = llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
@@ -229,9 +236,7 @@ func (s stopper) Run(context.Context, json.RawMessage) tool.Result {
 func TestACompactedHistoryIsWhatAResumedRunGoesOnFrom(t *testing.T) {
 	yaml := strings.Replace(summaryScenario, `turns: [{text: "Read big.txt; done."}]`, `turns: [{tool_calls: [{name: stop_here}]}]`, 1)
 	f := setup(t, yaml)
-	if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), []byte(strings.Repeat("a line of the big file\n", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bigFile(t, f.dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f.cfg.Tools = func(root *workspace.Root) []tool.Tool {
