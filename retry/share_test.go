@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/testenv"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -42,6 +43,7 @@ func TestMain(m *testing.M) {
 		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // until killed
 		os.Exit(0)
 	}
+	testenv.Scrub()
 	os.Exit(m.Run())
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/nightshift-dev/nightshift/internal/testenv"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -31,6 +32,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(syscallsEnv) != "" {
 		os.Exit(trySyscalls())
 	}
+	testenv.Scrub()
 	os.Exit(m.Run())
 }
 

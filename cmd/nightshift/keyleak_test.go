@@ -19,6 +19,15 @@ import (
 // theKey stands for a real API key; it must surface nowhere.
 const theKey = "sk-ant-api03-THE-KEY-that-must-never-surface-0123456789"
 
+// keyFragment is a part of theKey that is not the key (nor its start,
+// which the test looks for too). The command that reads the environment
+// of other processes reads only those the tests started (their
+// environment has asMainEnv=1) and looks for this fragment, so that it
+// finds the key this test made up and never the one of whoever runs the
+// tests (issue 23: it took the first ANTHROPIC_API_KEY of any process on
+// the machine, the user's own, and printed it).
+const keyFragment = "THE-KEY-that-must-never-surface"
+
 // leakScenario: the worker runs the issue's command, then one that finds
 // the key in any process's environment, then answers with the key in its
 // text. The judge passes it.
@@ -33,7 +42,7 @@ scripts:
       - tool_calls:
           - {name: run_command, input: {command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep ANTHROPIC_API_KEY; exit 1"}}
       - tool_calls:
-          - {name: run_command, input: {command: "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -m1 ANTHROPIC_API_KEY; exit 1"}}
+          - {name: run_command, input: {command: "for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $e 2>/dev/null | grep -qx ` + asMainEnv + `=1 && tr '\\0' '\\n' < $e; done 2>/dev/null | grep -m1 -F ` + keyFragment + `; exit 1"}}
       - text: "Found it: ` + theKey + `"
 `
 

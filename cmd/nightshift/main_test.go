@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/nightshift-dev/nightshift/internal/testenv"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -27,7 +28,13 @@ func TestMain(tm *testing.M) {
 	// The tests' state (journals, audit logs, run records) goes to a
 	// folder of their own, never to the home folder of whoever runs them.
 	// (Run as a script's `nightshift`, the script's Setup has set it.)
-	if filepath.Base(os.Args[0]) != "nightshift" && os.Getenv(statedir.Env) == "" {
+	// Run as a script's command, the script's environment is the one it
+	// set up; as the test binary, start without the runner's credentials.
+	asCommand := filepath.Base(os.Args[0]) == "nightshift" || filepath.Base(os.Args[0]) == "mcp-test-server"
+	if !asCommand {
+		testenv.Scrub()
+	}
+	if !asCommand && os.Getenv(statedir.Env) == "" {
 		dir, err := os.MkdirTemp("", "nightshift-state-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/nightshift-dev/nightshift/internal/testenv"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -20,6 +21,7 @@ import (
 // still there), removes the folder and returns m.Run's code, for
 // os.Exit. A folder that cannot be made ends the process with code 1.
 func Run(m *testing.M, name string, after ...func()) int {
+	testenv.Scrub()
 	dir, err := os.MkdirTemp("", name+"-state-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nightshift-dev/nightshift/internal/testenv"
 )
 
 // serverEnv makes the test binary an MCP server on its stdin and stdout
@@ -23,6 +25,7 @@ const serverEnv = "NIGHTSHIFT_MCP_TEST_SERVER"
 func TestMain(m *testing.M) {
 	switch os.Getenv(serverEnv) {
 	case "":
+		testenv.Scrub()
 		os.Exit(m.Run())
 	case "stdio":
 		if err := testServer(func() { os.Exit(3) }).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
