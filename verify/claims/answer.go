@@ -15,7 +15,7 @@ type ask struct {
 }
 
 var (
-	askVerbRe = regexp.MustCompile(`(?i)\b(?:list|give|name|suggest|provide|propose|write|generate|come up with|brainstorm|outline|share|offer|recommend|identify|find|pick|choose|select|draft|produce|return|enumerate|describe|explain|summari[sz]e|create|make|compile|collect|prepare|show|draw up|jot down|put together|think of|include|add|with|containing|top)\s+(?:me\s+|us\s+)?(?:a\s+list\s+of\s+|exactly\s+|at\s+least\s+|the\s+(?:top\s+)?|some\s+|your\s+|top\s+)?$`)
+	askVerbRe = regexp.MustCompile(`(?i)\b(?:list|give|name|suggest|provide|propose|write|generate|answer|come up with|brainstorm|outline|share|offer|recommend|identify|find|pick|choose|select|draft|produce|return|enumerate|describe|explain|summari[sz]e|create|make|compile|collect|prepare|show|draw up|jot down|put together|think of|include|add|with|containing|top)\s+(?:me\s+|us\s+)?(?:a\s+list\s+of\s+|exactly\s+|at\s+least\s+|the\s+(?:top\s+)?|some\s+|your\s+|top\s+)?$`)
 	// numberedHeadingRe finds an item written as a heading: "### 1.
 	// Cache the index", "**2) Batch the writes**".
 	numberedHeadingRe = regexp.MustCompile(`^(?:#{1,6}\s*|\*\*)(?:\d{1,3}[.):]|[一二三四五六七八九十]+、)`)
@@ -27,7 +27,7 @@ var (
 func taskAsks(task string) []ask {
 	var out []ask
 	for _, s := range splitSentences(task) {
-		for _, c := range findCounts(&s) {
+		for _, c := range findCounts(&s, func(string) bool { return true }) {
 			before := s.text[:c.start]
 			noun := c.noun
 			switch {

@@ -75,6 +75,9 @@ func (c *Check) Claims(ctx context.Context, in verify.Input) []verify.Claim {
 		}
 		x.sentence(&s)
 	}
+	// In the order of the answer; one sentence's claims are found kind by
+	// kind.
+	slices.SortStableFunc(x.out, func(a, b verify.Claim) int { return a.Start - b.Start })
 	return x.out
 }
 
@@ -88,8 +91,10 @@ type checker struct {
 	out  []verify.Claim
 	seen map[string]bool
 	// prev is the one file the sentence before named, if it named one:
-	// "I wrote essay.md. It is 812 words long."
-	prev string
+	// "I wrote essay.md. It is 812 words long."; prevTests is true when
+	// it spoke of tests ("I added 4 tests; they all pass").
+	prev      string
+	prevTests bool
 }
 
 // sentence reads every claim of s.
@@ -107,11 +112,12 @@ func (x *checker) sentence(s *sentence) {
 		}
 		files = append(files, m)
 	}
-	for _, c := range findCounts(s) {
+	for _, c := range findCounts(s, x.askedAny) {
 		x.countClaim(s, c, files)
 	}
 	x.changeClaims(s, files)
 	x.commandClaims(s)
+	x.prevTests = strings.Contains(strings.ToLower(s.text), "test") || strings.Contains(s.text, "测试")
 	x.prev = ""
 	for _, m := range files {
 		if x.prev != "" && x.prev != m.name {
@@ -157,6 +163,9 @@ var (
 	// "Total length", "the post is", "全文". Without a file name, only
 	// such a sentence is about the one file the run changed.
 	wholeRe = regexp.MustCompile(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
+	// pastSizeRe, before a figure, makes it a size the file had before:
+	// "README.md was 340 lines; it is now 120".
+	pastSizeRe = regexp.MustCompile(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
 	// pronounRe opens a sentence about the file the one before named.
 	pronounRe = regexp.MustCompile(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
 	// partRe names a part of a file: a size of it is no size of the
@@ -170,7 +179,7 @@ var (
 func (x *checker) countClaim(s *sentence, c count, files []mention) {
 	cl := s.clauseAt(c.at)
 	clause := s.text[cl[0]:cl[1]]
-	if killed(clause) || partRe.MatchString(withoutFiles(clause, files, cl[0])) {
+	if killed(clause) || partRe.MatchString(withoutFiles(clause, files, cl[0])) || pastSizeRe.MatchString(clause[:max(c.at-cl[0], 0)]) {
 		// Not a claim, or a size of a part: "the longest function in
 		// main.go is 45 lines", "each entry is under 120 characters".
 		return

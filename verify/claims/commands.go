@@ -16,7 +16,7 @@ const (
 
 // toolNames are the commands a claim may name: "`go test ./...`
 // passes", "eslint reports no errors".
-const toolNames = `go\s+(?:test|vet|build)(?:\s+[./\w-]+)*|golangci-lint(?:\s+run)?|staticcheck|gofmt(?:\s+-l)?|pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|cargo\s+(?:test|build|clippy|check)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check)|make(?:\s+(?:test|check|build|lint|all))?|eslint|ruff(?:\s+check)?|flake8|pylint|mypy|pyright|shellcheck|tsc|mvn\s+\w+|gradle\s+\w+|dotnet\s+(?:test|build)|ctest|rubocop|clippy`
+const toolNames = `go\s+(?:test|vet|build)(?:\s+(?:-[\w=.-]+|[\w.-]*/[./\w-]*))*|golangci-lint(?:\s+run)?|staticcheck|gofmt(?:\s+-l)?|pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|cargo\s+(?:test|build|clippy|check)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check)|make(?:\s+(?:test|check|build|lint|all))?|eslint|ruff(?:\s+check)?|flake8|pylint|mypy|pyright|shellcheck|tsc|mvn\s+\w+|gradle\s+\w+|dotnet\s+(?:test|build)|ctest|rubocop|clippy`
 
 var (
 	passWords    = `pass(?:es|ed)?|succeed(?:s|ed)?|(?:is|are)\s+(?:now\s+|all\s+)*(?:green|passing|ok|clean|happy)|(?:runs?|ran|comes?\s+back|came\s+back)\s+(?:green|clean|successfully)|reports?\s+no(?:thing|\s+\w+)|finds?\s+no(?:thing|\s+\w+)|found\s+no(?:thing|\s+\w+)|shows?\s+no\s+\w+|(?:exits?|exited|returns?|returned)\s+(?:with\s+)?(?:status\s+|code\s+)?0\b|(?:is|was)\s+successful`
@@ -38,7 +38,12 @@ var (
 		`|\b(?:lint|linter)[- ]clean\b|\bpasses\s+(?:the\s+)?(?:lint(?:er|ing)?|vet)\b|\bclean\s+lint\b` +
 		`|\blint\s*:\s*(?:ok|green|clean|✅|✓|pass(?:ing|ed)?)` +
 		`|(?:lint|代码检查|静态检查|格式检查)(?:已经|已|均|都|也)*(?:通过|无(?:错误|警告|问题))`)
-	namedClaimRe = regexp.MustCompile("(?i)(?:`([^`\\n]{1,120})`|\\b(" + toolNames + `))(?:\s+(?:now\s+|still\s+|all\s+|again\s+)*(?:` + passWords + `|ok)\b|\s*(?:全部|均|都|已经|已|也)*(?:通过|成功|跑通))`)
+	namedClaimRe = regexp.MustCompile("(?i)(?:`([^`\\n]{1,120})`|\\b(" + toolNames + `))(?:\s+(?:now\s+|still\s+|all\s+|again\s+)*(?:` + passWords + `|ok)\b` +
+		`|\s*[:—–-]\s*(?:all\s+)?(?:\d+\s+)?(?:tests?\s+)?(?:pass(?:ing|ed|es)?|ok|green|clean|✅|✓)` +
+		`|\s*(?:检查|测试|构建|编译)?(?:全部|均|都|已经|已|也)*(?:通过|成功|跑通))`)
+	// theyPassRe opens a sentence that says the tests of the sentence
+	// before pass: "I added 4 tests to p_test.go; they all pass."
+	theyPassRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:they|these|those|all of them|both of them|each of them)\s+(?:now\s+|all\s+)*(?:pass(?:es|ed)?|are\s+(?:all\s+)?passing|succeed(?:ed)?)\b`)
 	// failWordRe in a claim's clause makes it about a failure, not a
 	// pass: "tests fail", "3 passed, 2 failed".
 	failWordRe = regexp.MustCompile(`(?i)\b(?:fail|fails|failed|failing|failure|failures|broken|break|breaks|error|errors|skip|skipped|skipping|flaky|except|but)\b|失败|报错|跳过`)
@@ -129,9 +134,13 @@ func cmdKinds(line string) (kinds map[string]bool, inert bool) {
 // commandClaims reads the claims that tests, a build or a linter ran and
 // passed.
 func (x *checker) commandClaims(s *sentence) {
+	if !mayClaimAPass(s.text) {
+		return
+	}
 	seen := map[string]bool{}
-	find := func(re *regexp.Regexp, kind string) {
+	find := func(re *regexp.Regexp, reKind string) {
 		for _, m := range re.FindAllStringSubmatchIndex(s.text, -1) {
+			kind := reKind
 			if seen[kind] {
 				return
 			}
@@ -160,7 +169,7 @@ func (x *checker) commandClaims(s *sentence) {
 			if x.claimKilled(s, m[0], m[1]) {
 				continue
 			}
-			if kind == kindTests && re == testsClaimRe && !strings.Contains(strings.ToLower(s.text), "test") && !strings.Contains(s.text, "测试") {
+			if kind == kindTests && re == testsClaimRe && !strings.Contains(strings.ToLower(s.text), "test") && !strings.Contains(s.text, "测试") && !strings.Contains(strings.ToLower(s.text), "pytest") {
 				continue
 			}
 			seen[kind] = true
@@ -168,9 +177,27 @@ func (x *checker) commandClaims(s *sentence) {
 		}
 	}
 	find(namedClaimRe, "")
+	if x.prevTests {
+		find(theyPassRe, kindTests)
+	}
 	find(testsClaimRe, kindTests)
 	find(buildClaimRe, kindBuild)
 	find(lintClaimRe, kindLint)
+}
+
+// passHints are the words every claim of a pass holds one of: a sentence
+// without any is not read for one (the claim patterns are costly).
+var passHints = []string{"pass", "succe", "green", "clean", "ok", "no ", "exit", "return", "complete", "work", "compil",
+	"build", "built", "happy", "✅", "✓", "通过", "成功", "跑通", "全绿", "无"}
+
+func mayClaimAPass(text string) bool {
+	lower := strings.ToLower(text)
+	for _, h := range passHints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // claimKilled reports whether the span [start, end) of s is in a clause

@@ -77,8 +77,10 @@ var (
 	noSpaceRe = regexp.MustCompile(`^\s*\(?(?:excluding|without|not counting|sans|no)\s+(?:spaces|whitespace)|^\s*[(（]?(?:不含|不计|不算)(?:空格|空白)`)
 )
 
-// findCounts returns the figures with units in s.
-func findCounts(s *sentence) []count {
+// findCounts returns the figures with units in s: the units of a size
+// (characters, lines, steps, 字), and any other noun wanted reports
+// countable ("5 risks" when the task asked for risks).
+func findCounts(s *sentence, wanted func(noun string) bool) []count {
 	text := s.text
 	nums := findNumbers(text)
 	var out []count
@@ -88,6 +90,9 @@ func findCounts(s *sentence) []count {
 			continue
 		}
 		c, ok := unitAfter(text, n)
+		if ok && c.kind == "" && (wanted == nil || !wanted(c.noun)) {
+			continue
+		}
 		if !ok {
 			// "3 of the 5 steps": the figure before "of" is the claim, with
 			// the unit after the second.
@@ -133,7 +138,11 @@ func findCounts(s *sentence) []count {
 			}
 		}
 		if c.b.op != between {
-			if m := leftQualRe.FindStringSubmatchIndex(left); m != nil {
+			// Qualifiers are short: only the end of what comes before is
+			// read.
+			cut := tail(left, 48)
+			if m := leftQualRe.FindStringSubmatchIndex(cut); m != nil {
+				m = shift(m, len(left)-len(cut))
 				g := 2
 				if m[2] < 0 {
 					g = 4
@@ -143,7 +152,7 @@ func findCounts(s *sentence) []count {
 				c.start = m[g]
 				left = text[:c.start]
 			}
-			if skipLeftRe.MatchString(left) {
+			if skipLeftRe.MatchString(tail(left, 32)) {
 				continue
 			}
 		}
@@ -177,6 +186,30 @@ func findCounts(s *sentence) []count {
 			continue
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// tail is the end of s, at most n bytes, cut on a character boundary.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// shift moves the offsets of a match by off (-1 stays -1).
+func shift(m []int, off int) []int {
+	out := make([]int, len(m))
+	for i, v := range m {
+		out[i] = v
+		if v >= 0 {
+			out[i] = v + off
+		}
 	}
 	return out
 }
@@ -259,6 +292,9 @@ func unitAfter(text string, n number) (count, bool) {
 	// when no unit follows.
 	if strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, "--") {
 		rest = " " + rest[1:] // "3,847-character"
+	}
+	if strings.HasPrefix(rest, "+") {
+		rest, c.pre = " "+rest[1:], atLeast // "5+ lines"
 	}
 	off := n.end
 	var words []string

@@ -23,7 +23,10 @@ type mention struct {
 var (
 	// pathRe finds a path-like word: segments of letters, digits, dots,
 	// dashes and underscores, separated by slashes.
-	pathRe = regexp.MustCompile(`(?:\.{1,2}/)?[A-Za-z0-9_\-.]+(?:/[A-Za-z0-9_\-.]+)*/?`)
+	// A word without a dot or a slash is no path but a bare name
+	// (bareRe).
+	pathRe = regexp.MustCompile(`(?:\.{1,2}/)?[A-Za-z0-9_\-]*[./][A-Za-z0-9_\-./]*`)
+	bareRe = regexp.MustCompile(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
 	// quotedRe finds a name in backticks or quotes.
 	quotedRe = regexp.MustCompile("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
 )
@@ -69,7 +72,13 @@ func findFiles(text string) []mention {
 			}
 		}
 	}
-	for _, m := range pathRe.FindAllStringIndex(text, -1) {
+	found := pathRe.FindAllStringIndex(text, -1)
+	for _, m := range bareRe.FindAllStringIndex(text, -1) {
+		if (m[0] == 0 || !strings.ContainsRune("./", rune(text[m[0]-1]))) && (m[1] == len(text) || !strings.ContainsRune("./", rune(text[m[1]]))) {
+			found = append(found, m)
+		}
+	}
+	for _, m := range found {
 		if taken[m[0]] {
 			continue
 		}
@@ -188,13 +197,8 @@ const maxWalk = 20000
 // the one file of the workspace) that ends with it. ok is false when none
 // or several do.
 func (w *workspace) resolve(name string) (string, bool) {
-	if w.changed[name] || w.dirs[name] {
+	if w.changed[name] || w.dirs[name] || w.exists(name) {
 		return name, true
-	}
-	if w.fsys != nil {
-		if _, err := fs.Stat(w.fsys, name); err == nil {
-			return name, true
-		}
 	}
 	if p, ok := unique(w.byBase[path.Base(name)], name); ok {
 		return p, true

@@ -121,10 +121,12 @@ func sentenceSpans(line string) [][2]int {
 				j++
 			}
 			if j == len(line) || line[j] == ' ' || line[j] == '\t' {
-				if r == '.' && abbreviations[strings.ToLower(lastWord(line[start:i]))] {
-					break
+				// "e.g. this", "go test ./... passes": an abbreviation or a
+				// path, not a sentence's end.
+				keep := r == '.' && (abbreviations[strings.ToLower(lastWord(line[start:i]))] || i > 0 && line[i-1] == '/' && j < len(line))
+				if !keep {
+					cut(j)
 				}
-				cut(j)
 				i = j
 				continue
 			}
@@ -178,20 +180,71 @@ func newSentence(answer string, start, end int) sentence {
 	return s
 }
 
-// killRe finds the words that make a clause something other than a
+// killWords are the words that make a clause something other than a
 // claim about what happened: negation, modality, plans, hedges,
 // conditions, the past before the run.
-var killRe = regexp.MustCompile(`(?i)\b(?:not|never|no longer|cannot|can't|couldn't|didn't|doesn't|don't|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|hasn't|haven't|hadn't|unable|should|could|would|will|might|may|must|need|needs|needed|have to|has to|if|unless|until|please|try|trying|tried|plan|plans|planned|going to|expect|expects|expected|want|wants|wanted|hope|hopefully|probably|perhaps|maybe|likely|seems|seem|seemed|appears|think|believe|guess|assume|except|yet to|make sure|ensure|verify that|check that|double-check|originally|initially|formerly|before|used to|had|instead of|supposed|intend|intended|aim|aiming|can|ought|already|previous|previously|earlier|last time|no|nothing|none|neither|nor|without)\b|不|没|未|无法|别|应该|应当|需要|如果|假如|若是|请|可以|可能|也许|或许|打算|计划|预计|之前|原来|原先|以前|曾经|将会|将要`)
+var killWords = map[string]bool{}
 
-// qualifierRe finds the phrases that bound a figure and hold a negation
-// word: they are not negations ("no more than", "不少于").
-var qualifierRe = regexp.MustCompile(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|no\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
+// killPhrases are the same in several words, and in Chinese.
+var (
+	killPhrases    = []string{"no longer", "have to", "has to", "going to", "used to", "instead of", "yet to", "make sure", "verify that", "check that", "last time", "in case", "as soon as"}
+	killPhrasesCJK = []string{"不", "没", "未", "无法", "别", "应该", "应当", "需要", "如果", "假如", "若是", "请", "可以", "可能", "也许", "或许", "打算", "计划", "预计", "之前", "原来", "原先", "以前", "曾经", "将会", "将要"}
+)
+
+func init() {
+	for _, w := range strings.Fields(`not never cannot can't couldn't didn't doesn't don't isn't aren't wasn't weren't won't
+		wouldn't shouldn't hasn't haven't hadn't unable should could would will might may must need needs needed if unless
+		until please try trying tried plan plans planned expect expects expected want wants wanted hope hopefully probably
+		perhaps maybe likely seems seem seemed appears think believe guess assume except ensure double-check originally
+		initially formerly original before had supposed intend intended aim aiming can ought already previous previously earlier
+		no nothing none neither nor without`) {
+		killWords[w] = true
+	}
+}
+
+// qualifierRe finds the phrases that bound a figure or report a clean
+// result and hold a negation word: they are not negations ("no more
+// than", "不少于", "no lint errors").
+var qualifierRe = regexp.MustCompile(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|\bno\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\s+(?:errors|warnings|issues|failures|findings|complaints|problems)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
 
 // killed reports whether text (a clause) is no claim about what
 // happened: it denies, hedges, plans or supposes.
 func killed(text string) bool {
-	text = qualifierRe.ReplaceAllStringFunc(text, func(m string) string { return strings.Repeat(" ", len(m)) })
-	return killRe.MatchString(text)
+	lower := strings.ToLower(text)
+	if strings.Contains(lower, "no") || strings.Contains(lower, "without") || strings.Contains(lower, "不") || strings.Contains(lower, "0 failed") {
+		lower = qualifierRe.ReplaceAllStringFunc(lower, func(m string) string { return strings.Repeat(" ", len(m)) })
+	}
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r == '\'' || r == '’' || r == '-')
+	}) {
+		if killWords[strings.ReplaceAll(strings.Trim(w, "'’-"), "’", "'")] {
+			return true
+		}
+	}
+	for _, p := range killPhrases {
+		if i := strings.Index(lower, p); i >= 0 && (i == 0 || !isLetterByte(lower[i-1])) && (i+len(p) == len(lower) || !isLetterByte(lower[i+len(p)])) {
+			return true
+		}
+	}
+	if hasCJK(lower) {
+		for _, p := range killPhrasesCJK {
+			if strings.Contains(lower, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasCJK reports whether s holds a character beyond ASCII worth a look
+// for Chinese words.
+func hasCJK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xE0 {
+			return true
+		}
+	}
+	return false
 }
 
 // changesRe is a heading over a list of changed files: "Changes:",
