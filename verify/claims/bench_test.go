@@ -35,7 +35,10 @@ func BenchmarkClaims(b *testing.B) {
 	var a strings.Builder
 	for i := 0; a.Len() < 100<<10; i++ {
 		a.WriteString(prose)
-		switch i % 4 {
+		if i%3 != 0 {
+			continue
+		}
+		switch i / 3 % 4 {
 		case 0:
 			fmt.Fprintf(&a, "pkg%02d/file%04d.md has %d lines. ", (i*7%1000)%40, i*7%1000, 10+(i*7%1000)%30)
 		case 1:
@@ -50,11 +53,13 @@ func BenchmarkClaims(b *testing.B) {
 	in := verify.Input{Task: "Rewrite the docs.", Answer: answer, Dir: dir, Files: os.DirFS(dir), Changed: changed,
 		Ran: []verify.Ran{{Tool: "run_command", Command: "go test ./...", OK: true, Status: "exit status 0"}}}
 	check := New(Config{})
-	n := len(check.Claims(context.Background(), in))
-	b.ReportMetric(float64(n), "claims/op")
 	b.SetBytes(int64(len(answer)))
-	b.ResetTimer()
+	n := 0
 	for b.Loop() {
-		check.Claims(context.Background(), in)
+		n = len(check.Claims(context.Background(), in))
 	}
+	if n >= DefaultMaxClaims {
+		b.Fatalf("%d claims: the answer was not read to its end", n)
+	}
+	b.ReportMetric(float64(n), "claims/op")
 }

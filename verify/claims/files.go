@@ -23,13 +23,40 @@ type mention struct {
 var (
 	// pathRe finds a path-like word: segments of letters, digits, dots,
 	// dashes and underscores, separated by slashes.
-	// A word without a dot or a slash is no path but a bare name
-	// (bareRe).
-	pathRe = regexp.MustCompile(`(?:\.{1,2}/)?[A-Za-z0-9_\-]*[./][A-Za-z0-9_\-./]*`)
 	bareRe = regexp.MustCompile(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
 	// quotedRe finds a name in backticks or quotes.
 	quotedRe = regexp.MustCompile("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
 )
+
+// isPathByte reports a byte a path-like word is made of.
+func isPathByte(b byte) bool {
+	return isLetterByte(b) || b >= '0' && b <= '9' || b == '_' || b == '-' || b == '.' || b == '/'
+}
+
+// pathWords returns the spans of the path-like words of text: runs of
+// letters, digits, dots, dashes, underscores and slashes that hold a dot
+// or a slash (a word without one is no path, but may be a bare name:
+// bareRe).
+func pathWords(text string) [][]int {
+	var out [][]int
+	for i := 0; i < len(text); {
+		if !isPathByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		mark := false
+		for j < len(text) && isPathByte(text[j]) {
+			mark = mark || text[j] == '.' || text[j] == '/'
+			j++
+		}
+		if mark {
+			out = append(out, []int{i, j})
+		}
+		i = j
+	}
+	return out
+}
 
 // extensions are the file name endings read as files without quotes.
 var extensions = map[string]bool{}
@@ -72,7 +99,7 @@ func findFiles(text string) []mention {
 			}
 		}
 	}
-	found := pathRe.FindAllStringIndex(text, -1)
+	found := pathWords(text)
 	for _, m := range bareRe.FindAllStringIndex(text, -1) {
 		if (m[0] == 0 || !strings.ContainsRune("./", rune(text[m[0]-1]))) && (m[1] == len(text) || !strings.ContainsRune("./", rune(text[m[1]]))) {
 			found = append(found, m)

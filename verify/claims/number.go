@@ -2,6 +2,7 @@ package claims
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,19 +17,17 @@ type number struct {
 	round, decimal bool
 }
 
-// numberRe finds the figures of a sentence: digits (ASCII or fullwidth)
-// with thousands separators and decimals and a k, thousand or million
-// after them; English number words; Chinese numerals.
-var numberRe = regexp.MustCompile(`(?i)` +
-	`(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?` +
-	`|\b(?:a\s+)?(?:dozen|hundred|thousand)\b` +
-	`|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine)\b)?(?:\s+hundred\b)?\b` +
-	`|[零〇一二两三四五六七八九十百千万]+`)
+// digitsRe finds the figures written in digits (ASCII or fullwidth), with
+// thousands separators and decimals and a k, thousand or million after
+// them.
+var digitsRe = regexp.MustCompile(`(?i)(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?`)
 
-// findNumbers returns the figures of s, in order, with offsets into s.
+// findNumbers returns the figures of s, in order, with offsets into s:
+// digits, English number words ("five", "twenty-one", "a dozen"),
+// Chinese numerals ("五", "三千八百四十七").
 func findNumbers(s string) []number {
 	var out []number
-	for _, m := range numberRe.FindAllStringIndex(s, -1) {
+	for _, m := range digitsRe.FindAllStringIndex(s, -1) {
 		text := s[m[0]:m[1]]
 		// A figure glued to a word ("v2", "utf8", "h1", "x86") is a name,
 		// not a count; a digit run ending in a word part likewise.
@@ -38,12 +37,86 @@ func findNumbers(s string) []number {
 		if m[1] < len(s) && isDigitEnd(text) && isLetterByte(s[m[1]]) && !unitGlued(s[m[1]:]) {
 			continue
 		}
-		v, round, ok := parseNumber(text)
-		if !ok {
+		out = appendNumber(out, text, m[0], m[1])
+	}
+	out = append(out, wordNumbers(s)...)
+	out = append(out, chineseNumbers(s)...)
+	slices.SortFunc(out, func(a, b number) int { return a.start - b.start })
+	return out
+}
+
+func appendNumber(out []number, text string, start, end int) []number {
+	v, round, ok := parseNumber(text)
+	if !ok {
+		return out
+	}
+	decimal := v != float64(int64(v))
+	return append(out, number{start: start, end: end, value: v, round: round || decimal, decimal: decimal})
+}
+
+// wordNumbers finds the English number words of s: "five", "twenty-one",
+// "three hundred", "a dozen".
+func wordNumbers(s string) []number {
+	var out []number
+	for i := 0; i < len(s); {
+		if !isLetterByte(s[i]) || i > 0 && isLetterByte(s[i-1]) {
+			i++
 			continue
 		}
-		decimal := v != float64(int64(v))
-		out = append(out, number{start: m[0], end: m[1], value: v, round: round || decimal, decimal: decimal})
+		j := i
+		for j < len(s) && isLetterByte(s[j]) {
+			j++
+		}
+		w := strings.ToLower(s[i:j])
+		_, isNum := numberWords[w]
+		switch {
+		case isNum:
+			end := j
+			// "twenty-one", "twenty one"
+			if tens := numberWords[w]; tens >= 20 && end+1 < len(s) && (s[end] == '-' || s[end] == ' ') {
+				k := end + 1
+				for k < len(s) && isLetterByte(s[k]) {
+					k++
+				}
+				if u, ok := numberWords[strings.ToLower(s[end+1:k])]; ok && u > 0 && u < 10 {
+					end = k
+				}
+			}
+			// "three hundred"
+			if k := end + len(" hundred"); k <= len(s) && strings.EqualFold(s[end:k], " hundred") && (k == len(s) || !isLetterByte(s[k])) {
+				end = k
+			}
+			out = appendNumber(out, s[i:end], i, end)
+			i = end
+		case w == "dozen" || w == "hundred" || w == "thousand":
+			start := i
+			if i >= 2 && strings.EqualFold(s[i-2:i], "a ") {
+				start = i - 2
+			}
+			out = appendNumber(out, s[start:j], start, j)
+			i = j
+		default:
+			i = j
+		}
+	}
+	return out
+}
+
+// chineseNumbers finds the runs of Chinese numerals in s.
+func chineseNumbers(s string) []number {
+	var out []number
+	start := -1
+	for i, r := range s + " " {
+		if strings.ContainsRune("零〇一二两三四五六七八九十百千万", r) && i < len(s) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = appendNumber(out, s[start:i], start, i)
+			start = -1
+		}
 	}
 	return out
 }
