@@ -35,7 +35,9 @@ var openaiHeaders = map[string]string{
 const anthropicBody = `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Read notes.txt"}]}`
 const openaiBody = `{"model":"gpt-4.1","messages":[{"role":"user","content":"Read notes.txt"}]}`
 
-func withStream(body string) string { return strings.Replace(body, `{"model"`, `{"stream":true,"model"`, 1) }
+func withStream(body string) string {
+	return strings.Replace(body, `{"model"`, `{"stream":true,"model"`, 1)
+}
 
 func merge(a map[string]string, kv ...string) map[string]string {
 	out := map[string]string{}
