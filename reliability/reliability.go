@@ -49,8 +49,9 @@ type Config struct {
 	Parallel int
 	// WorkDir holds a folder per condition (WORK/clean, WORK/faults),
 	// each holding that condition's workspaces and logs as a batch's
-	// work folder does. It must be new or empty. Default: a new
-	// temporary folder nightshift-reliability-*.
+	// work folder does; those folders must be new or empty. It is made
+	// when missing. Default: a new temporary folder
+	// nightshift-reliability-*.
 	WorkDir string
 	// Progress receives each condition's progress, as a batch's.
 	// Default: none.
@@ -139,7 +140,9 @@ func Run(ctx context.Context, cfg Config, specs []*taskfile.Spec) (*Report, erro
 	return rep, nil
 }
 
-// workDir makes the work folder, or a temporary one.
+// workDir makes the work folder, or a temporary one. The conditions'
+// folders in it are the batches': each is refused there unless it is new
+// or empty.
 func workDir(dir string) (string, error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "nightshift-reliability-")
@@ -150,13 +153,6 @@ func workDir(dir string) (string, error) {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("reliability: %w", err)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("reliability: %w", err)
-	}
-	if len(ents) > 0 {
-		return "", fmt.Errorf("reliability: work folder %s is not empty: give a new or empty folder", dir)
 	}
 	return dir, nil
 }
