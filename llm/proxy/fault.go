@@ -232,11 +232,6 @@ func (f *Fault) validate() error {
 // Kind names the fault: the kind it was given as, or what it does.
 func (f *Fault) Kind() string { return f.kind }
 
-// forwards reports whether the request goes to the upstream at all.
-func (f *Fault) forwards() bool {
-	return f.Status == 0 && f.Reset != "before_headers"
-}
-
 // content reports whether the fault rewrites the answer's content.
 func (f *Fault) content() bool {
 	return f.Stop != "" || f.Empty || f.RawInput != "" || f.BrokenJSON || f.ToolName != "" || f.UnknownTool
