@@ -35,7 +35,7 @@ type reliabilityJSON struct {
 		Injected map[string]int `json:"injected"`
 	} `json:"conditions"`
 	Tasks []struct {
-		Name string              `json:"name"`
+		Name string             `json:"name"`
 		By   map[string]figures `json:"conditions"`
 	} `json:"tasks"`
 	Overall map[string]figures `json:"overall"`
