@@ -195,6 +195,12 @@ func endNote(ex *Exchange) string {
 func play(w http.ResponseWriter, r *http.Request, resp *Response) {
 	rc := http.NewResponseController(w)
 	if resp.Status == 0 {
+		// Nothing was sent: the connection was reset, or the reply
+		// stalled before its headers.
+		if resp.End == EndStall {
+			<-r.Context().Done()
+			return
+		}
 		reset(w)
 		return
 	}
