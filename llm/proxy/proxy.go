@@ -146,9 +146,20 @@ func (x *exchange) wire() string {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := int(p.seq.Add(1))
 	start := p.clock.Now()
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		p.logf("#%d %s %s -> the client went away while sending", n, r.Method, r.URL.Path)
+		return
+	}
+	if len(body) > maxBody {
+		// Forwarding a part would be a different request.
+		wire := scripted.RouteOf(r.URL.Path, r.Header).Wire
+		if wire == "" {
+			wire = "openai"
+		}
+		scripted.WriteError(w, wire, http.StatusRequestEntityTooLarge, scripted.ErrorBody{
+			Message: fmt.Sprintf("nightshift sim proxy: the request body is over %d MiB", maxBody>>20)})
+		p.logf("#%d %s %s -> the body is over %d MiB: answered 413, not forwarded", n, r.Method, r.URL.Path, maxBody>>20)
 		return
 	}
 	x := &exchange{

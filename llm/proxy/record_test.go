@@ -211,3 +211,20 @@ func TestNewRefusesABadUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestABodyOverTheCapIsRefusedNotCut: a request over 32 MiB is answered
+// 413 and not forwarded; it was cut to 32 MiB and sent upstream as a
+// different request.
+func TestABodyOverTheCapIsRefusedNotCut(t *testing.T) {
+	up := newGoldenUpstream(t)
+	srv, _, log := startProxy(t, proxy.Config{Upstream: up.srv.URL})
+	big := `{"model":"gpt-4.1","messages":[{"role":"user","content":"` + strings.Repeat("a", 32<<20) + `"}]}`
+	r := try(t, srv.URL, call{method: "POST", path: "/v1/chat/completions", body: big, header: openaiHeaders})
+	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, "over 32 MiB") {
+		t.Errorf("got %d %.200s", r.status, r.body)
+	}
+	<-log.lines
+	if n := len(up.got()); n != 0 {
+		t.Errorf("the upstream got %d requests, want none", n)
+	}
+}
