@@ -243,6 +243,7 @@ func startProxy(ctx context.Context, upstream string, sched *proxy.Schedule, log
 	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed at stop
 	return p, "http://" + ln.Addr().String(), func() {
 		srv.Close()
+		p.Wait() // every line logged before the log is closed
 		log.Close()
 	}, nil
 }

@@ -125,7 +125,11 @@ FILE replays. It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
 				rec = " · recording to " + record
 			}
 			fmt.Fprintf(stderr, "proxy: upstream %s · %s%s\n", redactorOf(cmd.Context()).String(upstream), sched, rec)
-			return scripted.ServeHandler(cmd.Context(), p, addr, cmd.OutOrStdout())
+			err = scripted.ServeHandler(cmd.Context(), p, addr, cmd.OutOrStdout())
+			// Every exchange that began is recorded before the cassette
+			// is closed.
+			p.Wait()
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the provider's base URL: https://api.anthropic.com, https://api.openai.com/v1, http://localhost:11434/v1, a sim serve URL")

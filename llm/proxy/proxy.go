@@ -62,8 +62,9 @@ type Proxy struct {
 	clock     clock.Clock
 	transport http.RoundTripper
 
-	seq   atomic.Int64
-	logMu sync.Mutex
+	seq      atomic.Int64
+	logMu    sync.Mutex
+	inFlight sync.WaitGroup
 
 	mu       sync.Mutex
 	injected map[string]int
@@ -143,7 +144,15 @@ func (x *exchange) wire() string {
 	return "openai"
 }
 
+// Wait waits for the exchanges in flight to end, their lines logged and
+// recorded: call it after the server stopped taking requests (a stalled
+// exchange ends when its client goes away, as closing the server makes
+// it), before closing the log or the cassette.
+func (p *Proxy) Wait() { p.inFlight.Wait() }
+
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.inFlight.Add(1)
+	defer p.inFlight.Done()
 	n := int(p.seq.Add(1))
 	start := p.clock.Now()
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
