@@ -8,13 +8,14 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 
-// newSimCmd is `nightshift sim`: the scripted model as an HTTP server, for
-// testing a provider, an SDK or a whole pipeline against the real wire
-// formats without a key or a network.
+// newSimCmd is `nightshift sim`: the scripted model (or a recorded
+// session) as an HTTP server, for testing a provider, an SDK or a whole
+// pipeline against the real wire formats without a key or a network; and
+// the fault proxy, for the same tests against a real provider.
 func newSimCmd() *cobra.Command {
 	sim := &cobra.Command{
 		Use:   "sim",
-		Short: "Serve a scripted model over HTTP (Anthropic and OpenAI wire formats)",
+		Short: "Serve a scripted model or a recorded session over HTTP, or proxy a real provider with faults",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("sim needs a subcommand: nightshift sim serve --scenario FILE, or nightshift sim proxy --upstream URL")
