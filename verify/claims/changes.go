@@ -11,10 +11,17 @@ const (
 	kindDeleted = "deleted"
 )
 
-// changeVerbRe finds the words that say a file was changed: English past
+// changeVerbs are the words that say a file was changed: English past
 // forms and participles (a present "writes" describes code, not the run),
 // a list's "(new)", and their Chinese twins.
-var changeVerbRe = regexp.MustCompile(`(?i)\b(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|added|saved|generated|produced|updated|edited|modified|changed|revised|extended|expanded|appended|filled in|filled|populated|fixed|refactored|replaced|implemented|drafted|translated|reformatted|formatted|shortened|trimmed|bumped|regenerated|recreated|rebuilt|deleted|removed|erased|renamed|moved|copied)\b|\(new(?: file)?\)|写入了|写入|写好了|写好|写了|写完|写成|创建了|创建|新建了|新建|生成了|生成|更新了|更新|修改了|修改|编辑了|编辑|保存了|保存|添加了|添加|新增了|新增|补充了|补充|扩写了|扩写|删除了|删除|移除了|移除|删掉了|删掉|删去|重写了|重写|改写了|改写`)
+const changeVerbs = `\b(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|added|saved|generated|produced|updated|edited|modified|changed|revised|extended|expanded|appended|filled in|filled|populated|fixed|refactored|replaced|implemented|drafted|translated|reformatted|formatted|shortened|trimmed|bumped|regenerated|recreated|rebuilt|deleted|removed|erased|renamed|moved|copied)\b|\(new(?: file)?\)|写入了|写入|写好了|写好|写了|写完|写成|创建了|创建|新建了|新建|生成了|生成|更新了|更新|修改了|修改|编辑了|编辑|保存了|保存|添加了|添加|新增了|新增|补充了|补充|扩写了|扩写|删除了|删除|移除了|移除|删掉了|删掉|删去|重写了|重写|改写了|改写`
+
+var (
+	changeVerbRe = regexp.MustCompile(`(?i)` + changeVerbs)
+	// describeRe opens the clause that describes a file after a colon or
+	// a dash: the verb, and what follows it.
+	describeRe = regexp.MustCompile(`(?i)^\s*(?:` + changeVerbs + `)(.*)$`)
+)
 
 // verbKind says what a change verb claims: written, deleted, moved (the
 // old name is gone, the new one written) or copied (only the copy is
@@ -108,10 +115,6 @@ func (x *checker) changeClaims(s *sentence, files []mention) {
 		x.verbClaims(s, cl, ms, verbs)
 	}
 }
-
-// describeRe opens the clause that describes a file after a colon or a
-// dash: the verb, and whether anything follows it.
-var describeRe = regexp.MustCompile(`(?i)^\s*(?:` + changeVerbRe.String()[4:] + `)(.*)$`)
 
 // describedBy returns the verb of the clause after clause i of s when it
 // describes the files of clause i ("- `api/handler.go`: added input

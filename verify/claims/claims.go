@@ -51,8 +51,8 @@ func New(cfg Config) *Check {
 // Claims reads in.Answer and returns the claims it found, in the order of
 // the answer, each checked against the workspace (in.Files or in.Dir), the
 // paths the run changed (in.Changed) and its calls (in.Ran: its commands
-// and its file tools' writes). It never
-// calls a model and never fails: what it cannot check is unchecked.
+// and its file tools' writes). It never calls a model and never fails:
+// what it cannot check is unchecked.
 func (c *Check) Claims(ctx context.Context, in verify.Input) []verify.Claim {
 	fsys, done, err := in.Open()
 	if err != nil {
@@ -95,6 +95,8 @@ type checker struct {
 	// it spoke of tests ("I added 4 tests; they all pass").
 	prev      string
 	prevTests bool
+	// texts are the changed text files (textFiles).
+	texts []string
 }
 
 // sentence reads every claim of s.
@@ -268,17 +270,18 @@ func nearestFile(s *sentence, c count, files []mention) (mention, bool) {
 // changed file the sentence names by its stem ("the post": post.md). A
 // size of something else ("the function is 40 lines") is left alone.
 func (x *checker) implicitClaim(s *sentence, c count) {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s.text), func(r rune) bool {
+		return !isAlnum(r) && r != '-' && r != '_'
+	}) {
+		words[w] = true
+	}
 	var candidates, named []string
-	lower := strings.ToLower(s.text)
-	for p := range x.w.changed {
-		if !x.w.exists(p) || measure(kindChars, x.w.read(p).data, false, false) == nil {
-			continue
-		}
+	for _, p := range x.textFiles() {
 		candidates = append(candidates, p)
 		// The sentence may name it by its stem: "the post" is post.md,
 		// "Summary is 180 words" summary.md.
-		stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p)))
-		if len(stem) >= 3 && regexp.MustCompile(`\b`+regexp.QuoteMeta(stem)+`\b`).MatchString(lower) {
+		if stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p))); len(stem) >= 3 && words[stem] {
 			named = append(named, p)
 		}
 	}
@@ -295,6 +298,21 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 		return
 	}
 	x.fileCount(s, c, c.kind, candidates[0], c.start, c.end)
+}
+
+// textFiles returns the changed paths that are text files now, sorted,
+// found once per check.
+func (x *checker) textFiles() []string {
+	if x.texts == nil {
+		x.texts = []string{}
+		for p := range x.w.changed {
+			if x.w.isText(p) {
+				x.texts = append(x.texts, p)
+			}
+		}
+		slices.Sort(x.texts)
+	}
+	return x.texts
 }
 
 // fileCount checks a claimed size or count of the file name.

@@ -1,10 +1,13 @@
 package claims
 
 import (
+	"bytes"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // mention is a file name in a sentence.
@@ -191,6 +194,7 @@ type workspace struct {
 	all     map[string][]string
 	walked  bool
 	content map[string]fileContent
+	stats   map[string]fileContent
 }
 
 type fileContent struct {
@@ -200,7 +204,7 @@ type fileContent struct {
 }
 
 func newWorkspace(fsys fs.FS, changed []string) *workspace {
-	w := &workspace{fsys: fsys, changed: map[string]bool{}, dirs: map[string]bool{}, byBase: map[string][]string{}, content: map[string]fileContent{}}
+	w := &workspace{fsys: fsys, changed: map[string]bool{}, dirs: map[string]bool{}, byBase: map[string][]string{}, content: map[string]fileContent{}, stats: map[string]fileContent{}}
 	for _, p := range changed {
 		p = path.Clean(strings.TrimPrefix(p, "./"))
 		if w.changed[p] {
@@ -301,25 +305,57 @@ func (w *workspace) read(p string) fileContent {
 	if c, ok := w.content[p]; ok {
 		return c
 	}
-	var c fileContent
-	if w.fsys == nil {
-		c.err = fs.ErrNotExist
-	} else if st, err := fs.Stat(w.fsys, p); err != nil {
-		c.err = err
-	} else if st.IsDir() {
-		c.isDir = true
-	} else {
+	c := w.stat(p)
+	if c.err == nil && !c.isDir {
 		c.data, c.err = fs.ReadFile(w.fsys, p)
 	}
 	w.content[p] = c
 	return c
 }
 
-// exists reports whether p is a file or folder of the workspace now.
-func (w *workspace) exists(p string) bool {
-	c := w.read(p)
-	return c.err == nil
+// stat says whether p exists and is a folder, without reading it.
+func (w *workspace) stat(p string) fileContent {
+	if c, ok := w.content[p]; ok {
+		return fileContent{isDir: c.isDir, err: c.err}
+	}
+	if c, ok := w.stats[p]; ok {
+		return c
+	}
+	var c fileContent
+	if w.fsys == nil {
+		c.err = fs.ErrNotExist
+	} else if st, err := fs.Stat(w.fsys, p); err != nil {
+		c.err = err
+	} else {
+		c.isDir = st.IsDir()
+	}
+	w.stats[p] = c
+	return c
 }
+
+// isText reports whether p is a file whose start reads as text, from its
+// first 4 KiB.
+func (w *workspace) isText(p string) bool {
+	if c := w.stat(p); c.err != nil || c.isDir {
+		return false
+	}
+	f, err := w.fsys.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	head := buf[:n]
+	// A cut in the middle of a character is not binary.
+	for len(head) > 0 && !utf8.Valid(head) && n == len(buf) && len(buf)-len(head) < utf8.UTFMax {
+		head = head[:len(head)-1]
+	}
+	return utf8.Valid(head) && !bytes.Contains(head, []byte{0})
+}
+
+// exists reports whether p is a file or folder of the workspace now.
+func (w *workspace) exists(p string) bool { return w.stat(p).err == nil }
 
 // wasChanged reports whether the run changed p, or something under the
 // folder p.
