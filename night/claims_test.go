@@ -65,3 +65,45 @@ func TestTheBuilderChecksTheAnswersClaims(t *testing.T) {
 		}
 	})
 }
+
+// A pipeline's builder role says claims: false, and its attempts go
+// without the claims check; by default they have it.
+func TestThePipelinesBuilderRoleSwitchesTheClaimsCheck(t *testing.T) {
+	for _, tc := range []struct {
+		role  string
+		lines []string
+	}{
+		{"builder: {models: [b1]}", []string{"[verify · FAIL: claims: post.md has 6 characters, not about 4,000]", "[verify · PASS]"}},
+		{"builder: {models: [b1], claims: false}", []string{"[verify · PASS]"}},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			f := setup(t, "window: {start: \"22:00\", end: \"06:00\"}\nmodels:\n  b1: {provider: scripted, scenario: unused.yaml}\nroles:\n  "+tc.role+"\n")
+			sc, err := scripted.Parse([]byte(selfReport))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.add("a post", 5)
+			ev := &event.Recorder{}
+			_, err = night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Clock: f.clk, Events: ev, Idle: time.Hour,
+				Models: map[string]llm.Model{"b1": scripted.New(sc, scripted.Config{Clock: f.clk})}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, e := range ev.Events() {
+				if e.Type == event.Verify {
+					lines = append(lines, e.Line())
+				}
+			}
+			if !slices.Equal(lines, tc.lines) {
+				t.Errorf("verify lines %q, want %q", lines, tc.lines)
+			}
+		})
+	}
+	t.Run("another role may not say it", func(t *testing.T) {
+		_, err := night.ParsePipeline([]byte("window: {start: \"22:00\", end: \"06:00\"}\nmodels:\n  b1: {provider: scripted, scenario: x.yaml}\nroles:\n  builder: {models: [b1]}\n  proposer: {models: [b1], claims: false}\n"))
+		if err == nil || !strings.Contains(err.Error(), "claims is for the builder") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}

@@ -184,6 +184,9 @@ type RoleSpec struct {
 	// Subagents gives the builder delegate_task (a read-only sub-agent);
 	// default off.
 	Subagents bool `yaml:"subagents"`
+	// Claims false switches the claims check off for the builder's
+	// attempts (package verify/claims), as --no-claims does; default on.
+	Claims *bool `yaml:"claims"`
 	// Memory gives the builder remember and recall over its task's notes
 	// in the ledger, and starts each attempt with the notes and failure
 	// reasons of the task's earlier attempts; default on.
@@ -330,6 +333,9 @@ func (p *Pipeline) check() error {
 		}
 		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
+		}
+		if r.Claims != nil && role != ledger.Builder {
+			return fmt.Errorf("roles.%s: claims is for the builder, the only role whose answers are verified", role)
 		}
 		if r.RollbackOnInterrupt && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)

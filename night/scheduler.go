@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tracing"
+	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // Config is one night's set-up. Zero fields take the documented defaults.
@@ -181,7 +182,7 @@ func newScheduler(cfg Config) (*scheduler, error) {
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt,
+			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt, Verifier: builderVerifier(br),
 			Budget: budget.Limits{USD: br.BudgetUSD, Tokens: br.BudgetTokens}, Timeout: time.Duration(br.Timeout)}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
@@ -348,4 +349,14 @@ func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk, Fallback: fb}
 	resp, err := calls.Model(meter.Model(m, s.p.Pricer(model)), s.cfg.Limiters[model], s.name).Generate(ctx, req)
 	return resp, meter.Spent(), err
+}
+
+// builderVerifier is the verifier of the builder role's attempts: the
+// run lifecycle's default (the not-empty rule and the claims check), or
+// without the claims check when the role says claims: false.
+func builderVerifier(r *RoleSpec) *verify.Verifier {
+	if r != nil && r.Claims != nil && !*r.Claims {
+		return &verify.Verifier{NoClaims: true}
+	}
+	return nil
 }

@@ -38,6 +38,9 @@ type Spec struct {
 	Rubric string `yaml:"rubric,omitempty" json:"rubric,omitempty"`
 	// NoJudge leaves only the rules.
 	NoJudge bool `yaml:"no_judge,omitempty" json:"no_judge,omitempty"`
+	// Claims false switches the claims check off (package verify/claims),
+	// as --no-claims does; nil or true: on.
+	Claims *bool `yaml:"claims,omitempty" json:"claims,omitempty"`
 	// JudgeModel is MODEL or PROVIDER:MODEL.
 	JudgeModel string `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
 	// OutputSchema is a JSON Schema file the final answer must satisfy,

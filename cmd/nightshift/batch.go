@@ -162,7 +162,7 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	// the rest (batch.TaskConfig).
 	base, err := runConfig(&f.runFlags, &taskfile.Spec{
 		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
+		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge, Claims: claimsFlag(f.noClaims),
 		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
 		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
 		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
@@ -224,6 +224,9 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	s.Checks = append(append([]string(nil), s.Checks...), f.checks...)
 	s.Approve = append(append([]string(nil), s.Approve...), f.approve...)
 	s.NoJudge = s.NoJudge || f.noJudge
+	if f.noClaims {
+		s.Claims = claimsFlag(true)
+	}
 	if s.JudgeModel == "" {
 		s.JudgeModel = f.judgeModel
 	}
@@ -426,4 +429,14 @@ func withoutJudge(fields []agent.StartField) []agent.StartField {
 		}
 	}
 	return out
+}
+
+// claimsFlag is a spec's claims key for --no-claims: off when given, the
+// task's own (nil) when not.
+func claimsFlag(noClaims bool) *bool {
+	if !noClaims {
+		return nil
+	}
+	off := false
+	return &off
 }

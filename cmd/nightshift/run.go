@@ -36,6 +36,7 @@ type runFlags struct {
 	taskFile        string
 	checks          []string
 	noJudge         bool
+	noClaims        bool
 	judgeModel      string
 	maxVerifyRounds int
 	approve         []string
@@ -121,6 +122,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.StringVar(&f.taskFile, "task-file", "", "YAML task file: task, checks, rubric, limits (flags override it)")
 	fl.StringArrayVar(&f.checks, "check", nil, "verifier rule, repeatable (docs/checks.md), e.g. min-chars:post.md:4000")
 	fl.BoolVar(&f.noJudge, "no-judge", false, "verify with the rules only, no judge model")
+	fl.BoolVar(&f.noClaims, "no-claims", false, "do not check the final answer's claims by code (docs/checks.md)")
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model: MODEL or PROVIDER:MODEL (default: the worker's)")
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
 	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
@@ -306,6 +308,10 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	spec.Checks = append(spec.Checks, f.checks...)
 	if changed("no-judge") {
 		spec.NoJudge = f.noJudge
+	}
+	if changed("no-claims") {
+		on := !f.noClaims
+		spec.Claims = &on
 	}
 	if changed("judge-model") {
 		spec.JudgeModel = f.judgeModel
