@@ -75,12 +75,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		// status (the stream had begun with 200), classified by type.
 		e := r.streamErrorBody(wireNone)
 		d := classify.Detail{Type: e.Type, Code: e.Code, Message: e.Message}
-		return nil, &llm.Error{
+		return nil, llm.OverflowError(&llm.Error{
 			Provider: "scripted",
 			Class:    llm.ClassifyStatus(classify.StreamStatus(d), e.Type+" "+e.Code, e.Message),
 			Type:     d.Name(),
 			Message:  "error event mid-stream: " + e.Message,
-		}
+		})
 	}
 	p := m.cache.promptOf(req, wireNone, headAndRolling(req))
 	return r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
@@ -89,7 +89,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 func (m *Model) statusError(r *Reply) *llm.Error {
 	body := r.errorBody(wireNone)
 	h := r.header()
-	return &llm.Error{
+	return llm.OverflowError(&llm.Error{
 		Provider:   "scripted",
 		Class:      llm.ClassifyStatus(r.Status, body.Type, body.Message),
 		Status:     r.Status,
@@ -97,7 +97,7 @@ func (m *Model) statusError(r *Reply) *llm.Error {
 		Message:    body.Message,
 		RetryAfter: llm.RetryAfter(h, m.clock.Now()),
 		Header:     h,
-	}
+	})
 }
 
 // ctxError classifies a context's end the way llm.ClassOf does: Canceled
