@@ -74,9 +74,10 @@ type RetryInfo struct {
 	Attempt int
 	// Wait is the wait before it.
 	Wait time.Duration
-	// Cause says what decided the wait: "retry-after", "reset", "backoff"
-	// or "" (a tool's retry). CauseWait is what the cause named: the
-	// server's wait, or the backoff before jitter.
+	// Cause says what decided the wait: "retry-after", "reset",
+	// "stalled", "backoff" or "" (a tool's retry). CauseWait is what the
+	// cause named: the server's wait, how long a stalled stream had sent
+	// nothing, or the backoff before jitter.
 	Cause     string
 	CauseWait time.Duration
 	// Status is the HTTP status, or 0.
