@@ -55,10 +55,20 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	c := m.eng.choose(req, m.session, wireNone)
 	r := c.reply
+	sv := m.eng.sc.Server
+	p := m.cache.promptOf(sv.counted(req), wireNone, headAndRolling(req))
+	if wait := sv.prefill(p.tokens()); wait > 0 {
+		if err := m.clock.Sleep(ctx, wait); err != nil {
+			return nil, ctxError(err)
+		}
+	}
 	if r.Delay > 0 {
 		if err := m.clock.Sleep(ctx, r.Delay); err != nil {
 			return nil, ctxError(err)
 		}
+	}
+	if tokens := r.promptTokens(p); r.Status == 0 && sv.overflows(tokens, req.MaxTokens) {
+		return nil, sv.overflowError(tokens, req.MaxTokens)
 	}
 	switch {
 	case r.Status != 0:
@@ -82,8 +92,11 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			Message:  "error event mid-stream: " + e.Message,
 		})
 	}
-	p := m.cache.promptOf(req, wireNone, headAndRolling(req))
-	return r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
+	resp := r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID))
+	if content, cut := sv.atWindow(resp.Content, &resp.Usage); cut {
+		resp.Content, resp.StopReason = content, llm.MaxTokens
+	}
+	return resp, nil
 }
 
 func (m *Model) statusError(r *Reply) *llm.Error {

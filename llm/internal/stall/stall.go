@@ -76,6 +76,13 @@ func WatchFirst(req *http.Request, next func(*http.Request) (*http.Response, err
 		}
 		return nil, err
 	}
+	if w.stalled() {
+		// The watch fired as the response came: the request was
+		// cancelled, and the call is a stall, whatever came after.
+		res.Body.Close()
+		w.close()
+		return nil, w.error()
+	}
 	w.saw(false) // the headers are bytes too
 	res.Body = &body{rc: res.Body, w: w}
 	return res, nil
@@ -187,6 +194,11 @@ type body struct {
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	if b.w.stalled() {
+		// Cancelled as stalled: what the connection still holds is not
+		// read (the call failed when the watch fired).
+		return 0, b.w.error()
+	}
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.w.saw(true)
