@@ -16,6 +16,9 @@ const (
 	Truncated     Outcome = "truncated"
 	NeedsRecovery Outcome = "needs-recovery"
 	NotAllDone    Outcome = "not-all-done"
+	// Busy: another run is active in the workspace, so this one never
+	// began; nothing was changed, and it may simply be run again later.
+	Busy Outcome = "busy"
 	// Parked: a gate asked for a person and nobody is there (the night);
 	// the task waits for `nightshift task approve`.
 	Parked Outcome = "parked"
@@ -43,7 +46,7 @@ const ContextFull Outcome = "context-full"
 // (README, docs/events.md, the exit table) are held to it by tests.
 func Outcomes() []Outcome {
 	return []Outcome{Done, Failed, Usage, StepLimit, Unverified, APIFailure, Truncated, NeedsRecovery,
-		NotAllDone, Parked, Budget, Timeout, ContextFull, Interrupted}
+		NotAllDone, Parked, Budget, Timeout, Busy, ContextFull, Interrupted}
 }
 
 // Paused reports whether o stopped a run that may be resumed where it
