@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/window"
 )
 
@@ -52,11 +53,17 @@ func (c *Client) WindowKey() string { return window.Key(Provider, c.base, c.key,
 //
 // /props, /api/... are asked at the server's root: the base URL without
 // its /v1. Each question is bounded by 5 seconds; one that fails goes on
-// to the next. OpenAI's own API is not asked (the model table knows its
-// models). The error is that of the first question when none answered:
+// to the next. OpenAI's own API is not asked, nor any server about a model
+// the model table knows (its window is the table's). The error is that of the first question when none answered:
 // the server could not be reached.
 func (c *Client) AskWindow(ctx context.Context) (window.Info, error) {
 	if c.base == "" || isOpenAI(c.base) {
+		return window.Info{}, nil
+	}
+	if row, ok := models.Default().Lookup(Provider, c.model); ok && row.ContextWindow > 0 {
+		// A model the table knows is a hosted one, whatever server
+		// relays it: its window is the table's, and its server is not
+		// asked questions it has no answers for.
 		return window.Info{}, nil
 	}
 	base := strings.TrimRight(c.base, "/")
@@ -67,10 +74,16 @@ func (c *Client) AskWindow(ctx context.Context) (window.Info, error) {
 			first = err
 		}
 	}
-	listed, err := c.askModels(ctx, base+"/models")
+	listed, served, err := c.askModels(ctx, base+"/models")
 	note(err)
-	if listed.Tokens > 0 && listed.From == window.FromVLLM {
+	switch {
+	case listed.Tokens > 0 && listed.From == window.FromVLLM:
 		return listed, nil
+	case !served:
+		// The server lists its models and the client's is not one of
+		// them: none of the four serves it, and a model the server
+		// does not list is not asked about.
+		return window.Info{}, nil
 	}
 	if info, err := c.askProps(ctx, root+"/props"); err == nil && info.Tokens > 0 {
 		return info, nil
@@ -149,8 +162,11 @@ func (c *Client) get(ctx context.Context, target string, body any, v any) error 
 }
 
 // askModels reads the model list: vLLM's max_model_len is the window;
-// llama.cpp's meta.n_ctx is one (its /props says more).
-func (c *Client) askModels(ctx context.Context, target string) (window.Info, error) {
+// llama.cpp's meta.n_ctx is one (its /props says more). served is false
+// when the server listed models and the client's is not one of them (a
+// llama.cpp server, which answers for its one model whatever the name
+// asked, is taken to serve it).
+func (c *Client) askModels(ctx context.Context, target string) (info window.Info, served bool, err error) {
 	var list struct {
 		Data []struct {
 			ID          string `json:"id"`
@@ -162,20 +178,23 @@ func (c *Client) askModels(ctx context.Context, target string) (window.Info, err
 		} `json:"data"`
 	}
 	if err := c.get(ctx, target, nil, &list); err != nil {
-		return window.Info{}, err
+		return window.Info{}, true, err
 	}
+	served = len(list.Data) == 0
 	for _, m := range list.Data {
-		if m.ID != c.model && len(list.Data) > 1 {
+		llamaCpp := m.OwnedBy == "llamacpp" || m.Meta.NCtx > 0
+		if m.ID != c.model && m.ID != c.model+":latest" && !(llamaCpp && len(list.Data) == 1) {
 			continue
 		}
+		served = true
 		switch {
 		case m.MaxModelLen > 0:
-			return window.Info{Tokens: m.MaxModelLen, From: window.FromVLLM}, nil
+			return window.Info{Tokens: m.MaxModelLen, From: window.FromVLLM}, true, nil
 		case m.Meta.NCtx > 0:
-			return window.Info{Tokens: m.Meta.NCtx, From: window.FromModels}, nil
+			return window.Info{Tokens: m.Meta.NCtx, From: window.FromModels}, true, nil
 		}
 	}
-	return window.Info{}, nil
+	return window.Info{}, served, nil
 }
 
 // askProps reads llama.cpp's /props: the window of a slot, and whether

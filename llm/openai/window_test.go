@@ -64,6 +64,13 @@ func TestAskWindowOfEachServer(t *testing.T) {
 			t.Errorf("AskWindow = %+v, %v; want nothing", got, err)
 		}
 	})
+	t.Run("a model the model table knows is not asked about", func(t *testing.T) {
+		srv := sim(t, "server: {kind: vllm, window: 512, model: gpt-6-sol}\nturns: [{text: hi}]", scripted.ServerConfig{})
+		c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "gpt-6-sol"})
+		if got, err := c.AskWindow(context.Background()); err != nil || got != (window.Info{}) {
+			t.Errorf("AskWindow = %+v, %v; want nothing asked", got, err)
+		}
+	})
 	t.Run("OpenAI's own API is not asked", func(t *testing.T) {
 		c, _ := New(Config{APIKey: testKey, BaseURL: "https://api.openai.com/v1"})
 		if got, err := c.AskWindow(context.Background()); err != nil || got != (window.Info{}) {
@@ -73,7 +80,7 @@ func TestAskWindowOfEachServer(t *testing.T) {
 	t.Run("a server that cannot be reached is an error", func(t *testing.T) {
 		srv := sim(t, "turns: [{text: hi}]", scripted.ServerConfig{})
 		srv.Close()
-		c, _ := New(Config{BaseURL: srv.URL + "/v1"})
+		c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "qwen"})
 		if _, err := c.AskWindow(context.Background()); err == nil {
 			t.Error("no error")
 		}
