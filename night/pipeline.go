@@ -87,6 +87,9 @@ type Pipeline struct {
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
+	// file is the pipeline file, as LoadPipeline read it; the night's
+	// setup records it for the commands the report suggests.
+	file string
 	// table is the model table, once read (ModelTable).
 	table *models.Table
 	// rests are the primaries' rests by model name (Fallback): shared
@@ -236,7 +239,7 @@ func LoadPipeline(path string) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p.dir = filepath.Dir(path)
+	p.dir, p.file = filepath.Dir(path), path
 	if err := p.checkPrices(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
