@@ -91,8 +91,8 @@ func TestDropTask(t *testing.T) {
 	}
 }
 
-// TestTheReportsReads: the failures recorded by hand between nights (no
-// night open) and the role's finished steps of every night, which the
+// TestTheReportsReads: the failures recorded by hand, between nights (no
+// night open) and during one, and the role's finished steps of every night, which the
 // morning report reads; on every store.
 func TestTheReportsReads(t *testing.T) {
 	for name, dsn := range stores(t) {
@@ -107,15 +107,17 @@ func TestTheReportsReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.FailTask(ctx(), b.ID, n.ID, "during the night", t0.Add(3*time.Hour)); err != nil {
-				t.Fatal(err)
-			}
-			fs, err := l.FailuresBetweenNights(ctx())
+			during, err := l.FailTask(ctx(), b.ID, n.ID, "during the night", t0.Add(3*time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(fs) != 1 || fs[0].ID != between.ID || !fs[0].Manual || fs[0].Reason != "wrong all along" {
-				t.Errorf("failures between nights: %+v; want the one recorded with no night", fs)
+			fs, err := l.ManualFailures(ctx())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != 2 || fs[0].ID != between.ID || fs[0].Night != 0 || fs[1].ID != during.ID || fs[1].Night != n.ID ||
+				!fs[0].Manual || fs[0].Reason != "wrong all along" {
+				t.Errorf("failures by hand: %+v; want the one between nights (night 0), then the one during the night", fs)
 			}
 			done, err := l.FinishedSteps(ctx(), ledger.Builder)
 			if err != nil {

@@ -13,10 +13,11 @@ func (l *Ledger) FinishedSteps(ctx context.Context, role Role) ([]Step, error) {
 	return querySteps(ctx, l.b.pool(), "role = ? AND state = ?", role, Finished)
 }
 
-// FailuresBetweenNights returns the failures recorded while no night was
-// open (`nightshift task fail` between nights: night 0), oldest first.
-// They belong to no night, and count like any other.
-func (l *Ledger) FailuresBetweenNights(ctx context.Context) ([]Failure, error) {
-	r, err := l.b.pool().query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE night_id = 0 ORDER BY id")
+// ManualFailures returns the failures a person recorded (`nightshift
+// task fail`, a denial), of every night and between nights, oldest
+// first. One recorded while no night was open has Night 0: it belongs to
+// no night, and counts like any other (the escalation rule counts it).
+func (l *Ledger) ManualFailures(ctx context.Context) ([]Failure, error) {
+	r, err := l.b.pool().query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE manual = 1 ORDER BY id")
 	return collect(r, err, scanFailure)
 }
