@@ -75,6 +75,8 @@ type steps struct {
 	mu   sync.Mutex
 	todo []step
 	end  ledger.End
+	// worker is the builder's worker: default b1.
+	worker string
 }
 
 func (h *steps) Decide(context.Context, *ledger.Tx) (ledger.Plan, error) {
@@ -85,10 +87,17 @@ func (h *steps) Decide(context.Context, *ledger.Tx) (ledger.Plan, error) {
 	}
 	s := h.todo[0]
 	h.todo = h.todo[1:]
-	c := ledger.Claim{Role: ledger.Builder, Worker: "b1", Task: s.task.ID, At: s.res.At}
+	c := ledger.Claim{Role: ledger.Builder, Worker: cmpOr(h.worker, "b1"), Task: s.task.ID, At: s.res.At}
 	return ledger.Plan{Claim: &c, Work: func(context.Context, ledger.Step) ledger.SettleFunc {
 		return func(context.Context, *ledger.Tx) (ledger.Result, error) { return s.res, nil }
 	}}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // play records night n's steps, as a night working them would, and its end.
