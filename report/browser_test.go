@@ -26,7 +26,7 @@ import (
 
 // chromium finds a headless Chromium: $NIGHTSHIFT_CHROMIUM, or Debian's
 // chromium (what .ci/run installs), or Chrome.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("NIGHTSHIFT_CHROMIUM"); p != "" {
 		return p
@@ -42,7 +42,7 @@ func chromium(t *testing.T) string {
 
 // render loads page in headless Chromium and returns the DOM it built
 // (--dump-dom), after the page's scripts ran. extra are more flags.
-func render(t *testing.T, bin, page string, extra ...string) string {
+func render(t testing.TB, bin, page string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -85,10 +85,12 @@ type nightView struct {
 	Counts   string
 	Ceilings string
 	Timeline timelineView
-	Legend   []legendItem
-	Scopes   string
-	Checks   string
-	Open     bool
+	// Legend is the timelines' legend, drawn once, under the last
+	// night's.
+	Legend []legendItem
+	Scopes string
+	Checks string
+	Open   bool
 	// StepList is every step in the order it started, for the marks
 	// the timeline draws over one another.
 	StepList []stepRow
@@ -129,7 +131,9 @@ func (r *Report) view() pageView {
 	for i := len(r.Nights) - 1; i >= 0; i-- {
 		nv := nightOf(r.Nights[i])
 		if v.Last == nil {
-			nv.Open = true
+			// One legend, under the last night's timeline, serves every
+			// night's: it names every outcome and span.
+			nv.Open, nv.Legend = true, legend(Outcomes...)
 			v.Last = &nv
 			continue
 		}
@@ -159,7 +163,7 @@ func (r *Report) view() pageView {
 }
 
 func nightOf(n Night) nightView {
-	nv := nightView{N: n, Loc: n.Timeline.Location(), Timeline: timelineSVG(n.Timeline), Legend: legend(outcomesIn(n.Timeline)...),
+	nv := nightView{N: n, Loc: n.Timeline.Location(), Timeline: timelineSVG(n.Timeline),
 		Scopes: scopesText(n.ByScope)}
 	nv.Counts = builderCounts(n)
 	loc := nv.Loc

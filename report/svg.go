@@ -453,20 +453,3 @@ var outcomeText = map[Outcome]string{
 	Interrupted: "interrupted: continued or retried",
 	Running:     "running",
 }
-
-// outcomesIn lists the outcomes a timeline shows, in legend order.
-func outcomesIn(t Timeline) []Outcome {
-	seen := map[Outcome]bool{}
-	for _, r := range t.Rows {
-		for _, m := range r.Marks {
-			seen[m.Outcome] = true
-		}
-	}
-	var out []Outcome
-	for _, o := range Outcomes {
-		if seen[o] || o == Done {
-			out = append(out, o)
-		}
-	}
-	return slices.Clip(out)
-}
