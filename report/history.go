@@ -15,6 +15,8 @@ type history struct {
 	// doneAt is when each done task's finishing attempt ended.
 	doneAt map[int64]time.Time
 	parked []ledger.ParkedAction
+	// parkedOf are the parked actions by task.
+	parkedOf map[int64][]ledger.ParkedAction
 	// drops are the tasks a person gave up, by task.
 	drops map[int64]ledger.Drop
 	// manual are the failures recorded by hand (task fail, task deny),
@@ -24,6 +26,8 @@ type history struct {
 
 func readHistory(ctx context.Context, l *ledger.Ledger) (*history, error) {
 	h := &history{tasks: map[int64]ledger.Task{}, doneAt: map[int64]time.Time{}, drops: map[int64]ledger.Drop{}}
+	// A report reads it once; the nights' silent failures look a task up
+	// for each night.
 	ts, err := l.Tasks(ctx)
 	if err != nil {
 		return nil, err
@@ -42,6 +46,10 @@ func readHistory(ctx context.Context, l *ledger.Ledger) (*history, error) {
 	}
 	if h.parked, err = l.ParkedActions(ctx); err != nil {
 		return nil, err
+	}
+	h.parkedOf = map[int64][]ledger.ParkedAction{}
+	for _, p := range h.parked {
+		h.parkedOf[p.Task] = append(h.parkedOf[p.Task], p)
 	}
 	drops, err := l.Drops(ctx)
 	if err != nil {
@@ -69,8 +77,8 @@ func (h *history) settledAt(t ledger.Task) time.Time {
 			return d.At
 		}
 	case ledger.Failed:
-		for _, p := range h.parked {
-			if p.Task == t.ID && (p.Decision == ledger.Denied || p.Decision == ledger.Expired) {
+		for _, p := range h.parkedOf[t.ID] {
+			if p.Decision == ledger.Denied || p.Decision == ledger.Expired {
 				return p.DecidedAt
 			}
 		}
@@ -103,8 +111,8 @@ func (h *history) waiting(from, to time.Time) []ledger.Task {
 // parkedThrough reports whether the task was parked, waiting for a
 // person, from before from until to or later.
 func (h *history) parkedThrough(task int64, from, to time.Time) bool {
-	for _, p := range h.parked {
-		if p.Task != task || p.AskedAt.After(from) {
+	for _, p := range h.parkedOf[task] {
+		if p.AskedAt.After(from) {
 			continue
 		}
 		if p.Decision == ledger.Undecided || !p.DecidedAt.Before(to) {
