@@ -313,7 +313,7 @@ func costChart(trend []Point) chartView {
 	}
 	for i, p := range trend {
 		col := &c.Cols[i]
-		class, total := "cost", usdLabel(p.KnownUSD)
+		class, total := "cost", centsLabel(p.KnownUSD)
 		if _, ok := p.Cost.USD(); !ok {
 			class, total = "cost unknown", "≥"+total+"?"
 		}
@@ -350,6 +350,24 @@ func usdLabel(v float64) string {
 		return fmt.Sprintf("$%.2f", v)
 	}
 	return fmt.Sprintf("$%.4f", v)
+}
+
+// centsLabel writes a night's cost over its column, short enough for a
+// narrow one: 35¢, 2.7¢, 0.35¢, $1.2 (the column's title has it to four
+// places).
+func centsLabel(v float64) string {
+	c := v * 100
+	switch {
+	case v >= 1:
+		return fmt.Sprintf("$%.1f", v)
+	case c >= 10:
+		return fmt.Sprintf("%.0f¢", c)
+	case c >= 1:
+		return fmt.Sprintf("%.1f¢", c)
+	case c > 0:
+		return fmt.Sprintf("%.2f¢", c)
+	}
+	return "0"
 }
 
 // tokensChart draws each night's tokens as a bar, the figure on top.
