@@ -231,11 +231,11 @@ func TestBwrapHidesShellAndEnvFilesOutsideTheWorkspace(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(ws, ".env"), "MINE=1\n", 0o644)
 	writeFile(t, filepath.Join(home, "other", "notes.txt"), "readable\n", 0o644)
-	t.Setenv("HOME", home)
-	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
 	// Up the workspace's way, outside the home.
 	writeFile(t, filepath.Join(root, ".env"), "export GITHUB_TOKEN=made-up-for-the-test\n", 0o600)
 	paths := []string{filepath.Join(root, ".env")}
+	t.Setenv("HOME", home)
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
 	for _, s := range secrets {
 		paths = append(paths, filepath.Join(home, s))
 	}

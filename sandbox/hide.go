@@ -168,8 +168,22 @@ func (s *Sandbox) resolveOutside(paths []string) []string {
 			out = append(out, real)
 		}
 	}
+	// A path inside a hidden folder is hidden with it: mounting it too
+	// would leave its mount point to be seen in the empty folder.
 	slices.Sort(out)
-	return slices.Compact(out)
+	var kept []string
+	for _, p := range slices.Compact(out) {
+		if n := len(kept); n > 0 && under(p, kept[n-1]) && isDir(kept[n-1]) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // homes returns the user's home folder and the other homes of
