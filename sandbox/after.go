@@ -76,6 +76,9 @@ func (s *Sandbox) after(ctx context.Context, p *plan, tail string, out io.Writer
 		}
 		for _, rel := range newGit(s.dir, p.gits, gits) {
 			fmt.Fprintf(out, "\nnightshift: this command made %s, read-only from the next command on; git runs its hooks and config as the user at the next git command there\n", rel)
+			// The walk does not enter .git folders; a new one was
+			// writable to the command, bits and all.
+			walkTree(ctx, filepath.Join(s.dir, rel), look)
 		}
 	} else {
 		s.walkFiles(ctx, look)
@@ -108,8 +111,13 @@ func (s *Sandbox) after(ctx context.Context, p *plan, tail string, out io.Writer
 // walkFiles calls f with every regular file of the workspace, .git
 // folders included.
 func (s *Sandbox) walkFiles(ctx context.Context, f func(path string, fi fs.FileInfo)) {
+	walkTree(ctx, s.dir, f)
+}
+
+// walkTree calls f with every regular file under root.
+func walkTree(ctx context.Context, root string, f func(path string, fi fs.FileInfo)) {
 	n := 0
-	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder is skipped
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder is skipped
 		if n++; n%1024 == 0 && ctx.Err() != nil {
 			return filepath.SkipAll
 		}

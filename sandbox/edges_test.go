@@ -174,13 +174,20 @@ func TestBwrapHidesUnixSockets(t *testing.T) {
 	for _, s := range socks {
 		listen(t, s)
 	}
+	// Deeper than any scan looks, but linked into the workspace.
+	deep := filepath.Join(home, "a", "b", "c", "d", "e", "f", "linked.sock")
+	listen(t, deep)
+	if err := os.Symlink(deep, filepath.Join(ws, "docker.sock")); err != nil {
+		t.Fatal(err)
+	}
+	socks = append(socks, filepath.Join(ws, "docker.sock"))
 	t.Setenv("HOME", home)
 	t.Setenv(connectEnv, "1")
 	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Env: []string{connectEnv}})
 	copyFile(t, mustExe(t), filepath.Join(ws, "try"))
 	out, _ := runLine(t, sb, "./try "+strings.Join(socks, " "))
 	for _, s := range socks {
-		if want := filepath.Base(s) + ": refused\n"; !strings.Contains(out, want) {
+		if want := filepath.Base(s) + ": refused\n"; !strings.Contains(out, want) || strings.Contains(out, "answered") {
 			t.Errorf("%s answered a command:\n%s", s, out)
 		}
 	}
@@ -254,8 +261,10 @@ func TestSetuidBitsCommandsLeaveAreRemovedAndNamed(t *testing.T) {
 			ws := t.TempDir()
 			writeFile(t, filepath.Join(ws, "mine"), "#!/bin/sh\n", 0o755|os.ModeSetuid)
 			sb := newSandbox(t, Config{Mode: mode, Dir: ws})
-			out, _ := runLine(t, sb, "cp /bin/sh sh && chmod 4755 sh && touch g && chmod 2755 g && mkdir -p d && cp /bin/sh d/both && chmod 6755 d/both && echo done")
+			out, _ := runLine(t, sb, "cp /bin/sh sh && chmod 4755 sh && touch g && chmod 2755 g && mkdir -p d && cp /bin/sh d/both && chmod 6755 d/both && "+
+				"mkdir -p new/.git/hooks && cp /bin/sh new/.git/hooks/x && chmod 4755 new/.git/hooks/x && echo done")
 			for _, want := range []string{
+				"nightshift: this command left new/.git/hooks/x setuid",
 				"nightshift: this command left sh setuid (-rwsr-xr-x); nightshift removed the bit (now -rwxr-xr-x)",
 				"nightshift: this command left g setgid",
 				"nightshift: this command left d/both setuid and setgid",
@@ -264,7 +273,7 @@ func TestSetuidBitsCommandsLeaveAreRemovedAndNamed(t *testing.T) {
 					t.Errorf("output %q does not say %q", out, want)
 				}
 			}
-			for name, want := range map[string]os.FileMode{"sh": 0o755, "g": 0o755, "d/both": 0o755, "mine": 0o755 | os.ModeSetuid} {
+			for name, want := range map[string]os.FileMode{"sh": 0o755, "g": 0o755, "d/both": 0o755, "new/.git/hooks/x": 0o755, "mine": 0o755 | os.ModeSetuid} {
 				fi, err := os.Lstat(filepath.Join(ws, name))
 				if err != nil {
 					t.Fatal(err)

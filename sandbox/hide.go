@@ -41,6 +41,8 @@ var ShellFiles = []string{
 	".local/share/fish", ".local/share/powershell", ".python_history", ".node_repl_history",
 	".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
 	".pry_history", ".lesshst", ".viminfo", ".Rhistory", ".octave_hist", ".ipython",
+	".dbshell", ".mongosh", ".clickhouse-client-history", ".influx_history", ".histdb", ".bash_sessions",
+	".local/share/atuin", ".local/share/mcfly", ".local/share/nvim/shada", ".local/state/nvim/shada",
 }
 
 // ServiceSockets lists the folders where per-user services keep the
@@ -71,7 +73,7 @@ var SystemSockets = []string{
 // The bounds of the scan for unix sockets and environment files outside
 // the workspace: the folders scanned, how deep, and how many entries
 // each may cost. The scan runs once per sandbox (once per run).
-var SystemScan = []string{"/var/lib", "/var/snap", "/var/spool", "/srv", "/opt"}
+var SystemScan = []string{"/var/lib", "/var/snap", "/var/spool", "/var/tmp", "/srv", "/opt", "/home", "/usr/local/var", "/mnt"}
 
 const (
 	homeScanDepth    = 4
@@ -86,7 +88,7 @@ const (
 // scanSkip are folders the scan does not enter: big, and without sockets
 // or anyone's keys.
 var scanSkip = []string{
-	"node_modules", ".git", ".cache", ".npm", ".cargo", ".rustup", "go", ".m2", ".gradle",
+	"node_modules", ".git", ".cache", ".npm", ".cargo", ".rustup", "go/pkg", ".m2", ".gradle",
 	".local/share/Trash", "docker", "containers", "snapd", "apt", "dpkg", "flatpak",
 }
 

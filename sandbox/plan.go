@@ -80,6 +80,14 @@ func (s *Sandbox) newPlan(ctx context.Context) *plan {
 		switch {
 		case t&fs.ModeSocket != 0:
 			p.hide = append(p.hide, path)
+		case t&fs.ModeSymlink != 0:
+			// A link to a socket elsewhere (docker.sock linked into a
+			// project): the socket is hidden where it is.
+			if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+				if real, err := filepath.EvalSymlinks(path); err == nil && !under(real, "/tmp") && !under(real, "/run") && !under(real, "/var/run") {
+					p.hide = append(p.hide, real)
+				}
+			}
 		case t.IsRegular():
 			fi, err := d.Info()
 			if err != nil {

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -334,6 +336,26 @@ func (d *discovery) globalConfigs() []gitVar {
 	files := 0
 	for _, p := range paths {
 		out = append(out, d.config(p, 0, &files)...)
+	}
+	// GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n: config
+	// given in the environment, read last, as git does.
+	n, _ := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
+	for i := range min(n, 100) {
+		key := strings.ToLower(os.Getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)))
+		first, rest, ok1 := strings.Cut(key, ".")
+		if !ok1 {
+			continue
+		}
+		v := gitVar{section: first, value: os.Getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))}
+		if dot := strings.LastIndexByte(rest, '.'); dot >= 0 {
+			// The subsection keeps its case in git; the key was cut from
+			// the lowered name, so take the subsection as written.
+			orig := os.Getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
+			v.sub, v.key = orig[len(first)+1:len(first)+1+dot], rest[dot+1:]
+		} else {
+			v.key = rest
+		}
+		out = append(out, v)
 	}
 	return out
 }

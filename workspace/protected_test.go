@@ -278,3 +278,20 @@ func TestWalkProtectedVisitsEveryOtherEntry(t *testing.T) {
 		t.Errorf("visited %q, want %q", seen, want)
 	}
 }
+
+// Config given in the environment (GIT_CONFIG_COUNT, as git -c hands it
+// on) names hooks too.
+func TestProtectedPathsReadConfigFromTheEnvironment(t *testing.T) {
+	gitHome(t)
+	t.Setenv("GIT_CONFIG_COUNT", "2")
+	t.Setenv("GIT_CONFIG_KEY_0", "core.hooksPath")
+	t.Setenv("GIT_CONFIG_VALUE_0", "env-hooks")
+	t.Setenv("GIT_CONFIG_KEY_1", "filter.Mine.clean")
+	t.Setenv("GIT_CONFIG_VALUE_1", "./tools/clean")
+	ws := t.TempDir()
+	tree(t, ws, map[string]string{".git/HEAD": ""})
+	got := keys(protectedRels(t, ws))
+	if want := []string{".git", "env-hooks", "tools/clean"}; !slices.Equal(got, want) {
+		t.Fatalf("protected = %q, want %q", got, want)
+	}
+}
