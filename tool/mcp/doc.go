@@ -30,8 +30,8 @@
 // the workspace is its one MCP root. A server whose program, script,
 // module or code-loading variable lies inside the workspace is refused
 // (ErrInWorkspace) unless the person trusts it by name
-// (Server.TrustWorkspace: trust_workspace: true in mcp:, or
-// --mcp-trust-workspace NAME); such a server starts in the workspace.
+// (Server.TrustWorkspace: trust_workspace: true under it in mcp:); such
+// a server starts in the workspace.
 // Where the run's sandbox is bwrap (Config.Sandbox), every stdio server
 // runs in it, as the commands do, with the network and a cache folder of
 // its own (Config.CacheDir).

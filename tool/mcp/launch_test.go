@@ -178,7 +178,7 @@ func TestAStdioServerThatWouldRunWhatTheWorkspaceHoldsIsRefused(t *testing.T) {
 			env := append([]string{path}, tt.env...)
 			_, err := Open(context.Background(), Config{Dir: ws, Env: env, Servers: []Server{{Name: "srv", Command: tt.command}}})
 			if !errors.Is(err, ErrInWorkspace) || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.why) ||
-				!strings.Contains(err.Error(), "--mcp-trust-workspace srv") {
+				!strings.Contains(err.Error(), "trust_workspace: true under srv") {
 				t.Errorf("Open = %v; want it refused, saying %q and how to allow it", err, tt.why)
 			}
 		})
@@ -223,7 +223,7 @@ func TestTheTrustWorkspaceSwitchIsForStdioServers(t *testing.T) {
 	}
 	servers := []Server{{Name: "x", URL: "https://example.com/mcp"}}
 	if err := TrustWorkspace(servers, "x"); !errors.Is(err, ErrConfig) {
-		t.Errorf("--mcp-trust-workspace on a URL server: %v", err)
+		t.Errorf("TrustWorkspace on a URL server: %v", err)
 	}
 }
 

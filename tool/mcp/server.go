@@ -277,9 +277,10 @@ func SplitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// TrustWorkspace applies one --mcp-trust-workspace value, SERVER: the
-// stdio server it names in servers may start what the workspace holds
-// (Server.TrustWorkspace).
+// TrustWorkspace lets the stdio server called name in servers start what
+// the workspace holds (Server.TrustWorkspace), as a command-line switch
+// naming it would: a name that is no server, or a server at a url, is an
+// ErrConfig.
 func TrustWorkspace(servers []Server, name string) error {
 	name = strings.TrimSpace(name)
 	names := make([]string, len(servers))
@@ -289,10 +290,10 @@ func TrustWorkspace(servers []Server, name string) error {
 			continue
 		}
 		if servers[i].URL != "" {
-			return configError("--mcp-trust-workspace %s: server %s is at a url; only a server nightshift starts runs what the workspace holds", name, name)
+			return configError("trust_workspace %s: server %s is at a url; only a server nightshift starts runs what the workspace holds", name, name)
 		}
 		servers[i].TrustWorkspace = true
 		return nil
 	}
-	return configError("--mcp-trust-workspace %q: no server %q (servers: %s)", name, name, strings.Join(names, ", "))
+	return configError("trust_workspace %q: no server %q (servers: %s)", name, name, strings.Join(names, ", "))
 }
