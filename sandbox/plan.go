@@ -108,10 +108,14 @@ func (s *Sandbox) newPlan(ctx context.Context) *plan {
 	s.guardStateDir(p)
 	links := w.cover(maxHardLinkMounts)
 	p.linked = map[string]string{}
+	covers := map[string]bool{}
+	for _, l := range links {
+		covers[l] = true
+	}
 	for _, f := range w.files {
-		for _, l := range links {
-			if under(f, l) {
-				p.linked[f] = l
+		for d := f; under(d, s.dir) && d != s.dir; d = filepath.Dir(d) {
+			if covers[d] {
+				p.linked[f] = d
 				break
 			}
 		}
