@@ -55,7 +55,6 @@ func (s *Sandbox) after(ctx context.Context, p *plan, tail string, out io.Writer
 		defer cancel()
 	}
 	setid := map[string]fs.FileInfo{}
-	var gits []string
 	look := func(path string, fi fs.FileInfo) {
 		if fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			setid[path] = fi
@@ -70,15 +69,23 @@ func (s *Sandbox) after(ctx context.Context, p *plan, tail string, out io.Writer
 			}
 		})
 		for _, pr := range protected {
-			if workspace.IsGitName(filepath.Base(pr.Path)) {
-				gits = append(gits, pr.Path)
+			if slices.Contains(p.protected, pr.Path) {
+				continue
 			}
-		}
-		for _, rel := range newGit(s.dir, p.gits, gits) {
-			fmt.Fprintf(out, "\nnightshift: this command made %s, read-only from the next command on; git runs its hooks and config as the user at the next git command there\n", rel)
-			// The walk does not enter .git folders; a new one was
-			// writable to the command, bits and all.
-			walkTree(ctx, filepath.Join(s.dir, rel), look)
+			if _, err := os.Lstat(pr.Path); err != nil {
+				continue // named by a config the command wrote, not there
+			}
+			if workspace.IsGitName(filepath.Base(pr.Path)) {
+				fmt.Fprintf(out, "\nnightshift: this command made %s, read-only from the next command on; git runs its hooks and config as the user at the next git command there\n", pr.Rel)
+				// The walk does not enter .git folders; a new one was
+				// writable to the command, bits and all.
+				walkTree(ctx, pr.Path, look)
+				continue
+			}
+			// Where a symlink stood (a hooks folder linked elsewhere),
+			// or a folder a new config names: what the command put
+			// there runs as the user.
+			fmt.Fprintf(out, "\nnightshift: this command made %s, %s: read-only from the next command on, but what it holds now runs or is read as the user at the next git command\n", pr.Rel, pr.Why)
 		}
 	} else {
 		s.walkFiles(ctx, look)

@@ -34,7 +34,10 @@ type Options struct {
 // read-write with the same read-only and hidden paths, found now and
 // kept for the program's life, the rest read-only, credentials hidden,
 // the seccomp filter, its own namespaces, killed when nightshift dies),
-// under none directly. The caller starts it, and calls release once it
+// under none directly. One difference: a protected path that does not
+// exist yet (a hooks folder a config names) gets no placeholder, which
+// would stand in the workspace for the program's whole life, where the
+// run's own look at the workspace would meet it; .nightshift does. The caller starts it, and calls release once it
 // has ended, which removes the placeholders its mounts needed. argv[0]
 // should be an absolute path: it is not looked up in the workspace.
 func (s *Sandbox) Command(ctx context.Context, argv []string, o Options) (cmd *exec.Cmd, release func(), err error) {
@@ -55,7 +58,7 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, o Options) (cmd *e
 		cmd.SysProcAttr = bwrapAttr() // its own session, killed when we die
 		return cmd, func() {}, nil
 	}
-	p := s.newPlan(ctx)
+	p := s.planWith(ctx, true)
 	if p.refused != "" {
 		p.release()
 		return nil, nil, fmt.Errorf("sandbox: not started: %s", p.refused)

@@ -426,3 +426,26 @@ func TestAPlaceholderLeavesTheUsersFoldersAlone(t *testing.T) {
 		t.Error("not removed by its last holder")
 	}
 }
+
+// Regression (issue 25): a hooks folder that is a symlink was read-only
+// where it led, but a command could put a folder of its own in the
+// link's place, which git then runs hooks from.
+func TestBwrapTellsOfAProtectedPathACommandPutInPlace(t *testing.T) {
+	needBwrap(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = .githooks\n", 0o644)
+	writeFile(t, filepath.Join(ws, "tools", "hooks", "pre-commit"), "npm test\n", 0o755)
+	if err := os.Symlink("tools/hooks", filepath.Join(ws, ".githooks")); err != nil {
+		t.Fatal(err)
+	}
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+	out, _ := runLine(t, sb, "rm .githooks && mkdir .githooks && echo 'touch PWNED' > .githooks/pre-commit && echo replaced")
+	if !strings.Contains(out, "nightshift: this command made .githooks, the hooks folder of the repository at . (core.hooksPath)") {
+		t.Errorf("output %q does not tell of the hooks folder put in place of the link", out)
+	}
+	expect(t, sb, "{ echo more >> .githooks/pre-commit; } 2>/dev/null || echo refused", "refused\n")
+}

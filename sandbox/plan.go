@@ -28,13 +28,19 @@ type plan struct {
 	linked map[string]string
 	// hide are the unix sockets of the workspace, hidden.
 	hide []string
-	// gits are the workspace's .git entries, to tell the new ones.
-	gits []string
+	// protected are the workspace's protected paths (each .git, hooks
+	// folders, ...) as found before the command, to tell the new ones.
+	protected []string
 	// setid are the setuid and setgid files before the command, which
 	// keep their bits: the user's, not the command's.
 	setid map[string]fileID
 	// refused says why the command must not run at all.
 	refused string
+	// noPlaceholders leaves out the placeholders of missing protected
+	// paths other than .nightshift: for a program that lives as long as
+	// the run (an MCP server), whose placeholders the run's own look at
+	// the workspace would meet.
+	noPlaceholders bool
 }
 
 // roPath is a path bound read-only, and why, in words for a note.
@@ -73,7 +79,13 @@ const (
 // one hard link read-only, and every unix socket hidden. The caller must
 // release it.
 func (s *Sandbox) newPlan(ctx context.Context) *plan {
-	p := &plan{setid: map[string]fileID{}}
+	return s.planWith(ctx, false)
+}
+
+// planWith is newPlan, with no placeholders but .nightshift's when
+// noPlaceholders is set.
+func (s *Sandbox) planWith(ctx context.Context, noPlaceholders bool) *plan {
+	p := &plan{setid: map[string]fileID{}, noPlaceholders: noPlaceholders}
 	w := newLinkTree(s.dir)
 	protected, _ := workspace.WalkProtected(ctx, s.dir, func(path string, d fs.DirEntry) {
 		t := d.Type()
@@ -100,9 +112,7 @@ func (s *Sandbox) newPlan(ctx context.Context) *plan {
 		}
 	})
 	for _, pr := range protected {
-		if workspace.IsGitName(filepath.Base(pr.Path)) {
-			p.gits = append(p.gits, pr.Path)
-		}
+		p.protected = append(p.protected, pr.Path)
 		s.guard(p, pr.Path, pr.Why, pr.Dir)
 	}
 	s.guardStateDir(p)
@@ -147,6 +157,9 @@ func (s *Sandbox) guard(p *plan, path, why string, dir bool) {
 			p.held = append(p.held, path)
 		}
 		p.ro = append(p.ro, roPath{path, why})
+		return
+	}
+	if p.noPlaceholders && why != whyStateDir {
 		return
 	}
 	top := firstMissing(path, s.dir)
