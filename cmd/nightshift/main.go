@@ -56,11 +56,13 @@ func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func
 
 // run builds the command tree and executes it. Everything it writes, and
 // the error it returns, passes through one redactor of the credentials in
-// the environment: a key never reaches stdout, stderr or an error message
-// as it is (commands add the secrets they learn later, such as the keys a
-// pipeline names).
+// the environment and of the passwords of the URLs in args (--db
+// postgres://user:pw@host/db, a --base-url with a user part): a key never
+// reaches stdout, stderr or an error message as it is (commands add the
+// secrets they learn later, such as the keys a pipeline names).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	red := redact.FromEnv(nil)
+	red.Learn(args...)
 	ctx = withRedactor(ctx, red)
 	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(stderr))
 	root.SetArgs(args)
