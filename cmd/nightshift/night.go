@@ -266,7 +266,7 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	}
 	sp := sum.Night.Spend
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d; %d tokens, cost %s]\n",
-		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
+		sum.Night.Name, sum.Night.End, esc(sum.Night.Reason), sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
 	return sum, nil
 }
 
@@ -417,7 +417,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	if err != nil {
 		return err
 	}
-	if err := reportTo(cmd.Context(), r, cmd.OutOrStdout(), html); err != nil {
+	if err := reportTo(cmd.Context(), r, humanOut(cmd), html); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)

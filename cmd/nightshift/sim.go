@@ -74,7 +74,7 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
 				return lim.serve(cmd, sc, addr)
 			}
-			return scripted.Serve(cmd.Context(), sc, addr, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return scripted.Serve(cmd.Context(), sc, addr, dataOut(cmd), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to play (YAML or JSON; see docs/scenarios.md)")

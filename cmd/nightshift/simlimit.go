@@ -33,5 +33,5 @@ func (l *simLimit) serve(cmd *cobra.Command, sc *scripted.Scenario, addr string)
 	log := cmd.ErrOrStderr()
 	h := scripted.RateLimit(scripted.NewServer(sc, scripted.ServerConfig{Log: log, ForgetRequests: true}),
 		scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: log})
-	return scripted.ServeHandler(cmd.Context(), h, addr, cmd.OutOrStdout())
+	return scripted.ServeHandler(cmd.Context(), h, addr, dataOut(cmd))
 }
