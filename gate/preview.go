@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/diff"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // Bounds of what Describe shows and reads.
@@ -60,7 +61,7 @@ func describe(files fs.FS, toolName string, input json.RawMessage) (summary, pre
 	json.Unmarshal(input, &in) //nolint:errcheck // a bad input falls through to the generic form
 	switch {
 	case toolName == "run_command" && in.Command != nil:
-		return oneLine("run_command: " + *in.Command), "$ " + *in.Command + "\n(run with sh -c in the workspace folder)"
+		return oneLine("run_command: " + *in.Command), commandPreview(*in.Command)
 	case toolName == "write_file" && in.Path != nil && in.Content != nil:
 		return describeWrite(files, *in.Path, *in.Content)
 	case toolName == "edit_file" && in.Path != nil && in.Old != nil && in.New != nil:
@@ -68,6 +69,24 @@ func describe(files fs.FS, toolName string, input json.RawMessage) (summary, pre
 	}
 	compact := canonical(input)
 	return oneLine(toolName + " " + compact), toolName + " " + clip(compact, 2000)
+}
+
+// commandPreview shows a command line on one line, each of its line
+// breaks as \n, and says how many lines it has: forty line breaks
+// pushed the line that mattered off the screen, above "$ echo ok" and
+// the question.
+func commandPreview(command string) string {
+	shown := "$ " + terminal.Escape(command)
+	n := strings.Count(strings.TrimSuffix(command, "\n"), "\n") + 1
+	if n == 1 {
+		shown += "\n(run with sh -c in the workspace folder)"
+	} else {
+		shown += fmt.Sprintf("\n(the command has %d lines, shown on one: each \\n is a line break; run with sh -c in the workspace folder)", n)
+	}
+	if terminal.Lines(command) != command {
+		shown += "\n" + escapedNote
+	}
+	return shown
 }
 
 func describeWrite(files fs.FS, p, content string) (string, string) {
