@@ -108,6 +108,9 @@ func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
 // checkpointer; a stop when a gate parked it or the run's context ended
 // while it ran.
 func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
+	if b, ok := r.repeated(u); ok {
+		return b, toolStop{}
+	}
 	var class tool.Class
 	if t := r.tool(u.Name); t != nil {
 		class = t.Class()
@@ -129,6 +132,7 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
 	}
 	b := llm.ToolResult(u.ID, res.Content, res.IsError)
 	r.afterTool(u, class, &b)
+	r.counted(u, b)
 	return b, toolStop{}
 }
 
