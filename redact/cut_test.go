@@ -23,6 +23,16 @@ func longestPart(s, secret string) int {
 	return best
 }
 
+// holdsPart reports whether s holds n characters of secret in a row.
+func holdsPart(s, secret string, n int) bool {
+	for i := 0; i+n <= len(secret); i++ {
+		if strings.Contains(s, secret[i:i+n]) {
+			return true
+		}
+	}
+	return false
+}
+
 // The cuts nightshift's code makes before a text reaches the redactor,
 // each as a function of the text and where it is cut.
 var cuts = []struct {
@@ -57,8 +67,8 @@ func TestAKeyCutBeforeItWasRedactedIsMaskedAtTheCut(t *testing.T) {
 			for n := from + 1; n < from+len(longKey); n++ {
 				in := c.cut(text, n)
 				got := r.String(in)
-				if left := longestPart(got, longKey); left >= MinLen {
-					t.Fatalf("cut at %d of the key: %d characters of it left:\n%s", n-from, left, got)
+				if holdsPart(got, longKey, MinLen) {
+					t.Fatalf("cut at %d of the key: %d characters of it left:\n%s", n-from, longestPart(got, longKey), got)
 				}
 			}
 		})

@@ -28,8 +28,12 @@ func streams(t string) []stream {
 	var out []stream
 	var cur stream
 	flush := func() {
-		if len(cur.pieces) > 1 && len(cur.buf) >= MinLen && cur.wrapped(t) {
-			out = append(out, stream{pieces: slices.Clone(cur.pieces), offs: slices.Clone(cur.offs), joined: string(cur.buf)})
+		if len(cur.pieces) > 1 && len(cur.buf) >= MinLen {
+			if cur.wrapped(t) {
+				out = append(out, stream{pieces: slices.Clone(cur.pieces), offs: slices.Clone(cur.offs), joined: string(cur.buf)})
+			} else {
+				out = append(out, cur.folded(t)...)
+			}
 		}
 		// Most streams are words of prose: their room is used again.
 		cur.pieces, cur.offs, cur.buf = cur.pieces[:0], cur.offs[:0], cur.buf[:0]
@@ -77,7 +81,9 @@ const minLine = 16
 // output: lines of minLine characters or more (the first and the last
 // may be shorter: the stream may begin after a label and end short), or
 // hex digits in groups (xxd, od, hexdump), four groups or more and most
-// of its pieces (the rest are a dump's offsets and text column).
+// of its pieces (the rest are a dump's offsets and text column). A
+// stream that is neither may still hold text folded at a fixed width
+// (folded).
 func (st stream) wrapped(t string) bool {
 	long := true
 	for i, p := range st.pieces {
@@ -96,6 +102,53 @@ func (st stream) wrapped(t string) bool {
 		}
 	}
 	return groups >= 4 && 2*groups >= len(st.pieces)
+}
+
+// folded returns the runs of the stream's pieces that are text folded
+// at a fixed width (`fold -w 8`, `sed 's/..../&\n/g'`): lines as long as
+// the one after the first, the first and the last no longer; enough of
+// them that the width is no accident. Each is a stream of its own.
+func (st stream) folded(t string) []stream {
+	width := func(i int) int { return st.pieces[i].b - st.pieces[i].a }
+	// broken reports whether a line break is between pieces i and i+1.
+	broken := func(i int) bool {
+		gap := t[st.pieces[i].b:st.pieces[i+1].a]
+		return strings.Contains(gap, "\n") || strings.Contains(gap, `\n`)
+	}
+	var out []stream
+	for i := 0; i+1 < len(st.pieces); {
+		w := width(i + 1)
+		if width(i) > w || !broken(i) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j+1 < len(st.pieces) && width(j+1) == w && broken(j) {
+			j++
+		}
+		if j+1 < len(st.pieces) && width(j+1) < w && broken(j) {
+			j++
+		}
+		n := j - i + 1
+		if w >= 8 && n >= 2 || w >= 4 && n >= 3 || n >= 8 {
+			out = append(out, st.sub(i, j+1))
+			i = j + 1
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// sub returns the stream of pieces i to j (not included), joined.
+func (st stream) sub(i, j int) stream {
+	from := st.offs[i]
+	end := st.offs[j-1] + st.pieces[j-1].b - st.pieces[j-1].a
+	offs := make([]int, j-i)
+	for k := range offs {
+		offs[k] = st.offs[i+k] - from
+	}
+	return stream{pieces: slices.Clone(st.pieces[i:j]), offs: offs, joined: string(st.buf[from:end])}
 }
 
 // isHexGroup reports whether s is a group of a hex dump: 2 to 8 hex

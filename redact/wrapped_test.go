@@ -66,6 +66,9 @@ var encoders = []struct {
 		return string(j)
 	}},
 	{"base64 wrapped, after a label", func(b []byte) string { return "token: " + wrapLines(base64.StdEncoding.EncodeToString(b), 76, "\n") }},
+	{"the key itself, folded at 10 columns", func(b []byte) string { return wrapLines(string(b), 10, "\n") }},
+	{"the key itself, folded at 4 columns", func(b []byte) string { return wrapLines(string(b), 4, "\n") }},
+	{"the key itself, one character a line", func(b []byte) string { return wrapLines(string(b), 1, "\n") }},
 }
 
 // Regression (issue 25): base64, `openssl base64` and `xxd -p` output
@@ -89,8 +92,8 @@ func TestAKeyInTheMiddleOfAWrappedStreamIsMasked(t *testing.T) {
 				joined := strings.NewReplacer("\r", "", "\n", "", `\n`, "", " ", "").Replace(got)
 				for _, part := range strings.Split(joined, Mask) {
 					for _, f := range forms {
-						if left := longestPart(part, f); left >= MinLen {
-							t.Fatalf("%d bytes before the key: %d characters of its form %q left:\n%s", before, left, f, got)
+						if holdsPart(part, f, MinLen) {
+							t.Fatalf("%d bytes before the key: %d characters of its form %q left:\n%s", before, longestPart(part, f), f, got)
 						}
 					}
 				}
