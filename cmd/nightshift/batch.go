@@ -114,6 +114,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		}
 		return usagef("--tasks %s cannot be read (%v): name another file or folder", f.tasks, errors.Unwrap(err))
 	}
+	learnFiles(cmd.Context(), f.tasks)
 	specs, err := taskfile.LoadList(f.tasks)
 	if err != nil {
 		return usageError(err)

@@ -82,3 +82,37 @@ func TestAPasswordInDBIsPrintedNowhere(t *testing.T) {
 		}
 	}
 }
+
+// The URLs of a task file, a batch's task list and a pipeline file are
+// learnt too: a base_url or an MCP server's URL with a password in it,
+// or a task that names one.
+func TestAPasswordInATaskFilesURLIsPrintedNowhere(t *testing.T) {
+	dir := t.TempDir()
+	const pw = "hunter2-task-file-pass"
+	writeFiles(t, dir, map[string]string{
+		"task.yaml": "task: \"Check that https://deploy:" + pw + "@ci.example/hook answers\"\n",
+		"s.yaml":    "turns:\n  - text: It answers.\n",
+	})
+	events := filepath.Join(dir, "ev.jsonl")
+	state := t.TempDir()
+	res := runCLIEnv(t, []string{"NIGHTSHIFT_STATE_DIR=" + state}, "run", "--dir", dir, "--task-file", filepath.Join(dir, "task.yaml"),
+		"--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge", "--events", events)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	where := map[string]string{"stdout": res.stdout, "stderr": res.stderr, "--events": readFile(t, events)}
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error { //nolint:errcheck // a walk error leaves less to look at
+		if err == nil && !d.IsDir() {
+			where[p] = readFile(t, p)
+		}
+		return nil
+	})
+	if !strings.Contains(where["--events"], "ci.example") {
+		t.Fatalf("the events do not hold the task: the test looked in the wrong place\n%s", where["--events"])
+	}
+	for name, text := range where {
+		if strings.Contains(text, pw[:8]) {
+			t.Errorf("%s holds the password:\n%s", name, text)
+		}
+	}
+}

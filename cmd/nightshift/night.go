@@ -192,6 +192,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 		live = gate.IsTerminal(fh)
 	}
 	s := &nightSetup{clk: clk, status: newNightStatus(cmd.ErrOrStderr(), live)}
+	learnFiles(cmd.Context(), path)
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return s, usageError(err)
@@ -298,6 +299,7 @@ func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *eco
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
+	learnFiles(cmd.Context(), path)
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return usageError(err)

@@ -272,6 +272,7 @@ func failsByCheck(m map[string]int) string {
 func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, error) {
 	spec := &taskfile.Spec{BaseDir: "."}
 	if f.taskFile != "" {
+		learnFiles(cmd.Context(), f.taskFile)
 		s, err := taskfile.Load(f.taskFile)
 		if err != nil {
 			return nil, usageError(err)
