@@ -69,3 +69,31 @@ roles:
 		t.Error("no proposer step event")
 	}
 }
+
+// One idea of a megabyte is a flood too: an idea is a task's title, cut
+// to 300 characters.
+func TestAProposersIdeaIsCutToATitlesLength(t *testing.T) {
+	f := setup(t, `
+window: {start: "22:00", end: "06:00"}
+models:
+  idea: {provider: scripted, scenario: unused.yaml}
+  b: {provider: scripted, scenario: unused.yaml}
+roles:
+  proposer: {models: [idea], ceiling: 1}
+  builder: {models: [b], ceiling: 1}
+`)
+	huge := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Content: []llm.Block{llm.Text("- " + strings.Repeat("ő", 1<<20))}, StopReason: llm.EndTurn}, nil
+	})
+	if _, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Clock: f.clk,
+		Builder: f.builder(time.Minute, done), Models: map[string]llm.Model{"idea": huge}}); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := f.l.Tasks(context.Background())
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("%d tasks (%v), want 1", len(tasks), err)
+	}
+	if n := len([]rune(tasks[0].Title)); n != 300 || !strings.HasSuffix(tasks[0].Title, "…") {
+		t.Errorf("the title has %d characters, want 300 ending with …", n)
+	}
+}

@@ -333,7 +333,7 @@ func (s *scheduler) propose(room int) ledger.StepFunc {
 				switch {
 				case line == "":
 				case len(res.NewTasks) < room:
-					res.NewTasks = append(res.NewTasks, ledger.NewTask{Title: line, Source: string(ledger.Proposer)})
+					res.NewTasks = append(res.NewTasks, ledger.NewTask{Title: ideaTitle(line), Source: string(ledger.Proposer)})
 				default:
 					res.DroppedTasks++
 				}
@@ -341,6 +341,19 @@ func (s *scheduler) propose(room int) ledger.StepFunc {
 		}
 		return s.finishCall(step, res, spent, k, detail)
 	}
+}
+
+// maxIdea is the longest idea a proposer step keeps, in characters: an
+// idea is a task's title, shown on a line of task list, the status line
+// and the report; one line of a megabyte is a flood of its own.
+const maxIdea = 300
+
+// ideaTitle is an idea cut to maxIdea characters, the cut marked.
+func ideaTitle(line string) string {
+	if r := []rune(line); len(r) > maxIdea {
+		return string(r[:maxIdea-1]) + "…"
+	}
+	return line
 }
 
 var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
