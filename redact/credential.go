@@ -42,8 +42,9 @@ var urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s]+`)
 
 // Passwords returns the credentials of the URLs in value (as written,
 // and decoded when that differs): the password of a user part, like pw
-// in postgres://user:pw@host/db, and the values of query parameters
-// named as credentials (postgres://user@host/db?password=pw,
+// in postgres://user:pw@host/db, a user part without a password that is
+// a token (https://ghp_0123…@github.com), and the values of query
+// parameters named as credentials (postgres://user@host/db?password=pw,
 // https://host/x?token=t, ?sig=).
 func Passwords(value string) []string {
 	var out []string
@@ -55,6 +56,12 @@ func Passwords(value string) []string {
 			continue
 		}
 		if u.User != nil {
+			if name := u.User.Username(); isTokenName(name) {
+				if _, ok := u.User.Password(); !ok {
+					// https://ghp_…@github.com/…: the user part is the token.
+					out = append(out, name)
+				}
+			}
 			if pw, ok := u.User.Password(); ok && pw != "" {
 				out = append(out, pw)
 				// The raw form, as it is written in the URL.
@@ -77,6 +84,18 @@ func Passwords(value string) []string {
 		}
 	}
 	return out
+}
+
+// minTokenName is the shortest user part without a password taken for a
+// token (https://TOKEN@host): GitHub's and GitLab's tokens are longer, a
+// person's or a database's user name shorter.
+const minTokenName = 20
+
+// isTokenName reports whether a URL's user name, given without a
+// password, looks like a token: long, with letters and digits.
+func isTokenName(name string) bool {
+	return len(name) >= minTokenName && strings.ContainsAny(name, "0123456789") &&
+		strings.ContainsFunc(name, func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' })
 }
 
 // HasPassword reports whether value holds a URL with a password.

@@ -17,6 +17,7 @@ func TestLearnMasksThePasswordsOfURLs(t *testing.T) {
 		{"a token in the query", "https://mcp.example/sse?access_token=tok-0123456789abcdef", "tok-0123456789abcdef"},
 		{"a signature in the query", "https://store.example/blob?sv=2024&sig=c2lnbmF0dXJlLXZhbHVl", "c2lnbmF0dXJlLXZhbHVl"},
 		{"an https URL's user and password", "https://user:gh-pass-0123456789@proxy.example/v1", "gh-pass-0123456789"},
+		{"a token as the user part", "https://ghp_0123456789abcdefABCDEF0123456789@github.com/o/r.git", "ghp_0123456789abcdefABCDEF0123456789"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +37,8 @@ func TestLearnMasksThePasswordsOfURLs(t *testing.T) {
 
 func TestLearnLeavesURLsWithoutCredentials(t *testing.T) {
 	r := New()
-	r.Learn("postgres://night@db.example/night?sslmode=disable", "https://example.com/docs?page=2", "nightshift.db", "--db=night.db")
+	r.Learn("postgres://night@db.example/night?sslmode=disable", "https://example.com/docs?page=2", "nightshift.db", "--db=night.db",
+		"postgres://nightshift-ledger-user@db/x", "https://git@github.com/o/r.git")
 	if r.Len() != 0 {
 		t.Errorf("learnt %d secrets from URLs without credentials", r.Len())
 	}
