@@ -78,8 +78,9 @@ func streams(t string) []stream {
 const minLine = 16
 
 // wrapped reports whether the stream's pieces look like an encoder's
-// output: lines of minLine characters or more (the first and the last
-// may be shorter: the stream may begin after a label and end short), or
+// output: lines of minLine characters or more, each piece on a line of
+// its own (the first and the last may be shorter: the stream may begin
+// after a label and end short), or
 // hex digits in groups (xxd, od, hexdump), four groups or more and most
 // of its pieces (the rest are a dump's offsets and text column). A
 // stream that is neither may still hold text folded at a fixed width
@@ -87,7 +88,7 @@ const minLine = 16
 func (st stream) wrapped(t string) bool {
 	long := true
 	for i, p := range st.pieces {
-		if i > 0 && i < len(st.pieces)-1 && p.b-p.a < minLine {
+		if i > 0 && i < len(st.pieces)-1 && p.b-p.a < minLine || i+1 < len(st.pieces) && !st.broken(t, i) {
 			long = false
 			break
 		}
@@ -110,11 +111,7 @@ func (st stream) wrapped(t string) bool {
 // them that the width is no accident. Each is a stream of its own.
 func (st stream) folded(t string) []stream {
 	width := func(i int) int { return st.pieces[i].b - st.pieces[i].a }
-	// broken reports whether a line break is between pieces i and i+1.
-	broken := func(i int) bool {
-		gap := t[st.pieces[i].b:st.pieces[i+1].a]
-		return strings.Contains(gap, "\n") || strings.Contains(gap, `\n`)
-	}
+	broken := func(i int) bool { return st.broken(t, i) }
 	var out []stream
 	for i := 0; i+1 < len(st.pieces); {
 		w := width(i + 1)
@@ -138,6 +135,14 @@ func (st stream) folded(t string) []stream {
 		i++
 	}
 	return out
+}
+
+// broken reports whether a line break is between pieces i and i+1: an
+// encoder's lines are lines, and words of prose or a path beside a
+// number are not.
+func (st stream) broken(t string, i int) bool {
+	gap := t[st.pieces[i].b:st.pieces[i+1].a]
+	return strings.Contains(gap, "\n") || strings.Contains(gap, `\n`)
 }
 
 // sub returns the stream of pieces i to j (not included), joined.
