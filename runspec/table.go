@@ -148,7 +148,9 @@ func ByFlag(flag string) (Option, bool) { return find(func(o Option) bool { retu
 func ByKey(key string) (Option, bool) { return find(func(o Option) bool { return o.Key == key }) }
 
 // ByRoleKey returns the option of a pipeline role's key.
-func ByRoleKey(key string) (Option, bool) { return find(func(o Option) bool { return o.RoleKey == key }) }
+func ByRoleKey(key string) (Option, bool) {
+	return find(func(o Option) bool { return o.RoleKey == key })
+}
 
 // ByField returns the option of a Spec field.
 func ByField(field string) (Option, bool) {
