@@ -26,7 +26,7 @@ func TestDecodeYAMLSpeaksInTheFilesTerms(t *testing.T) {
 		{"a string for a whole number says what is wanted", "task: x\nmax_steps: many\n",
 			[]string{`line 2: max_steps is "many": want a whole number`}, []string{"!!str", "int"}},
 		{"a bad duration names its key", "task: x\ntimeout: soon\n",
-			[]string{`line 2: timeout is "soon": want a duration such as 90m`}, nil},
+			[]string{`line 2: timeout is "soon": want a duration: write 90m`}, nil},
 		{"a mapping for a list says so", "task: x\nchecks: {a: b}\n",
 			[]string{"line 2: checks: want a list of strings (or one string)"}, []string{"[]string"}},
 	} {

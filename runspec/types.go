@@ -20,7 +20,7 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil || n.Kind != yaml.ScalarNode {
-		return &shapeError{line: n.Line, col: n.Column, value: n.Value, want: "a duration such as 90m or 2h30m"}
+		return &shapeError{line: n.Line, col: n.Column, value: n.Value, want: "a duration: write 90m or 2h30m"}
 	}
 	*d = Duration(v)
 	return nil

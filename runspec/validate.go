@@ -50,20 +50,25 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	where := ""
-	if e.File != "" {
-		where = e.File + ": "
-		if e.Line > 0 {
-			where = fmt.Sprintf("%s:%d: ", e.File, e.Line)
-		}
-	}
+	name := e.Option.Name()
 	switch e.Front {
 	case FromTaskFile:
-		return where + cmpOr(e.Option.Key, e.Option.Name()) + " " + e.Problem
+		name = cmpOr(e.Option.Key, name)
 	case FromRole:
-		return fmt.Sprintf("%sroles.%s.%s %s", where, e.RoleName, cmpOr(e.Option.RoleKey, e.Option.Key), e.Problem)
+		name = fmt.Sprintf("roles.%s.%s", e.RoleName, cmpOr(e.Option.RoleKey, e.Option.Key))
 	}
-	return where + e.Option.Name() + " " + e.Problem
+	msg := name + " " + e.Problem
+	if e.Option.Flag != "" && strings.HasPrefix(e.Problem, e.Option.Flag+" ") {
+		// The problem names the value already: `check "x": ...`.
+		msg = e.Problem
+	}
+	if e.File != "" {
+		msg = e.File + ": " + msg
+	}
+	if e.Line > 0 {
+		msg += fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return msg
 }
 
 // Is makes every Error match ErrInvalid.

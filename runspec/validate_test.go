@@ -34,7 +34,7 @@ func TestValidate(t *testing.T) {
 		{"fallback_on is quota or nothing", func(s *runspec.Spec) { s.FallbackOn = "always" }, "the only choice is quota"},
 		{"a bad sandbox mode is refused", func(s *runspec.Spec) { s.Sandbox = "docker" }, "--sandbox (task file: sandbox) is \"docker\""},
 		{"a bad gate rule is refused", func(s *runspec.Spec) { s.Approve = runspec.List{"danger=maybe"} }, "--approve (task file: approve) \"danger=maybe\""},
-		{"a bad check is refused", func(s *runspec.Spec) { s.Checks = runspec.List{"min-chars:x"} }, "--check (task file: checks)"},
+		{"a bad check is refused", func(s *runspec.Spec) { s.Checks = runspec.List{"min-chars:x"} }, `check "min-chars:x": want min-chars:PATH:N`},
 		{"a bad cap field is refused", func(s *runspec.Spec) { s.MaxTokensField = "max" }, "--max-tokens-field"},
 		{"keep and rollback on interrupt do not go together", func(s *runspec.Spec) { s.Keep, s.RollbackOnInterrupt = true, true }, "--keep"},
 	} {
@@ -66,8 +66,8 @@ func TestAnErrorNamesWhereItsValueWasWritten(t *testing.T) {
 		got, want string
 	}{
 		{err.Error(), "--max-steps (task file: max_steps) must not be negative, got -3"},
-		{runspec.In(err, runspec.FromTaskFile, "t.yaml", lines).Error(), "t.yaml:4: max_steps must not be negative, got -3"},
-		{runspec.InRole(err, "builder", "p.yaml", lines).Error(), "p.yaml:4: roles.builder.max_steps must not be negative, got -3"},
+		{runspec.In(err, runspec.FromTaskFile, "t.yaml", lines).Error(), "t.yaml: max_steps must not be negative, got -3 (line 4)"},
+		{runspec.InRole(err, "builder", "p.yaml", lines).Error(), "p.yaml: roles.builder.max_steps must not be negative, got -3 (line 4)"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -123,13 +123,12 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	// limiter, the retry policy, --keep and the exit table. Its spec, the
 	// flags' limits, checks and gate rules merged in by batchSpec, adds
 	// the rest (batch.TaskConfig).
-	base, err := runConfig(&f.runFlags, &taskfile.Spec{
-		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
-		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
-		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
-		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
-	}, limiters)
+	flagSpec := &taskfile.Spec{BaseDir: "."}
+	flagSpec.MaxSteps, flagSpec.MaxTokens, flagSpec.MaxVerifyRounds, flagSpec.Retries = f.maxSteps, f.maxTokens, f.maxVerifyRounds, &f.retries
+	flagSpec.NoJudge, flagSpec.BudgetUSD, flagSpec.BudgetTokens, flagSpec.Timeout = f.noJudge, f.budgetUSD, f.budgetTokens, taskfile.Duration(f.timeout)
+	flagSpec.LoopLimit, flagSpec.ModelsFile, flagSpec.RollbackOnInterrupt = &f.loopLimit, f.modelsFile, f.rollbackOnInterrupt
+	flagSpec.NoCache, flagSpec.ContextWindow, flagSpec.FallbackModel, flagSpec.FallbackOn = f.noCache, f.contextWindow, f.fallbackModel, f.fallbackOn
+	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return err
 	}
@@ -218,8 +217,8 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	}
 	s.SandboxNet = s.SandboxNet || f.sandboxNet
 	s.Env = append(append([]string(nil), s.Env...), f.env...)
-	if s.CommandTimeout == "" || changed("command-timeout") {
-		s.CommandTimeout = f.commandTimeout.String()
+	if s.CommandTimeout == 0 || changed("command-timeout") {
+		s.CommandTimeout = taskfile.Duration(f.commandTimeout)
 	}
 	return &s
 }

@@ -35,7 +35,10 @@ func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 
 // mergeCommands puts the flags into spec: a flag given on the command line
 // beats the task file, --env adds to the file's list.
-func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Spec) {
+func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Spec) error {
+	if changed("command-timeout") && f.commandTimeout <= 0 {
+		return usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.commandTimeout.String())
+	}
 	if changed("sandbox") || spec.Sandbox == "" {
 		spec.Sandbox = f.sandbox
 	}
@@ -43,9 +46,10 @@ func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Sp
 		spec.SandboxNet = f.sandboxNet
 	}
 	spec.Env = append(slices.Clone(spec.Env), f.env...)
-	if changed("command-timeout") || spec.CommandTimeout == "" {
-		spec.CommandTimeout = f.commandTimeout.String()
+	if changed("command-timeout") || spec.CommandTimeout == 0 {
+		spec.CommandTimeout = taskfile.Duration(f.commandTimeout)
 	}
+	return nil
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,
@@ -65,7 +69,7 @@ func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
 	if err != nil {
 		// The flag and the task file's key both set it: name both (it
 		// named only the key, to a person who gave the flag).
-		return 0, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", spec.CommandTimeout)
+		return 0, usagef("--command-timeout (task file: command_timeout) is %s: want a positive duration such as 5m", spec.CommandTimeout.D())
 	}
 	return d, nil
 }

@@ -353,7 +353,9 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if spec.FallbackOn != "" && spec.FallbackModel == "" {
 		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
 	}
-	mergeCommands(changed, &f.commandFlags, spec)
+	if err := mergeCommands(changed, &f.commandFlags, spec); err != nil {
+		return nil, err
+	}
 	for _, l := range []struct {
 		flag, key string
 		n         int
