@@ -72,7 +72,7 @@ rollback_on_interrupt: true
 		}
 		off := -1
 		want := &taskfile.Spec{Name: "budget", Task: "x", Spec: runspec.Spec{
-			Limits: runspec.Limits{BudgetUSD: 0.5, BudgetTokens: 200000, Timeout: taskfile.Duration(90 * time.Minute), LoopLimit: &off},
+			Limits:  runspec.Limits{BudgetUSD: 0.5, BudgetTokens: 200000, Timeout: taskfile.Duration(90 * time.Minute), LoopLimit: &off},
 			LongRun: runspec.LongRun{ModelsFile: "prices.yaml"}, End: runspec.End{RollbackOnInterrupt: true}},
 			BaseDir: dir}
 		if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(taskfile.Spec{})); diff != "" {
