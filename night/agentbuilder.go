@@ -44,7 +44,10 @@ type AgentBuilder struct {
 	// Tools returns the tools of one attempt; default the file tools and
 	// run_command, as `nightshift run` has (the gate decides which run).
 	Tools func(root *workspace.Root) []tool.Tool
-	// Verifier checks each attempt's end; default the not-empty rule.
+	// Verifier checks each attempt's end. Default: with a Pipeline, the
+	// builder role's verification (its checks, then a judge: the role's
+	// judge model, else the attempt's own; none with no_judge), else the
+	// not-empty rule alone.
 	Verifier *verify.Verifier
 	// Policy is the gate's policy; the zero Policy is gate.DefaultSpec
 	// (commands wait for a person, so they park).
@@ -154,14 +157,20 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		}
 	}
 	cfg := lifecycle.Config{
+		Verifier: b.Verifier,
 		Fallback: fb, NoCache: noCache, ContextWindow: window,
 		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
-		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
+		Retry: p, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
 		RollbackOnInterrupt: b.RollbackOnInterrupt, Budget: b.Budget, Timeout: b.Timeout, Price: price,
+	}
+	if b.Pipeline != nil {
+		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil); err != nil {
+			return Attempt{Outcome: agent.Usage, Reason: err.Error(), Err: err, Cost: models.USD(0)}
+		}
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result

@@ -238,6 +238,13 @@ func MappingLines(n *yaml.Node) map[string]int {
 	return out
 }
 
+// KeyLister is a type whose YAML keys are fewer than its fields say (a
+// pipeline role inlines a Spec, but takes only some of its keys): an
+// unknown key's message lists YAMLKeys.
+type KeyLister interface {
+	YAMLKeys() []string
+}
+
 // keysByType maps the name yaml gives each struct type reachable from t
 // ("night.Pipeline") to its keys, inlined structs' included.
 func keysByType(t reflect.Type) map[string][]string {
@@ -254,7 +261,11 @@ func keysByType(t reflect.Type) map[string][]string {
 			return
 		}
 		out[t.String()] = []string{}
-		out[t.String()] = structKeys(t, visit)
+		keys := structKeys(t, visit)
+		if k, ok := reflect.New(t).Interface().(KeyLister); ok {
+			keys = k.YAMLKeys()
+		}
+		out[t.String()] = keys
 	}
 	visit(t)
 	return out

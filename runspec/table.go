@@ -128,7 +128,7 @@ var Table = []Option{
 	{Field: "OtelContent", Group: EcosystemGroup, Flag: "otel-content", Default: "off", Doc: "record prompts, answers, tool inputs and results on the spans"},
 
 	// end of the run
-	{Field: "Keep", Group: EndGroup, Flag: "keep", Default: "off", Doc: "commit the workspace changes of every outcome: no rollback, no pause"},
+	{Field: "Keep", Group: EndGroup, Flag: "keep", RoleKey: "keep", Default: "off", Doc: "commit the workspace changes of every outcome: no rollback, no pause"},
 	{Field: "RollbackOnInterrupt", Group: EndGroup, Flag: "rollback-on-interrupt", Key: "rollback_on_interrupt", RoleKey: "rollback_on_interrupt", Default: "off",
 		Doc: "roll an interrupted run back at once instead of pausing it for --resume"},
 
