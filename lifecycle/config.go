@@ -151,6 +151,11 @@ type Config struct {
 	// input and result) warn the model once; one more ends the run as
 	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
 	LoopLimit int
+	// MaxCallsPerReply is the most tool calls of one model reply that
+	// run; the calls past it are answered with an is_error result saying
+	// why (`--max-calls-per-reply`). Default 64
+	// (agent.DefaultMaxCallsPerReply); negative: no cap.
+	MaxCallsPerReply int
 
 	// NoCache turns the providers' prompt caching off for every call of
 	// the run (`--no-cache`); default false: caching is on.
@@ -264,6 +269,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errNoDir
 	case c.Model == nil:
 		return c, errNoModel
+	}
+	if err := c.validate(); err != nil {
+		return c, err
 	}
 	if c.Events == nil {
 		c.Events = event.Discard
