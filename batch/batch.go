@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -117,8 +118,11 @@ func runOne(ctx context.Context, run RunFunc, clk clock.Clock, spec *taskfile.Sp
 
 // notStarted is the result of a task the batch never reached.
 func notStarted(spec *taskfile.Spec, dir string) TaskResult {
-	return TaskResult{Name: spec.Name, Dir: dir, Result: &agent.Result{
+	// It spent nothing: $0, not an unknown cost that would make the
+	// batch's total unknown.
+	return TaskResult{Name: spec.Name, Dir: dir, NotStarted: true, Result: &agent.Result{
 		Outcome: agent.Interrupted,
 		Reason:  "not started: the batch was interrupted",
+		Cost:    models.USD(0),
 	}}
 }
