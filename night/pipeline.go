@@ -247,6 +247,14 @@ func parsePipeline(data []byte, dir string) (*Pipeline, error) {
 	}
 	p.dir = dir
 	p.roleLines(data)
+	for _, r := range p.Roles {
+		if r != nil {
+			// A role's own keys for the spec's fields (a model named
+			// under models, the builder's switches), so that the role's
+			// Spec says all the table says.
+			r.JudgeModel, r.FallbackModel, r.Spec.Keep, r.Spec.Subagents = r.Judge, r.Fallback, r.Keep, r.Subagents
+		}
+	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}

@@ -36,3 +36,9 @@ func ParseModelRef(ref string) (provider, model string, err error) {
 	}
 	return "", ref, nil
 }
+
+// ProviderList names the providers for a message: "anthropic, openai or
+// scripted".
+func ProviderList() string {
+	return strings.Join(Providers[:len(Providers)-1], ", ") + " or " + Providers[len(Providers)-1]
+}

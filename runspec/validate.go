@@ -58,6 +58,10 @@ func (e *Error) Error() string {
 		name = fmt.Sprintf("roles.%s.%s", e.RoleName, cmpOr(e.Option.RoleKey, e.Option.Key))
 	}
 	msg := name + " " + e.Problem
+	if strings.HasPrefix(e.Problem, "unknown ") {
+		// A clause of its own: `--provider: unknown provider "x": ...`.
+		msg = name + ": " + e.Problem
+	}
 	if e.Option.Flag != "" && strings.HasPrefix(e.Problem, e.Option.Flag+" ") {
 		// The problem names the value already: `check "x": ...`.
 		msg = e.Problem
@@ -146,7 +150,7 @@ func (s *Spec) ValidateIn(base string) error {
 		return bad("BudgetUSD", "must not be negative, got %g", s.BudgetUSD)
 	}
 	if s.Provider != "" && !IsProvider(s.Provider) {
-		return bad("Provider", "%q is not a provider: use %s", s.Provider, strings.Join(Providers, ", "))
+		return bad("Provider", "unknown provider %q: use %s", s.Provider, ProviderList())
 	}
 	switch s.MaxTokensField {
 	case "", "max_tokens", "max_completion_tokens":

@@ -27,7 +27,7 @@ func TestValidate(t *testing.T) {
 		{"a loop limit of -1 is off, and passes", func(s *runspec.Spec) { s.LoopLimit = ptr(-1) }, ""},
 		{"a loop limit below -1 is refused", func(s *runspec.Spec) { s.LoopLimit = ptr(-2) }, "-1 for off, got -2"},
 		{"a negative call cap is refused", func(s *runspec.Spec) { s.MaxCallsPerReply = -1 }, "--max-calls-per-reply (task file: max_calls_per_reply) must not be negative"},
-		{"an unknown provider is refused", func(s *runspec.Spec) { s.Provider = "antropic" }, `--provider "antropic" is not a provider`},
+		{"an unknown provider is refused", func(s *runspec.Spec) { s.Provider = "antropic" }, `--provider: unknown provider "antropic": use anthropic, openai or scripted`},
 		{"a typo'd provider of a judge is refused", func(s *runspec.Spec) { s.JudgeModel = "antropic:x" }, `did you mean anthropic:x?`},
 		{"a local model's colon is a model name", func(s *runspec.Spec) { s.JudgeModel = "llama3:8b" }, ""},
 		{"a fallback with spaces around it is refused", func(s *runspec.Spec) { s.FallbackModel = " x" }, "--fallback-model (task file: fallback_model)"},

@@ -51,6 +51,7 @@ type runFlags struct {
 	timeout             time.Duration
 	callTimeout         time.Duration
 	loopLimit           int
+	maxCallsPerReply    int
 	modelsFile          string
 	rollbackOnInterrupt bool
 	resume              string
@@ -133,7 +134,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.DurationVar(&f.timeout, "timeout", 0, "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none")
 	fl.DurationVar(&f.stall, "stall", defaultStall, "cancel and retry a streaming call that receives nothing for this long; 0: never")
 	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, "cancel and retry a call that does not stream and has no reply after this long; 0: never")
-	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off")
+	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, doc("loop-limit"))
+	fl.IntVar(&f.maxCallsPerReply, "max-calls-per-reply", agent.DefaultMaxCallsPerReply, doc("max-calls-per-reply"))
 	fl.StringVar(&f.modelsFile, "models", "", "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)")
 	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, "roll an interrupted run back at once instead of pausing it for --resume")
 	fl.BoolVar(&f.noCache, "no-cache", false, "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)")
@@ -285,64 +287,18 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if err := checkRunFlags(f, changed); err != nil {
 		return nil, err
 	}
-	if changed("max-steps") || spec.MaxSteps == 0 {
-		spec.MaxSteps = f.maxSteps
-	}
-	if changed("max-tokens") || spec.MaxTokens == 0 {
-		spec.MaxTokens = f.maxTokens
-	}
-	if changed("max-verify-rounds") || spec.MaxVerifyRounds == 0 {
-		spec.MaxVerifyRounds = f.maxVerifyRounds
-	}
-	if changed("retries") || spec.Retries == nil {
-		r := f.retries
-		spec.Retries = &r
-	}
-	if changed("output-schema") {
-		spec.OutputSchema = f.outputSchema
-	} else if spec.OutputSchema != "" {
+	// Paths a task file gives are read relative to it; a flag's, to here.
+	schemaFromFile := spec.OutputSchema != "" && !changed("output-schema")
+	modelsFromFile := spec.ModelsFile != "" && !changed("models")
+	// The flags given win over the file; a field the file leaves unset
+	// takes the flag's default; --check, --approve and --env add to the
+	// file's lists (the run spec's table says which flag is which key).
+	overlay(&spec.Spec, f.flagSpec(), changed)
+	if schemaFromFile {
 		spec.OutputSchema = filepath.Join(spec.BaseDir, spec.OutputSchema)
 	}
-	spec.Checks = append(spec.Checks, f.checks...)
-	if changed("no-judge") {
-		spec.NoJudge = f.noJudge
-	}
-	if changed("judge-model") {
-		spec.JudgeModel = f.judgeModel
-	}
-	spec.Approve = append(spec.Approve, f.approve...)
-	if changed("budget-usd") {
-		spec.BudgetUSD = f.budgetUSD
-	}
-	if changed("budget-tokens") {
-		spec.BudgetTokens = f.budgetTokens
-	}
-	if changed("timeout") {
-		spec.Timeout = taskfile.Duration(f.timeout)
-	}
-	if changed("loop-limit") || spec.LoopLimit == nil {
-		n := f.loopLimit
-		spec.LoopLimit = &n
-	}
-	if changed("models") {
-		spec.ModelsFile = f.modelsFile
-	} else if spec.ModelsFile != "" {
+	if modelsFromFile {
 		spec.ModelsFile = filepath.Join(spec.BaseDir, spec.ModelsFile)
-	}
-	if changed("rollback-on-interrupt") {
-		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
-	}
-	if changed("no-cache") {
-		spec.NoCache = f.noCache
-	}
-	if changed("context-window") {
-		spec.ContextWindow = f.contextWindow
-	}
-	if changed("fallback-model") {
-		spec.FallbackModel = f.fallbackModel
-	}
-	if changed("fallback-on") {
-		spec.FallbackOn = f.fallbackOn
 	}
 	if spec.ContextWindow < 0 {
 		return nil, usagef("--context-window must not be negative")
@@ -353,23 +309,13 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if spec.FallbackOn != "" && spec.FallbackModel == "" {
 		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
 	}
-	if err := mergeCommands(changed, &f.commandFlags, spec); err != nil {
-		return nil, err
+	if changed("command-timeout") && f.commandTimeout <= 0 {
+		return nil, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.commandTimeout.String())
 	}
-	for _, l := range []struct {
-		flag, key string
-		n         int
-	}{{"max-steps", "max_steps", spec.MaxSteps}, {"max-tokens", "max_tokens", spec.MaxTokens},
-		{"retries", "retries", *spec.Retries}, {"max-verify-rounds", "max_verify_rounds", spec.MaxVerifyRounds}} {
-		if l.n < 0 {
-			return nil, usagef("--%s (task file: %s) must not be negative, got %d", l.flag, l.key, l.n)
-		}
-	}
-	if *spec.LoopLimit < -1 {
-		return nil, usagef("--loop-limit (task file: loop_limit) is N repeats, 0 for the default (%d) or -1 for off, got %d", agent.DefaultLoopLimit, *spec.LoopLimit)
-	}
-	if err := checkBudgets(spec); err != nil {
-		return nil, err
+	// One check of every value, wherever it came from: the error names
+	// the flag and the task file's key (runspec.Spec.Validate).
+	if err := spec.Spec.ValidateIn(spec.BaseDir); err != nil {
+		return nil, usageError(err)
 	}
 	if spec.MaxSteps == 0 {
 		return nil, usagef("--max-steps must be at least 1")
