@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
