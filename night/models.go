@@ -7,6 +7,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
@@ -79,11 +80,14 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 func Limiters(p *Pipeline, reg *retry.Limiters, getenv func(string) string) map[string]*retry.Limiter {
 	out := make(map[string]*retry.Limiter, len(p.Models))
 	for name, m := range p.Models {
-		endpoint, credential := m.Provider+" "+m.BaseURL, "model "+name
+		credential := "model " + name
 		if env := m.KeyEnv(); env != "" {
 			credential = getenv(env)
 		}
-		out[name] = reg.For(endpoint, credential)
+		// The endpoint key of every command (package llm/endpoint):
+		// `nightshift run` on the same server with the same key paces
+		// with this night.
+		out[name] = reg.For(endpoint.Of(m.Provider, m.BaseURL, credential, getenv).Endpoint(), credential)
 	}
 	return out
 }

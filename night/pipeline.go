@@ -446,10 +446,8 @@ func (p *Pipeline) check() error {
 		b.MaxSteps = DefaultBuilderSteps
 	}
 	for name, m := range p.Models {
-		switch m.Provider {
-		case "scripted", "anthropic", "openai":
-		default:
-			return fmt.Errorf("models.%s: provider %q (scripted, anthropic, openai)", name, m.Provider)
+		if !runspec.IsProvider(m.Provider) {
+			return fmt.Errorf("models.%s: provider %q (%s)", name, m.Provider, strings.Join(runspec.Providers, ", "))
 		}
 		if m.Provider == "scripted" && m.Scenario == "" {
 			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
