@@ -28,6 +28,10 @@ type TaskResult struct {
 	// interrupted first): it spent nothing, and `batch --resume` starts
 	// it.
 	NotStarted bool
+	// Earlier is set, in a resumed batch (Config.Continue), for a task
+	// that had ended in the batch that was interrupted: it was not run
+	// again, and Result is how it ended then.
+	Earlier bool
 }
 
 // Paused reports whether the task paused with its changes kept: its
@@ -112,6 +116,10 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		}
 		if t.NotStarted {
 			outcome = "not-started"
+		}
+		if t.Earlier {
+			// Ended before the batch was resumed: not run again.
+			outcome += " (earlier)"
 		}
 		total = total.Add(t.Result.Cost)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.Name, outcome, t.Result.Steps, roundDur(t.Elapsed), t.Result.Cost, reason)

@@ -119,29 +119,11 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
-	var s runSettings
-	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
-		return usagef("run %s has no configuration recorded by nightshift run (a batch or night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
+	g, spec, err := recordedConfig(ck, f.stateDir)
+	if err != nil {
+		return usagef("run %s has no configuration recorded by nightshift run (a night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
 	}
-	g, spec := s.flags(f.stateDir), s.Spec
-	spec.BaseDir = s.BaseDir
-	changed := cmd.Flags().Changed
-	if changed("budget-usd") {
-		spec.BudgetUSD = f.budgetUSD
-	}
-	if changed("budget-tokens") {
-		spec.BudgetTokens = f.budgetTokens
-	}
-	if changed("timeout") {
-		spec.Timeout = taskfile.Duration(f.timeout)
-	}
-	if changed("stall") {
-		g.stall = f.stall
-	}
-	if changed("call-timeout") {
-		g.callTimeout = f.callTimeout
-	}
-	if err := checkBudgets(spec); err != nil {
+	if err := newLimits(cmd.Flags().Changed, f, g, spec); err != nil {
 		return err
 	}
 	cfg, err := runConfig(g, spec, g.limiters())
@@ -162,6 +144,43 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 		return notResumed(err, f.resume, dir, f.stateDir)
 	}
 	return finish(cmd, res, f.stateDir)
+}
+
+// errNoSettings is a checkpoint without the configuration of a run that
+// nightshift run or batch started.
+var errNoSettings = errors.New("no recorded configuration")
+
+// recordedConfig rebuilds, from a paused run's checkpoint, the flags and
+// the spec its configuration was built from.
+func recordedConfig(ck *lifecycle.Checkpoint, stateDir string) (*runFlags, *taskfile.Spec, error) {
+	var s runSettings
+	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
+		return nil, nil, errNoSettings
+	}
+	spec := s.Spec
+	spec.BaseDir = s.BaseDir
+	return s.flags(stateDir), spec, nil
+}
+
+// newLimits gives a resumed run the budget and time limits given anew
+// with --resume (f's, where changed says they were given).
+func newLimits(changed func(string) bool, f, g *runFlags, spec *taskfile.Spec) error {
+	if changed("budget-usd") {
+		spec.BudgetUSD = f.budgetUSD
+	}
+	if changed("budget-tokens") {
+		spec.BudgetTokens = f.budgetTokens
+	}
+	if changed("timeout") {
+		spec.Timeout = taskfile.Duration(f.timeout)
+	}
+	if changed("stall") {
+		g.stall = f.stall
+	}
+	if changed("call-timeout") {
+		g.callTimeout = f.callTimeout
+	}
+	return checkBudgets(spec)
 }
 
 // flags rebuilds the flags a run was started with.
