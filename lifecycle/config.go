@@ -192,6 +192,12 @@ type Config struct {
 	// one, instead of pausing it (`--rollback-on-interrupt`); default
 	// false.
 	RollbackOnInterrupt bool
+	// RollbackOnLimit rolls a run that its budget or its time limit
+	// stopped back like a failed one, instead of pausing it: for a caller
+	// that never resumes such a run (the night's builder, whose attempt
+	// that reached its own limits is a failed step of its task). Default
+	// false: it pauses, resumable with a higher limit.
+	RollbackOnLimit bool
 	// Settings are recorded in the run's checkpoint, untouched, for the
 	// caller to rebuild this Config from when it resumes the run
 	// (ReadCheckpoint): `nightshift run` keeps its flags there. Default

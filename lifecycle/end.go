@@ -32,7 +32,8 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 		}
 		ck.drop()
 		return
-	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt):
+	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt) &&
+		!(res.Outcome != agent.Interrupted && cfg.RollbackOnLimit):
 		if err := tx.Suspend(); err != nil {
 			out.JournalErr = fmt.Errorf("suspend: %w", err)
 			return

@@ -68,3 +68,22 @@ func TestASpecLaysItsFieldsOverAConfig(t *testing.T) {
 		t.Errorf("err = %v, want the spec's", err)
 	}
 }
+
+// TestRollbackOnLimitRollsAPausedRunBack: the night's wish, passed to the
+// lifecycle, which alone decides: a run its budget stopped is rolled
+// back, not paused (the night rolled it back itself, after the
+// lifecycle had suspended it).
+func TestRollbackOnLimitRollsAPausedRunBack(t *testing.T) {
+	for _, wish := range []bool{false, true} {
+		f := setup(t, writeThenDone)
+		f.cfg.Budget.Tokens = 1000
+		f.cfg.RollbackOnLimit = wish
+		res := f.run(t)
+		if res.Outcome != "budget" {
+			t.Fatalf("outcome %s (%s), want budget", res.Outcome, res.Reason)
+		}
+		if res.Suspended == wish || (f.read(t, "notes.md") == "old\n") != wish {
+			t.Errorf("RollbackOnLimit %v: suspended %v, notes.md %q", wish, res.Suspended, f.read(t, "notes.md"))
+		}
+	}
+}

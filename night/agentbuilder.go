@@ -166,6 +166,12 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
 		RollbackOnInterrupt: b.RollbackOnInterrupt, Budget: b.Budget, Timeout: b.Timeout, Price: price,
+		// An attempt stopped by its own budget or time limit is a failed
+		// step of its task, which nothing resumes: the lifecycle rolls it
+		// back as it does a failed one (it decides; the night says what
+		// it wants). Should the rollback fail, the next attempt rolls
+		// the journal back before it starts: RecoverPending.
+		RollbackOnLimit: true,
 	}
 	if b.Pipeline != nil {
 		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil); err != nil {
@@ -185,17 +191,6 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	if err != nil {
 		return fail(err)
-	}
-	if res.Suspended && res.Outcome != agent.Interrupted {
-		// Paused by its budget or its time limit: in the night that is a
-		// failed step of the task, which nothing will resume. Its changes
-		// go now, as a failed attempt's do, not at the task's next
-		// attempt. (Should the rollback fail, the task's next attempt
-		// rolls the journal back before it starts: RecoverPending.)
-		if err := recoverWorkspace(b.StateBase, a.Dir); err != nil {
-			res.Reason += fmt.Sprintf("; its rollback failed (the next attempt retries it): %v", err)
-		}
-		res.Suspended = false
 	}
 	u, cost := spentSince(res.Usage, res.Cost, before)
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
