@@ -23,9 +23,8 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/models"
-	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
@@ -452,12 +451,8 @@ func (p *Pipeline) check() error {
 		if m.Provider == "scripted" && m.Scenario == "" {
 			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
 		}
-		switch {
-		case m.MaxTokensField == "":
-		case m.Provider != "openai":
-			return fmt.Errorf("models.%s: max_tokens_field is for provider openai", name)
-		case m.MaxTokensField != openai.FieldMaxTokens && m.MaxTokensField != openai.FieldMaxCompletionTokens:
-			return fmt.Errorf("models.%s: max_tokens_field %q (%s or %s)", name, m.MaxTokensField, openai.FieldMaxTokens, openai.FieldMaxCompletionTokens)
+		if err := provider.CheckMaxTokensField(m.Provider, m.MaxTokensField); err != nil {
+			return fmt.Errorf("models.%s: %w", name, err)
 		}
 	}
 	if _, err := RulesWith(p.Rules); err != nil {
@@ -672,13 +667,7 @@ func (p *Pipeline) priceName(m ModelSpec) string {
 	if m.Model != "" {
 		return m.Model
 	}
-	switch m.Provider {
-	case anthropic.Provider:
-		return anthropic.DefaultModel
-	case openai.Provider:
-		return openai.DefaultModel
-	}
-	return ""
+	return provider.DefaultModel(m.Provider)
 }
 
 // Pricer prices the calls of the pipeline model name by the model table;

@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/models"
-	"github.com/nightshift-dev/nightshift/llm/openai"
-	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/runspec"
 )
 
@@ -155,11 +153,11 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if f.scenario == "" {
 			return nil, "", usagef("--provider scripted needs --scenario FILE (the format is in docs/scenarios.md)")
 		}
-		sc, err := scripted.Load(f.scenario)
+		m, err := provider.Build(provider.Config{Provider: p, Scenario: f.scenario})
 		if err != nil {
 			return nil, "", scenarioError(f.scenario, err)
 		}
-		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
+		return m, cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
@@ -168,7 +166,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 			}
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -181,7 +179,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 			}
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
 			MaxTokensField: f.maxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
