@@ -79,15 +79,13 @@ func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[st
 		}
 	}
 	cfg.OutputSchema = r.schema
-	cfg.MaxTokens = r.MaxTokens
-	if r.LoopLimit != nil {
-		cfg.LoopLimit = *r.LoopLimit
-	}
-	if r.ContextWindow > 0 {
-		cfg.ContextWindow = r.ContextWindow
-	}
-	cfg.Keep = r.Keep
-	return nil
+	// The rest of the role's spec through the one handover every run
+	// takes (lifecycle.Config.SetSpec): its limits, the per-reply call
+	// cap, keep. Its gate rules and its commands' variables are in the
+	// builder's policy and sandbox already.
+	spec := r.Spec
+	spec.Approve, spec.Env = nil, nil
+	return cfg.SetSpec(&spec)
 }
 
 // YAMLKeys are the keys a role takes, for the message of one it does not

@@ -217,3 +217,26 @@ func TestAPipelineFilesYAMLErrorsSpeakInItsTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestABuilderRolesCallCapHoldsItsAttempts: roles.builder's
+// max_calls_per_reply reaches each attempt (issue 25's cap, through the
+// run spec).
+func TestABuilderRolesCallCapHoldsItsAttempts(t *testing.T) {
+	f := setup(t, verifiedBuilder(", no_judge: true, max_calls_per_reply: 2"))
+	f.add("Write three files", 9)
+	f.runNight(f.scriptedModels(map[string]string{"b1": `
+turns:
+  - tool_calls:
+      - {name: write_file, input: {path: a.txt, content: a}}
+      - {name: write_file, input: {path: b.txt, content: b}}
+      - {name: write_file, input: {path: c.txt, content: c}}
+  - text: "Wrote the files I could."
+`}))
+	dir := filepath.Join(f.p.Path(f.p.WorkDir), "task-1")
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err != nil {
+		t.Errorf("b.txt: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.txt")); !os.IsNotExist(err) {
+		t.Errorf("c.txt was written (%v): the third call of the reply is past the role's cap of 2", err)
+	}
+}
