@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,25 +30,6 @@ func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, "let sandboxed commands reach the network")
 	fl.StringArrayVar(&f.env, "env", nil, "pass the variable NAME to commands and stdio MCP servers, repeatable (never a credential)")
 	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, "how long one command may run before it and everything it started are killed")
-}
-
-// mergeCommands puts the flags into spec: a flag given on the command line
-// beats the task file, --env adds to the file's list.
-func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Spec) error {
-	if changed("command-timeout") && f.commandTimeout <= 0 {
-		return usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.commandTimeout.String())
-	}
-	if changed("sandbox") || spec.Sandbox == "" {
-		spec.Sandbox = f.sandbox
-	}
-	if changed("sandbox-net") {
-		spec.SandboxNet = f.sandboxNet
-	}
-	spec.Env = append(slices.Clone(spec.Env), f.env...)
-	if changed("command-timeout") || spec.CommandTimeout == 0 {
-		spec.CommandTimeout = taskfile.Duration(f.commandTimeout)
-	}
-	return nil
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,

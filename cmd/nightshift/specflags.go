@@ -2,7 +2,6 @@ package main
 
 import (
 	"reflect"
-	"slices"
 
 	"github.com/nightshift-dev/nightshift/runspec"
 )
@@ -66,13 +65,4 @@ func overlay(task *runspec.Spec, flags runspec.Spec, wins func(flag string) bool
 			dst.Set(src)
 		}
 	}
-}
-
-// never is overlay's wins for what a batch's flags only default.
-func never(string) bool { return false }
-
-// givenOf is overlay's wins for the flags given on the command line, but
-// those in except.
-func givenOf(changed func(string) bool, except ...string) func(string) bool {
-	return func(flag string) bool { return changed(flag) && !slices.Contains(except, flag) }
 }
