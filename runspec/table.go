@@ -55,15 +55,15 @@ type Option struct {
 var Table = []Option{
 	// model and fallback
 	{Field: "Provider", Group: ModelGroup, Flag: "provider", Default: "anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set",
-		Doc: "anthropic|openai|scripted"},
+		Doc: "anthropic|openai|scripted (default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set)"},
 	{Field: "ModelName", Group: ModelGroup, Flag: "model", Default: "$NIGHTSHIFT_MODEL, else the model table's default worker", Doc: "model name"},
-	{Field: "BaseURL", Group: ModelGroup, Flag: "base-url", Default: "$ANTHROPIC_BASE_URL / $OPENAI_BASE_URL", Doc: "provider base URL; with openai, any OpenAI-compatible server"},
+	{Field: "BaseURL", Group: ModelGroup, Flag: "base-url", Default: "$ANTHROPIC_BASE_URL / $OPENAI_BASE_URL", Doc: "provider base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server"},
 	{Field: "Scenario", Group: ModelGroup, Flag: "scenario", Doc: "scenario file for --provider scripted (docs/scenarios.md)"},
 	{Field: "Stream", Group: ModelGroup, Flag: "stream", Default: "off", Doc: "use the provider's streaming API"},
 	{Field: "MaxTokensField", Group: ModelGroup, Flag: "max-tokens-field", Default: "max_completion_tokens for api.openai.com, max_tokens for other servers",
-		Doc: "OpenAI wire: send the cap as max_tokens or max_completion_tokens"},
+		Doc: "OpenAI wire: send the cap as max_tokens or max_completion_tokens (default: max_completion_tokens for api.openai.com, max_tokens for other servers)"},
 	{Field: "FallbackModel", Group: ModelGroup, Flag: "fallback-model", Key: "fallback_model", RoleKey: "fallback", Default: "none",
-		Doc: "a second model, MODEL or PROVIDER:MODEL (in a pipeline: a model under models), for calls whose retries ran out on a timing failure or that were answered empty twice"},
+		Doc: "a second model, MODEL or PROVIDER:MODEL, for calls whose retries ran out on a timing failure or that were answered empty twice"},
 	{Field: "FallbackOn", Group: ModelGroup, Flag: "fallback-on", Key: "fallback_on", RoleKey: "fallback_on", Doc: "quota: fall back on quota failures too (default: they end the run)"},
 
 	// limits
@@ -72,13 +72,13 @@ var Table = []Option{
 	{Field: "Retries", Group: LimitsGroup, Flag: "retries", Key: "retries", Default: "3", Doc: "retries per model call after the first (N means at most N+1 calls)"},
 	{Field: "Backoff", Group: LimitsGroup, Flag: "backoff", Default: "1s", Doc: "first retry wait; doubles with jitter, never shorter than Retry-After"},
 	{Field: "RetryBudget", Group: LimitsGroup, Flag: "retry-budget", Default: "10m", Doc: "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries"},
-	{Field: "RPM", Group: LimitsGroup, Flag: "rpm", Default: "learned", Doc: "pace requests to at most N per minute per credential, across this machine's nightshift processes"},
-	{Field: "TPM", Group: LimitsGroup, Flag: "tpm", Default: "learned", Doc: "pace estimated tokens to at most N per minute per credential"},
+	{Field: "RPM", Group: LimitsGroup, Flag: "rpm", Default: "learned", Doc: "pace requests to at most N per minute per credential, across this machine's nightshift processes (default: learned from rate-limit headers and 429s)"},
+	{Field: "TPM", Group: LimitsGroup, Flag: "tpm", Default: "learned", Doc: "pace estimated tokens to at most N per minute per credential (default: learned)"},
 	{Field: "BudgetUSD", Group: LimitsGroup, Flag: "budget-usd", Key: "budget_usd", RoleKey: "budget_usd", Default: "none",
-		Doc: "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table"},
+		Doc: "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none"},
 	{Field: "BudgetTokens", Group: LimitsGroup, Flag: "budget-tokens", Key: "budget_tokens", RoleKey: "budget_tokens", Default: "none",
-		Doc: "pause the run (exit 9, resumable) before a call that would take its tokens past N"},
-	{Field: "Timeout", Group: LimitsGroup, Flag: "timeout", Key: "timeout", RoleKey: "timeout", Default: "none", Doc: "pause the run (exit 10, resumable) once it has run this long (wall clock)"},
+		Doc: "pause the run (exit 9, resumable) before a call that would take its tokens past N; 0: none"},
+	{Field: "Timeout", Group: LimitsGroup, Flag: "timeout", Key: "timeout", RoleKey: "timeout", Default: "none", Doc: "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none"},
 	{Field: "Stall", Group: LimitsGroup, Flag: "stall", Default: "2m", Doc: "cancel and retry a streaming call that receives nothing for this long; 0: never"},
 	{Field: "CallTimeout", Group: LimitsGroup, Flag: "call-timeout", Default: "10m", Doc: "cancel and retry a call that does not stream and has no reply after this long; 0: never"},
 	{Field: "LoopLimit", Group: LimitsGroup, Flag: "loop-limit", Key: "loop_limit", RoleKey: "loop_limit", Default: "3",
@@ -91,14 +91,14 @@ var Table = []Option{
 	{Field: "Rubric", Group: VerifyGroup, Key: "rubric", RoleKey: "rubric", Doc: "extra criteria for the judge"},
 	{Field: "NoJudge", Group: VerifyGroup, Flag: "no-judge", Key: "no_judge", RoleKey: "no_judge", Default: "off", Doc: "verify with the rules only, no judge model"},
 	{Field: "JudgeModel", Group: VerifyGroup, Flag: "judge-model", Key: "judge_model", RoleKey: "judge", Default: "the worker's",
-		Doc: "judge model: MODEL or PROVIDER:MODEL (in a pipeline: a model under models)"},
+		Doc: "judge model: MODEL or PROVIDER:MODEL (default: the worker's)"},
 	{Field: "MaxVerifyRounds", Group: VerifyGroup, Flag: "max-verify-rounds", Key: "max_verify_rounds", RoleKey: "max_verify_rounds", Default: "2",
 		Doc: "FAILs fed back before a FAIL ends the run as unverified"},
 	{Field: "OutputSchema", Group: VerifyGroup, Flag: "output-schema", Key: "output_schema", RoleKey: "output_schema", Doc: "JSON Schema FILE the final answer must satisfy"},
 
 	// gate
 	{Field: "Approve", Group: GateGroup, Flag: "approve", Key: "approve", RoleKey: "approve", Default: "read=allow,write=allow,danger=ask",
-		Doc: "gate policy, repeatable, over the default: CLASS=… or TOOL=allow|ask|deny"},
+		Doc: "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny"},
 
 	// sandbox
 	{Field: "Sandbox", Group: SandboxGroup, Flag: "sandbox", Key: "sandbox", RoleKey: "sandbox", Default: "auto",
@@ -111,21 +111,21 @@ var Table = []Option{
 	// long runs
 	{Field: "NoCache", Group: LongRunGroup, Flag: "no-cache", Key: "no_cache", Default: "off", Doc: "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)"},
 	{Field: "ContextWindow", Group: LongRunGroup, Flag: "context-window", Key: "context_window", RoleKey: "context_window", Default: "the model table's",
-		Doc: "the model's context window in tokens, for compaction (unknown: no compaction)"},
+		Doc: "the model's context window in tokens, for compaction (default: the model table's; unknown: no compaction)"},
 	{Field: "ModelsFile", Group: LongRunGroup, Flag: "models", Key: "models_file", Doc: "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)"},
 
 	// ecosystem
 	{Field: "MCP", Group: EcosystemGroup, Key: "mcp", Doc: "MCP servers by name: a command or a url, a class, classes per tool"},
-	{Field: "MCPFlags", Group: EcosystemGroup, Flag: "mcp", Doc: "MCP server whose tools the run gets (NAME__tool), repeatable: NAME=COMMAND [ARG...] (stdio) or NAME=URL (streamable HTTP)"},
+	{Field: "MCPFlags", Group: EcosystemGroup, Flag: "mcp", Doc: "MCP server whose tools the run gets (NAME__tool), repeatable: NAME=COMMAND [ARG...] (stdio, started in the workspace) or NAME=URL (streamable HTTP)"},
 	{Field: "MCPClass", Group: EcosystemGroup, Flag: "mcp-class", Doc: "class of an MCP server's tools for the gate, repeatable: SERVER=read|write|danger or SERVER__TOOL=CLASS (default danger)"},
-	{Field: "MCPEnv", Group: EcosystemGroup, Flag: "mcp-env", Doc: "give a stdio MCP server the variable NAME of nightshift's environment, repeatable: SERVER=NAME"},
+	{Field: "MCPEnv", Group: EcosystemGroup, Flag: "mcp-env", Doc: "give a stdio MCP server the variable NAME of nightshift's environment, repeatable: SERVER=NAME (servers get only PATH, HOME, LANG, ... and --env's otherwise; a credential is given only this way, with a warning)"},
 	{Field: "Subagents", Group: EcosystemGroup, Flag: "subagents", RoleKey: "subagents", Default: "off", Doc: "give the worker delegate_task {brief}: a sub-agent with the read-class tools only"},
 	{Field: "SubagentSteps", Group: EcosystemGroup, Flag: "subagent-steps", Default: "10", Doc: "a sub-agent's step brake"},
 	{Field: "Memory", Group: EcosystemGroup, Flag: "memory", RoleKey: "memory", Default: "off (a pipeline's builder: on)",
-		Doc: "give the worker remember and recall over notes kept per workspace; a run starts with earlier runs' notes and failure reasons"},
-	{Field: "Otel", Group: EcosystemGroup, Flag: "otel", Default: "off", Doc: "export OpenTelemetry traces over OTLP/HTTP"},
+		Doc: "give the worker remember and recall over notes kept per workspace in the state directory; a run starts with earlier runs' notes and failure reasons"},
+	{Field: "Otel", Group: EcosystemGroup, Flag: "otel", Default: "off", Doc: "export OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318); the OTEL_* variables alone turn it on too"},
 	{Field: "OtelFile", Group: EcosystemGroup, Flag: "otel-file", Doc: "append the traces to FILE as OTLP JSON lines, for offline use"},
-	{Field: "OtelContent", Group: EcosystemGroup, Flag: "otel-content", Default: "off", Doc: "record prompts, answers, tool inputs and results on the spans"},
+	{Field: "OtelContent", Group: EcosystemGroup, Flag: "otel-content", Default: "off", Doc: "record prompts, answers, tool inputs and results on the spans (default: left out)"},
 
 	// end of the run
 	{Field: "Keep", Group: EndGroup, Flag: "keep", RoleKey: "keep", Default: "off", Doc: "commit the workspace changes of every outcome: no rollback, no pause"},
@@ -137,7 +137,7 @@ var Table = []Option{
 	{Group: ProcessGroup, Flag: "events", Doc: "write events as JSON lines to FILE (docs/events.md)"},
 	{Group: ProcessGroup, Flag: "task-file", Doc: "YAML task file: task, checks, rubric, limits (flags override it)"},
 	{Group: ProcessGroup, Flag: "resume", Doc: "go on with the paused run RUN_ID (its recorded configuration; only budget and time flags may be given with it)"},
-	{Group: ProcessGroup, Flag: "state-dir", Doc: "where nightshift keeps its state, outside every workspace"},
+	{Group: ProcessGroup, Flag: "state-dir", Doc: "where nightshift keeps its state (journals, audit log, run records), outside every workspace (default $NIGHTSHIFT_STATE_DIR, else $XDG_STATE_HOME/nightshift, else ~/.local/state/nightshift)"},
 	{Group: ProcessGroup, Flag: "keep-state", Default: "30d", Doc: "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)"},
 }
 

@@ -26,10 +26,10 @@ type commandFlags struct {
 
 func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.sandbox, "sandbox", "auto", "how commands are confined: auto (bwrap where it works, else none), bwrap or none (docs/side-effects.md)")
-	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, "let sandboxed commands reach the network")
-	fl.StringArrayVar(&f.env, "env", nil, "pass the variable NAME to commands and stdio MCP servers, repeatable (never a credential)")
-	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, "how long one command may run before it and everything it started are killed")
+	fl.StringVar(&f.sandbox, "sandbox", "auto", doc("sandbox"))
+	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, doc("sandbox-net"))
+	fl.StringArrayVar(&f.env, "env", nil, doc("env"))
+	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, doc("command-timeout"))
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,

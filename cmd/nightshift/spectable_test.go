@@ -275,14 +275,19 @@ func TestTheDocsListExactlyTheTablesOptions(t *testing.T) {
 			t.Errorf("%s lists %v,\nthe table %v", c.what, c.got, want)
 		}
 	}
-	// The flag's doc line is the table's.
+	// Every flag of the table is run's, and its doc line is the table's.
 	cmd := newRunCmd()
 	for _, o := range runspec.Table {
-		if o.Flag == "" || o.Group == runspec.ProcessGroup {
+		if o.Flag == "" {
 			continue
 		}
-		if fl := cmd.Flags().Lookup(o.Flag); fl == nil {
+		fl := cmd.Flags().Lookup(o.Flag)
+		if fl == nil {
 			t.Errorf("run has no --%s", o.Flag)
+			continue
+		}
+		if !strings.HasPrefix(fl.Usage, o.Doc) {
+			t.Errorf("--%s: usage %q, the table's doc line %q", o.Flag, fl.Usage, o.Doc)
 		}
 	}
 }
