@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 )
 
 // defaultKeepState is how long run records and checkpoints are kept.
