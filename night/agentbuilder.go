@@ -177,6 +177,9 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil); err != nil {
 			return Attempt{Outcome: agent.Usage, Reason: err.Error(), Err: err, Cost: models.USD(0)}
 		}
+		// The attempt's spec goes in its checkpoint: an attempt the next
+		// night continues keeps the limits it started with.
+		cfg.Settings = attemptSettings(b.Pipeline.Roles[ledger.Builder].Spec)
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result
@@ -243,8 +246,16 @@ func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*l
 		return res, none, err
 	}
 	before := none
-	if ck, err := lifecycle.ReadCheckpoint(cfg, paused[0]); err == nil && ck.State != nil {
-		before = ck.State.Spent
+	if ck, err := lifecycle.ReadCheckpoint(cfg, paused[0]); err == nil {
+		if ck.State != nil {
+			before = ck.State.Spent
+		}
+		if err := recordedSpec(&cfg, ck.Settings); err != nil {
+			return nil, none, err
+		}
+		if len(ck.Settings) > 0 {
+			cfg.Settings = ck.Settings // what it started with, kept
+		}
 	}
 	res, err := lifecycle.Resume(ctx, cfg, paused[0])
 	return res, before, err

@@ -2,6 +2,7 @@ package night
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -92,4 +93,31 @@ func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[st
 // (runspec.KeyLister).
 func (*RoleSpec) YAMLKeys() []string {
 	return append([]string{"models", "prompt", "ceiling"}, runspec.RoleKeys()...)
+}
+
+// attemptRecord is what a builder attempt records in its checkpoint
+// (lifecycle.Config.Settings): the role's run spec it started with.
+type attemptRecord struct {
+	Spec runspec.Spec `json:"spec"`
+}
+
+// attemptSettings records spec for an attempt's checkpoint.
+func attemptSettings(spec runspec.Spec) json.RawMessage {
+	data, err := json.Marshal(attemptRecord{Spec: spec})
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// recordedSpec lays the spec an interrupted attempt recorded over cfg,
+// for the attempt that continues it: the limits it started with, not the
+// pipeline's of tonight.
+func recordedSpec(cfg *lifecycle.Config, settings json.RawMessage) error {
+	var rec attemptRecord
+	if len(settings) == 0 || json.Unmarshal(settings, &rec) != nil {
+		return nil // an attempt of an earlier version: tonight's spec
+	}
+	rec.Spec.Approve, rec.Spec.Env = nil, nil
+	return cfg.SetSpec(&rec.Spec)
 }

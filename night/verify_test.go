@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/report"
 )
@@ -238,5 +239,57 @@ turns:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c.txt")); !os.IsNotExist(err) {
 		t.Errorf("c.txt was written (%v): the third call of the reply is past the role's cap of 2", err)
+	}
+}
+
+// cutAt answers from m until its nth call, which ends the night's
+// context (a person's Ctrl-C, in the middle of an attempt).
+type cutAt struct {
+	m      llm.Model
+	n      int
+	calls  int
+	cancel context.CancelFunc
+}
+
+func (c *cutAt) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	c.calls++
+	if c.calls == c.n {
+		c.cancel()
+		return nil, context.Canceled
+	}
+	return c.m.Generate(ctx, req)
+}
+
+// TestAContinuedAttemptKeepsTheSpecItStartedWith is "resume for every
+// run" at night: an interrupted builder attempt records its run spec in
+// its checkpoint, and the attempt that continues it the next time keeps
+// it, whatever the pipeline says by then (its per-reply call cap here).
+func TestAContinuedAttemptKeepsTheSpecItStartedWith(t *testing.T) {
+	f := setup(t, verifiedBuilder(", no_judge: true, max_calls_per_reply: 2"))
+	f.add("Write the files", 9)
+	models := f.scriptedModels(map[string]string{"b1": `
+turns:
+  - tool_calls: [{name: write_file, input: {path: first.txt, content: x}}]
+  - tool_calls:
+      - {name: write_file, input: {path: a.txt, content: a}}
+      - {name: write_file, input: {path: b.txt, content: b}}
+      - {name: write_file, input: {path: c.txt, content: c}}
+  - text: "Wrote the files I could."
+`})
+	ctx, cancel := context.WithCancel(context.Background())
+	cut := &cutAt{m: models["b1"], n: 2, cancel: cancel}
+	if _, err := night.Run(ctx, night.Config{Pipeline: f.p, Ledger: f.l, Models: map[string]llm.Model{"b1": cut}, Clock: f.clk}); err == nil {
+		t.Fatal("the night went on after its context ended")
+	}
+	// Tonight's pipeline has no cap of its own: the default, 64.
+	f.p.Roles[ledger.Builder].MaxCallsPerReply = 0
+	if _, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Models: models, Clock: f.clk}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(f.p.Path(f.p.WorkDir), "task-1")
+	for name, want := range map[string]bool{"first.txt": true, "b.txt": true, "c.txt": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s written: %v, want %v (the continued attempt keeps its cap of 2)", name, err == nil, want)
+		}
 	}
 }
