@@ -79,7 +79,7 @@ var Table = []Option{
 	{Field: "BudgetTokens", Group: LimitsGroup, Flag: "budget-tokens", Key: "budget_tokens", RoleKey: "budget_tokens", Default: "none",
 		Doc: "pause the run (exit 9, resumable) before a call that would take its tokens past N; 0: none"},
 	{Field: "Timeout", Group: LimitsGroup, Flag: "timeout", Key: "timeout", RoleKey: "timeout", Default: "none", Doc: "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none"},
-	{Field: "Stall", Group: LimitsGroup, Flag: "stall", Default: "2m", Doc: "cancel and retry a streaming call that receives nothing for this long; 0: never"},
+	{Field: "Stall", Group: LimitsGroup, Flag: "stall", Default: "2m", Doc: "cancel and retry a streaming call that receives nothing for this long (until its first byte, plus the time the server needs to read the prompt); 0: never"},
 	{Field: "CallTimeout", Group: LimitsGroup, Flag: "call-timeout", Default: "10m", Doc: "cancel and retry a call that does not stream and has no reply after this long; 0: never"},
 	{Field: "LoopLimit", Group: LimitsGroup, Flag: "loop-limit", Key: "loop_limit", RoleKey: "loop_limit", Default: "3",
 		Doc: "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off"},
@@ -111,7 +111,7 @@ var Table = []Option{
 	// long runs
 	{Field: "NoCache", Group: LongRunGroup, Flag: "no-cache", Key: "no_cache", Default: "off", Doc: "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)"},
 	{Field: "ContextWindow", Group: LongRunGroup, Flag: "context-window", Key: "context_window", RoleKey: "context_window", Default: "the model table's",
-		Doc: "the model's context window in tokens, for compaction (default: the model table's; unknown: no compaction)"},
+		Doc: "the model's context window in tokens, for compaction (default: the model table's, else what a local server says: docs/local-models.md; unknown: no compaction)"},
 	{Field: "ModelsFile", Group: LongRunGroup, Flag: "models", Key: "models_file", Doc: "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)"},
 
 	// ecosystem

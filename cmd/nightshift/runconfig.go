@@ -131,7 +131,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Fallback:            fb,
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
-		Start:               append(judgeOf(judge).fields(), fbStart...),
+		Start:               append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
 	// The spec's limits, gate, sandbox and end wishes, through the one
 	// handover every front end uses (the per-reply call cap among them).
