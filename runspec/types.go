@@ -106,6 +106,10 @@ type MCPServer struct {
 	// gets beside the allow-listed ones (PATH, HOME, ...) and --env's:
 	// a credential reaches a server only this way, with a warning.
 	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// TrustWorkspace lets a stdio server start what the workspace holds
+	// (a program, a script, a module there); default false: refused
+	// (mcp.Server.TrustWorkspace).
+	TrustWorkspace bool `yaml:"trust_workspace,omitempty" json:"trust_workspace,omitempty"`
 }
 
 // Command is a command's words: a list, or one line that is split as a

@@ -28,7 +28,7 @@ func Servers(section map[string]MCPServer, baseDir string) ([]mcp.Server, error)
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(section)) {
 		in := section[name]
-		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes, Env: slices.Clone(in.Env)}
+		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes, Env: slices.Clone(in.Env), TrustWorkspace: in.TrustWorkspace}
 		if len(srv.Command) > 0 {
 			if p := srv.Command[0]; filepath.Base(p) != p && !filepath.IsAbs(p) {
 				abs, err := filepath.Abs(filepath.Join(baseDir, p))
