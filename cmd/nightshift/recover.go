@@ -78,13 +78,13 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 			return err
 		}
 		if err := lifecycle.ForgetEnded(state); err != nil {
-			fmt.Fprintf(out, "nightshift: %v\n", err)
+			fmt.Fprintf(out, "nightshift: %s\n", esc(err))
 		}
 		if len(runs) == 0 {
-			fmt.Fprintf(out, "nightshift: nothing to discard in %s\n", abs)
+			fmt.Fprintf(out, "nightshift: nothing to discard in %s\n", esc(abs))
 			return nil
 		}
-		fmt.Fprintf(out, "nightshift: discarded the journal of run %s in %s; the workspace is left as it is\n", strings.Join(runs, ", "), abs)
+		fmt.Fprintf(out, "nightshift: discarded the journal of run %s in %s; the workspace is left as it is\n", esc(strings.Join(runs, ", ")), esc(abs))
 		return nil
 	}
 	rep, err := journal.Recover(abs, state)
@@ -96,23 +96,24 @@ func runRecover(out io.Writer, dir, stateDir string, discard bool) error {
 	if err == nil {
 		// The runs undone cannot be resumed: their checkpoints go.
 		if ferr := lifecycle.ForgetEnded(state); ferr != nil {
-			fmt.Fprintf(out, "nightshift: %v\n", ferr)
+			fmt.Fprintf(out, "nightshift: %s\n", esc(ferr))
 		}
 	}
 	if len(rep.Runs) == 0 && err == nil {
-		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", abs)
+		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", esc(abs))
 		return nil
 	}
+	// Each path is a name a run could have made: escaped onto its line.
 	for _, d := range rep.Damaged {
-		fmt.Fprintf(out, "nightshift: DAMAGED: %s\n", d)
+		fmt.Fprintf(out, "nightshift: DAMAGED: %s\n", esc(d))
 	}
 	fmt.Fprintf(out, "nightshift: recovered %s from the journal of %d dead or paused run(s): %d restored, %d removed, %d recreated\n",
-		abs, len(rep.Runs), len(rep.Restored), len(rep.Removed), len(rep.Recreated))
+		esc(abs), len(rep.Runs), len(rep.Restored), len(rep.Removed), len(rep.Recreated))
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", c)
+		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", esc(c))
 	}
 	for _, c := range rep.Failed {
-		fmt.Fprintf(out, "nightshift: NOT RESTORED: %s\n", c)
+		fmt.Fprintf(out, "nightshift: NOT RESTORED: %s\n", esc(c))
 	}
 	var damaged *journal.DamagedError
 	if errors.As(err, &damaged) {
