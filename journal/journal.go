@@ -1,7 +1,7 @@
 package journal
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,16 +29,22 @@ type Journal struct {
 	// snap holds every path's state when the last snapshot was taken,
 	// to tell what the command changed.
 	snap     map[string]state
+	snapCtx  context.Context // the open snapshot's: AfterSnapshot works under it
 	onChange func(paths []string)
+	// cache remembers files' states by their stat, for this run.
+	cache *statCache
 }
 
 // Begin starts the journal of run runID for the workspace root, in
 // stateDir/journal/runID, and syncs its begin record to disk. stateDir is
 // the workspace's state folder, outside the workspace
-// (statedir.Workspace). Begin refuses with a *NeedsRecoveryError when an
-// earlier run left a journal, there or in the workspace's .nightshift/
-// folder where earlier versions kept it, and with a *BusyError (ErrBusy)
-// when another run is active in the workspace.
+// (statedir.Workspace); one inside the workspace is refused (an error
+// matching statedir.ErrUnusable), since a run could write a journal
+// there. Begin refuses with a *NeedsRecoveryError when an earlier run
+// left a journal there, and with a *BusyError (ErrBusy) when another run
+// is active in the workspace. A journal an earlier version left in the
+// workspace's .nightshift/ folder does not stop it: nightshift never
+// applies one by itself (see Legacy).
 func Begin(root, stateDir, runID string) (*Journal, error) {
 	if runID == "" || !filepath.IsLocal(runID) || strings.ContainsRune(runID, filepath.Separator) || strings.HasPrefix(runID, ".") {
 		return nil, fmt.Errorf("journal: run ID %q must be a plain name", runID)
@@ -49,6 +55,11 @@ func Begin(root, stateDir, runID string) (*Journal, error) {
 	}
 	absState, err := filepath.Abs(stateDir)
 	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	// A journal is trusted for being where no run can write: a state
+	// folder inside the workspace is no such place.
+	if err := statedir.CheckOutside(absState, absRoot); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if err := checkNoOthers(absRoot, absState); err != nil {
@@ -109,7 +120,7 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{root: r, rootDir: root, dir: dir, lockF: lockF, m: newModel()}
+	j := &Journal{root: r, rootDir: root, dir: dir, lockF: lockF, m: newModel(), cache: newStatCache()}
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
@@ -118,7 +129,7 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 		if err := os.Mkdir(filepath.Join(tmp, stepsName), 0o700); err != nil {
 			return err
 		}
-		data, err := json.Marshal(begin)
+		data, err := encode([]record{begin})
 		if err != nil {
 			return err
 		}
@@ -126,7 +137,7 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(append(data, '\n'))
+		_, err = f.Write(data)
 		if err == nil {
 			err = f.Sync()
 		}
@@ -219,7 +230,7 @@ func (j *Journal) Before(rel string) error {
 		j.m.apply(r)
 		return nil
 	}
-	c := j.newCapture()
+	c := j.newCapture(context.Background())
 	defer c.abort()
 	// Missing parents will be created by the change: remember that they
 	// did not exist so that rollback removes them.
@@ -229,7 +240,7 @@ func (j *Journal) Before(rel string) error {
 		if _, ok := j.m.prior[parent]; ok || c.has(parent) {
 			continue
 		}
-		st, err := c.v.stat(parent, nil)
+		st, err := c.v.stat(parent, nil, nil)
 		if err != nil {
 			return fmt.Errorf("journal: %s: %w", parent, err)
 		}
@@ -260,7 +271,9 @@ func (j *Journal) After(rel string) {
 	if _, ok := j.m.prior[rel]; !ok {
 		return
 	}
-	st, err := newView(j.root).stat(rel, nil)
+	v := newView(context.Background(), j.root, j.cache)
+	st, err := v.stat(rel, nil, nil)
+	v.close()
 	if err != nil {
 		return
 	}

@@ -32,6 +32,10 @@ type record struct {
 	// was written: it is applied after them, so that a later snapshot
 	// supersedes it.
 	Step int `json:"step,omitempty"`
+	// PathBytes and RootBytes hold a Path or a Root that is not valid
+	// UTF-8 (encoding.go).
+	PathBytes []byte `json:"path_bytes,omitempty"`
+	RootBytes []byte `json:"root_bytes,omitempty"`
 }
 
 // model is what a journal says: the run's captured paths with their prior
@@ -57,6 +61,7 @@ func newModel() *model {
 }
 
 func (m *model) apply(r record) {
+	r.unpackNames()
 	switch r.Op {
 	case opBegin:
 		m.run, m.root, m.begun, m.pid, m.start = r.Run, r.Root, r.Time, r.PID, r.Start

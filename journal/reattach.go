@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -95,7 +96,7 @@ func reopen(root string, d found) (*Journal, error) {
 	if err != nil {
 		return fail(fmt.Errorf("journal: %w", err))
 	}
-	j := &Journal{root: r, rootDir: root, dir: d.dir, lockF: lockF, m: s.m, steps: last}
+	j := &Journal{root: r, rootDir: root, dir: d.dir, lockF: lockF, m: s.m, steps: last, cache: newStatCache()}
 	if rel, err := filepath.Rel(root, filepath.Dir(filepath.Dir(d.dir))); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
@@ -127,7 +128,7 @@ func (j *Journal) closeSnapshot() error {
 	if !j.m.snapshotOpen {
 		return nil
 	}
-	c := j.newCapture()
+	c := j.newCapture(context.Background())
 	defer c.abort()
 	err := j.captureAppeared(c)
 	if err != nil {
