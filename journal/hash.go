@@ -64,10 +64,14 @@ var errRestart = errors.New("restart in the zero-run form")
 // stat'ed) and hashes it; when save is not nil, the saved form is written
 // to it as it is read, so that the hash and the copy are of the same
 // bytes, and reset is called to drop what was written when the form
-// changes midway.
-func hashFile(ctx context.Context, f *os.File, size int64, save io.Writer, reset func() error) (hashed, error) {
+// changes midway. With plain set, every file is hashed in the plain form
+// (to compare with a journal of an earlier version).
+func hashFile(ctx context.Context, f *os.File, size int64, save io.Writer, reset func() error, plain bool) (hashed, error) {
+	if plain {
+		return hashPlain(ctx, f, save, false)
+	}
 	if !hasHoles(f, size) {
-		h, err := hashPlain(ctx, f, save)
+		h, err := hashPlain(ctx, f, save, true)
 		if !errors.Is(err, errRestart) {
 			return h, err
 		}
@@ -99,9 +103,9 @@ func hasHoles(f *os.File, size int64) bool {
 	return off < size
 }
 
-// hashPlain hashes f's bytes, and stops with errRestart at the first
-// aligned zero block.
-func hashPlain(ctx context.Context, f *os.File, save io.Writer) (hashed, error) {
+// hashPlain hashes f's bytes, and, when zeroCheck is set, stops with
+// errRestart at the first aligned zero block.
+func hashPlain(ctx context.Context, f *os.File, save io.Writer, zeroCheck bool) (hashed, error) {
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp
@@ -118,7 +122,7 @@ func hashPlain(ctx context.Context, f *os.File, save io.Writer) (hashed, error) 
 		// Whole chunks from offset 0, so that every block of zeroBlock
 		// bytes in a chunk sits at a multiple of zeroBlock.
 		k, err := io.ReadFull(f, buf)
-		for b := 0; b+zeroBlock <= k; b += zeroBlock {
+		for b := 0; zeroCheck && b+zeroBlock <= k; b += zeroBlock {
 			if bytes.Equal(buf[b:b+zeroBlock], zeros) {
 				return hashed{}, errRestart
 			}

@@ -124,7 +124,7 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
-	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid())}
+	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid()), Format: format}
 	err = func() error {
 		if err := os.Mkdir(filepath.Join(tmp, stepsName), 0o700); err != nil {
 			return err

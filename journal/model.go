@@ -36,7 +36,14 @@ type record struct {
 	// UTF-8 (encoding.go).
 	PathBytes []byte `json:"path_bytes,omitempty"`
 	RootBytes []byte `json:"root_bytes,omitempty"`
+	// Format, on a begin record, is the journal's format: 2 since file
+	// contents may be hashed in the zero-run form (hash.go); absent in
+	// journals of earlier versions, whose hashes are all plain SHA-256.
+	Format int `json:"format,omitempty"`
 }
+
+// format is the journal format this version writes.
+const format = 2
 
 // model is what a journal says: the run's captured paths with their prior
 // states and the states the run left them in.
@@ -46,6 +53,9 @@ type model struct {
 	begun time.Time
 	pid   int
 	start uint64
+	// format is the begin record's; below 2, every hash in the journal
+	// is the plain SHA-256 of a file's bytes.
+	format int
 	prior map[string]state
 	after map[string]state
 	// blobs says where each saved content is, by hash, so that the same
@@ -64,7 +74,7 @@ func (m *model) apply(r record) {
 	r.unpackNames()
 	switch r.Op {
 	case opBegin:
-		m.run, m.root, m.begun, m.pid, m.start = r.Run, r.Root, r.Time, r.PID, r.Start
+		m.run, m.root, m.begun, m.pid, m.start, m.format = r.Run, r.Root, r.Time, r.PID, r.Start, r.Format
 	case opBefore:
 		if _, ok := m.prior[r.Path]; !ok && r.State != nil {
 			m.prior[r.Path] = *r.State

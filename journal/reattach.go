@@ -87,6 +87,8 @@ func reopen(root string, d found) (*Journal, error) {
 		return damaged(s.damage[0])
 	case s.m.run != d.run || !sameFolder(s.m.root, root):
 		return damaged(fmt.Sprintf("it is the journal of run %s in %s", s.m.run, s.m.root))
+	case s.m.format < format:
+		return damaged("an earlier version of nightshift wrote it: undo it with nightshift recover")
 	}
 	last, err := lastStep(s.blobs)
 	if err != nil {

@@ -11,9 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -157,6 +158,10 @@ func (t *target) restore() (Report, error) {
 	var rep Report
 	v := newView(t.ctx, t.root, t.cache)
 	defer v.close()
+	if t.m.format < format {
+		// An earlier version's journal: its hashes are all plain.
+		v.cache, v.plain = nil, true
+	}
 	paths := t.m.paths()
 	cur := make(map[string]state, len(paths))
 	for _, p := range paths {
@@ -186,6 +191,7 @@ func (t *target) restore() (Report, error) {
 		}
 	}
 	var changes []step
+	blocking := &blockers{t: t, v: v, cur: cur, leave: leave, memo: map[string]string{}}
 	for _, p := range paths {
 		prior, now := t.m.prior[p], cur[p]
 		switch {
@@ -205,7 +211,7 @@ func (t *target) restore() (Report, error) {
 			continue
 		}
 		if prior.Kind != absent {
-			if a, ok := t.blockedBy(p, v, cur, leave); ok {
+			if a, ok := blocking.of(p); ok {
 				why := fmt.Sprintf("its folder %s was changed by something else; left as it is", a)
 				leave[p] = why
 				rep.Conflicts = append(rep.Conflicts, Conflict{p, why})
@@ -255,6 +261,9 @@ func (t *target) apply(rep Report, changes []step) (Report, error) {
 	defer c.close()
 	touched := map[string]bool{} // folders whose entries changed, to sync
 	blocked := map[string]bool{} // paths whose place could not be cleared
+	// Folders that hold a path left in place: they cannot go either, and
+	// the path is named, not each folder above it.
+	holdsBlocked := map[string]bool{}
 	undo := func(s step, what string) {
 		touched[filepath.Dir(s.path)] = true
 		crashpoint.Hit("journal: restore: " + what)
@@ -308,6 +317,10 @@ func (t *target) apply(rep Report, changes []step) (Report, error) {
 		if err := remove(s.path); err != nil {
 			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 				blocked[s.path] = true
+				holdsBlocked[filepath.Dir(s.path)] = true
+				if holdsBlocked[s.path] {
+					continue // what is below it is named already
+				}
 				why := "a folder the run created now holds files the run did not make (or a tree deeper than the journal follows); left in place"
 				if s.prior.Kind != absent {
 					why = fmt.Sprintf("the run put a folder where there was a %s, and it now holds files the run did not make; left in place", s.prior.Kind)
@@ -387,10 +400,8 @@ func (t *target) apply(rep Report, changes []step) (Report, error) {
 			rep.Restored = append(rep.Restored, s.path)
 		}
 	}
-	for _, d := range slices.Sorted(maps.Keys(touched)) {
-		if err := syncDirIn(c, d); err != nil {
-			return rep, fmt.Errorf("journal: sync %s: %w", d, err)
-		}
+	if err := syncTouched(c, touched); err != nil {
+		return rep, err
 	}
 	for _, s := range changes {
 		t.cache.forget(s.path)
@@ -401,24 +412,44 @@ func (t *target) apply(rep Report, changes []step) (Report, error) {
 	return rep, nil
 }
 
-// blockedBy returns the folder above p that keeps it from being put back:
-// one left as it is (a conflict) that is not a folder now, or one the run
-// never touched that something else replaced or removed.
-func (t *target) blockedBy(p string, v *view, cur map[string]state, leave map[string]string) (string, bool) {
-	parts := strings.Split(p, string(filepath.Separator))
-	for i := 1; i < len(parts); i++ {
-		a := filepath.Join(parts[:i]...)
-		if _, captured := t.m.prior[a]; captured {
-			if leave[a] != "" && cur[a].Kind != dir {
-				return a, true
+// blockers finds the folder above a path that keeps it from being put
+// back: one left as it is (a conflict) that is not a folder now, or one
+// the run never touched that something else replaced or removed. Each
+// folder is looked at once, however many paths lie below it, so a tree
+// thousands of levels deep costs its depth, not the square of it.
+type blockers struct {
+	t     *target
+	v     *view
+	cur   map[string]state
+	leave map[string]string
+	memo  map[string]string // folder → the folder that blocks it, or ""
+}
+
+// of returns the folder that blocks p, if any.
+func (b *blockers) of(p string) (string, bool) {
+	a := b.dir(filepath.Dir(p))
+	return a, a != ""
+}
+
+func (b *blockers) dir(d string) string {
+	if d == "." || d == "" {
+		return ""
+	}
+	if a, ok := b.memo[d]; ok {
+		return a
+	}
+	a := b.dir(filepath.Dir(d))
+	if a == "" {
+		if _, captured := b.t.m.prior[d]; captured {
+			if b.leave[d] != "" && b.cur[d].Kind != dir {
+				a = d
 			}
-			continue
-		}
-		if !v.isDir(a) {
-			return a, true
+		} else if !b.v.isDir(d) {
+			a = d
 		}
 	}
-	return "", false
+	b.memo[d] = a
+	return a
 }
 
 // restoreFile writes the prior content of s.path from its blob into a
@@ -473,6 +504,33 @@ func checkBlob(ctx context.Context, blobs string, st state) error {
 	defer r.Close()
 	_, err = copyContext(ctx, io.Discard, r)
 	return err
+}
+
+// manySyncs is how many folders a rollback syncs one by one; past it, it
+// syncs the file system once (syncfs), which costs one flush, not
+// thousands (a tree 2,500 levels deep touches 5,000 folders).
+const manySyncs = 64
+
+// syncTouched makes the entries of the folders a rollback changed
+// durable.
+func syncTouched(c *cursor, touched map[string]bool) error {
+	if len(touched) > manySyncs {
+		f, err := c.top.Open(".")
+		if err != nil {
+			return fmt.Errorf("journal: sync: %w", err)
+		}
+		defer f.Close()
+		if err := unix.Syncfs(int(f.Fd())); err != nil {
+			return fmt.Errorf("journal: sync: %w", err)
+		}
+		return nil
+	}
+	for _, d := range slices.Sorted(maps.Keys(touched)) {
+		if err := syncDirIn(c, d); err != nil {
+			return fmt.Errorf("journal: sync %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // syncDirIn syncs the folder d, through the cursor.

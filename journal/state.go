@@ -86,6 +86,9 @@ type view struct {
 	ctx   context.Context
 	cur   *cursor
 	cache *statCache
+	// plain hashes every file as its plain SHA-256, as earlier versions
+	// did, to compare with what their journals hold.
+	plain bool
 }
 
 func newView(ctx context.Context, root *os.Root, cache *statCache) *view {
@@ -155,7 +158,10 @@ func (v *view) statAt(d *os.Root, rel, name string, info fs.FileInfo, save io.Wr
 		if !fi.Mode().IsRegular() {
 			return state{Kind: other, Mode: fi.Mode() & modeBits}, nil
 		}
-		h, err := hashFile(v.ctx, f, fi.Size(), save, reset)
+		if v.cache != nil {
+			v.cache.reads++
+		}
+		h, err := hashFile(v.ctx, f, fi.Size(), save, reset, v.plain)
 		if err != nil {
 			return state{}, err
 		}
