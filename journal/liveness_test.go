@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -395,4 +395,3 @@ func TestASecondSnapshotReadsOnlyWhatChanged(t *testing.T) {
 		t.Errorf("restored %v, want f042.txt", rep.Restored)
 	}
 }
-

@@ -56,8 +56,8 @@ type model struct {
 	// format is the begin record's; below 2, every hash in the journal
 	// is the plain SHA-256 of a file's bytes.
 	format int
-	prior map[string]state
-	after map[string]state
+	prior  map[string]state
+	after  map[string]state
 	// blobs says where each saved content is, by hash, so that the same
 	// content is saved once.
 	blobs map[string]state

@@ -451,6 +451,7 @@ func recoverOne(ctx context.Context, r *os.Root, root, stateDir string, d found,
 	}
 	return one, nil
 }
+
 // skipFor returns which workspace paths a journal never recorded: the
 // state folder when it lies inside the workspace, and .nightshift/ for an
 // earlier version's journal, which lived there.

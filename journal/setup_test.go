@@ -2,10 +2,10 @@ package journal
 
 import (
 	"fmt"
-	"slices"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
