@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/crashpoint"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -19,10 +21,11 @@ type Journal struct {
 	mu      sync.Mutex
 	root    *os.Root
 	rootDir string
-	dir     string   // this run's journal folder
-	skip    string   // the state folder relative to the root; "" if outside
-	lockF   *os.File // the run folder, locked while the run lives
-	afterF  *os.File // after.jsonl, opened on the first After
+	dir     string          // this run's journal folder
+	skip    string          // the state folder relative to the root; "" if outside
+	own     map[string]bool // nightshift's own files in the workspace (lookOwn)
+	lockF   *os.File        // the run folder, locked while the run lives
+	afterF  *os.File        // after.jsonl, opened on the first After
 	m       *model
 	steps   int // durable steps so far
 	done    bool
@@ -124,7 +127,8 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
-	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid()), Format: format}
+	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid()), Format: format,
+		Own: ownfiles.In(root)}
 	err = func() error {
 		if err := os.Mkdir(filepath.Join(tmp, stepsName), 0o700); err != nil {
 			return err
@@ -183,11 +187,31 @@ func (j *Journal) OnChange(fn func(paths []string)) {
 	j.onChange = fn
 }
 
-// skipped reports whether rel is the state folder or inside it: the
-// journal never records its own files.
+// skipped reports whether rel is the state folder or inside it, or a
+// file this process of nightshift writes for itself (its events, traces,
+// report page, ledger: package ownfiles): the journal never records its
+// own files, so a rollback never cuts them back, a command's diff never
+// counts nightshift's appends, and the judge never reads them.
 func (j *Journal) skipped(rel string) bool {
+	if j.own[rel] || j.m.own[rel] {
+		return true
+	}
 	return j.skip != "" && (rel == j.skip || strings.HasPrefix(rel, j.skip+string(filepath.Separator)))
 }
+
+// lookOwn reads which of nightshift's own files lie in the workspace now:
+// a file may be opened after the journal began. The caller holds mu.
+func (j *Journal) lookOwn() {
+	own := ownfiles.In(j.rootDir)
+	j.own = make(map[string]bool, len(own))
+	for _, p := range own {
+		j.own[p] = true
+	}
+}
+
+// ErrOwnFile is wrapped by the error of Before for a file nightshift
+// itself writes during the run: no tool may change it.
+var ErrOwnFile = errors.New("a file nightshift itself writes during this run (its events, traces, report or ledger); tools may not change it")
 
 // clean checks that rel is a path inside the workspace and cleans it.
 func clean(rel string) (string, error) {
@@ -208,13 +232,20 @@ func (j *Journal) Before(rel string) error {
 	if err != nil {
 		return err
 	}
-	if rel == "." || j.skipped(rel) {
+	if rel == "." {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
 		return ErrClosed
+	}
+	j.lookOwn()
+	if j.own[rel] {
+		return fmt.Errorf("journal: %s is %w", filepath.ToSlash(rel), ErrOwnFile)
+	}
+	if j.skipped(rel) {
+		return nil
 	}
 	if _, ok := j.m.prior[rel]; ok {
 		if _, ok := j.m.after[rel]; !ok {
@@ -260,12 +291,12 @@ func (j *Journal) Before(rel string) error {
 // after record is taken to hold the run's change, which is the safe side.
 func (j *Journal) After(rel string) {
 	rel, err := clean(rel)
-	if err != nil || j.skipped(rel) {
+	if err != nil {
 		return
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.done {
+	if j.done || j.skipped(rel) {
 		return
 	}
 	if _, ok := j.m.prior[rel]; !ok {

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -13,6 +14,7 @@ const (
 	opChanging    = "changing"     // Path is about to change again: its after record is stale
 	opSnapshot    = "snapshot"     // every path is captured; a command runs
 	opSnapshotEnd = "snapshot-end" // the command returned; its paths have after records
+	opOwn         = "own"          // Path is a file nightshift itself writes: never captured nor rolled back
 )
 
 // record is one line of a journal.
@@ -40,6 +42,10 @@ type record struct {
 	// contents may be hashed in the zero-run form (hash.go); absent in
 	// journals of earlier versions, whose hashes are all plain SHA-256.
 	Format int `json:"format,omitempty"`
+	// Own, on a begin record, lists the files nightshift itself writes in
+	// the workspace during the run (package ownfiles), so that a recover
+	// after the run died leaves them alone too.
+	Own []string `json:"own,omitempty"`
 }
 
 // format is the journal format this version writes.
@@ -64,10 +70,13 @@ type model struct {
 	// snapshotOpen is true between a snapshot and its end: a command was
 	// running, and any path not captured was made by it.
 	snapshotOpen bool
+	// own are the files nightshift itself wrote in the workspace during
+	// the run: a rollback leaves them alone.
+	own map[string]bool
 }
 
 func newModel() *model {
-	return &model{prior: map[string]state{}, after: map[string]state{}, blobs: map[string]state{}}
+	return &model{prior: map[string]state{}, after: map[string]state{}, blobs: map[string]state{}, own: map[string]bool{}}
 }
 
 func (m *model) apply(r record) {
@@ -75,6 +84,11 @@ func (m *model) apply(r record) {
 	switch r.Op {
 	case opBegin:
 		m.run, m.root, m.begun, m.pid, m.start, m.format = r.Run, r.Root, r.Time, r.PID, r.Start, r.Format
+		for _, p := range r.Own {
+			m.own[filepath.FromSlash(p)] = true
+		}
+	case opOwn:
+		m.own[r.Path] = true
 	case opBefore:
 		if _, ok := m.prior[r.Path]; !ok && r.State != nil {
 			m.prior[r.Path] = *r.State

@@ -36,6 +36,7 @@ func (j *Journal) PatchContext(ctx context.Context) (string, error) {
 	if j.done {
 		return "", ErrClosed
 	}
+	j.lookOwn()
 	if err := adoptNew(ctx, j.root, j.m, j.skipped); err != nil {
 		return "", err
 	}

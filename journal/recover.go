@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -436,7 +437,7 @@ func recoverOne(ctx context.Context, r *os.Root, root, stateDir string, d found,
 		return rep, ErrDamaged
 	}
 	rep.Damaged = s.damage
-	t := &target{ctx: ctx, root: r, dir: d.dir, blobs: s.blobs, m: s.m, skip: skipFor(root, stateDir, d.legacy),
+	t := &target{ctx: ctx, root: r, dir: d.dir, blobs: s.blobs, m: s.m, skip: skipFor(root, stateDir, d.legacy, s.m.own),
 		legacy: legacy, dry: dry, protected: protectedIn(r)}
 	one, err := t.rollback()
 	one.Runs, one.Damaged = rep.Runs, rep.Damaged
@@ -453,9 +454,10 @@ func recoverOne(ctx context.Context, r *os.Root, root, stateDir string, d found,
 }
 
 // skipFor returns which workspace paths a journal never recorded: the
-// state folder when it lies inside the workspace, and .nightshift/ for an
-// earlier version's journal, which lived there.
-func skipFor(root, stateDir string, legacy bool) func(string) bool {
+// state folder when it lies inside the workspace, .nightshift/ for an
+// earlier version's journal, which lived there, and nightshift's own
+// files, those its run recorded and those this process writes.
+func skipFor(root, stateDir string, legacy bool, recorded map[string]bool) func(string) bool {
 	var skips []string
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		skips = append(skips, rel)
@@ -463,7 +465,14 @@ func skipFor(root, stateDir string, legacy bool) func(string) bool {
 	if legacy {
 		skips = append(skips, legacyName)
 	}
+	own := map[string]bool{}
+	for _, p := range ownfiles.In(root) {
+		own[p] = true
+	}
 	return func(p string) bool {
+		if own[p] || recorded[p] {
+			return true
+		}
 		for _, s := range skips {
 			if p == s || isUnder(p, s) {
 				return true

@@ -22,6 +22,7 @@ func (j *Journal) RollbackContext(ctx context.Context) (Report, error) {
 	if j.done {
 		return Report{}, ErrClosed
 	}
+	j.lookOwn()
 	t := &target{ctx: ctx, root: j.root, dir: j.dir, blobs: j.stepsDir(), m: j.m, skip: j.skipped, cache: j.cache, protected: protectedIn(j.root)}
 	rep, err := t.rollback()
 	if err != nil {

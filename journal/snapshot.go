@@ -26,6 +26,7 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 	if j.done {
 		return ErrClosed
 	}
+	j.lookOwn()
 	c := j.newCapture(ctx)
 	defer c.abort()
 	snap := map[string]state{}
@@ -51,7 +52,15 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("journal: snapshot: %w", err)
 	}
-	if err := c.commit(record{Op: opSnapshot}); err != nil {
+	// nightshift's own files that appeared since the journal began are
+	// recorded, for a recover after a crash to leave them alone too.
+	var own []record
+	for p := range j.own {
+		if !j.m.own[p] {
+			own = append(own, record{Op: opOwn, Path: p})
+		}
+	}
+	if err := c.commit(append(own, record{Op: opSnapshot})...); err != nil {
 		return err
 	}
 	j.snap, j.snapCtx = snap, ctx
@@ -79,6 +88,7 @@ func (j *Journal) AfterSnapshot() error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	j.lookOwn()
 	j.snapCtx = nil
 	c := j.newCapture(ctx)
 	defer c.abort()

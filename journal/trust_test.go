@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
 // The tests in this file are the regression tests of issue 25's planted
@@ -170,4 +172,76 @@ func pathsOf(cs []Conflict) []string {
 		out = append(out, c.Path)
 	}
 	return out
+}
+
+// Issue 25: with --events (or --otel-file, or the ledger) inside the
+// workspace, the default with --dir ., the events file counted as a file
+// the run changed: the judge read the conversation through it, and a
+// rollback cut it back to before the run. nightshift's own files are left
+// out of the journal's diff, of the rollback (live or after a crash),
+// and no tool may change them.
+func TestNightshiftsOwnFilesAreLeftOutOfTheDiffAndTheRollback(t *testing.T) {
+	for _, how := range []string{"rollback", "recover"} {
+		t.Run(how, func(t *testing.T) {
+			root, stateDir := setup(t)
+			events := filepath.Join(root, "events.jsonl")
+			write(t, root, "events.jsonl", "{\"type\":\"earlier run\"}\n", 0o644)
+			done := ownfiles.Add(events)
+			defer done()
+			db := filepath.Join(root, "night.db")
+			doneDB := ownfiles.AddSQLite(db)
+			defer doneDB()
+			j := begin(t, root, stateDir)
+			var heard []string
+			j.OnChange(func(paths []string) { heard = append(heard, paths...) })
+			appendTo := func(p, line string) {
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(line)
+				f.Close()
+			}
+			if err := j.Snapshot(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			// While the command runs, nightshift writes its events and
+			// its ledger; the command changes a.txt.
+			appendTo(events, "{\"type\":\"turn\",\"text\":\"the conversation\"}\n")
+			appendTo(db+"-wal", "ledger pages")
+			write(t, root, "a.txt", "the command's\n", 0o644)
+			if how == "recover" {
+				die(j)
+				mustRecover(t, root, stateDir)
+			} else {
+				if err := j.AfterSnapshot(); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]string{"a.txt"}, heard); diff != "" {
+					t.Errorf("what the command changed, for the judge (-want +got):\n%s", diff)
+				}
+				if err := j.Before("events.jsonl"); !errors.Is(err, ErrOwnFile) {
+					t.Errorf("Before(events.jsonl) = %v, want ErrOwnFile", err)
+				}
+				patch, err := j.Patch()
+				if err != nil || strings.Contains(patch, "events.jsonl") || strings.Contains(patch, "night.db") {
+					t.Errorf("the patch shows nightshift's own files (err %v):\n%s", err, patch)
+				}
+				appendTo(events, "{\"type\":\"rollback\"}\n")
+				if _, err := j.Rollback(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, _ := os.ReadFile(events)
+			if !strings.Contains(string(b), "the conversation") {
+				t.Errorf("the %s cut the events file back:\n%s", how, b)
+			}
+			if b, err := os.ReadFile(db + "-wal"); err != nil || string(b) != "ledger pages" {
+				t.Errorf("the %s touched the ledger's file: %q, %v", how, b, err)
+			}
+			if got := tree(t, root)["a.txt"]; got != `file -rw-r--r-- "alpha\n"` {
+				t.Errorf("a.txt = %s, want it rolled back", got)
+			}
+		})
+	}
 }
