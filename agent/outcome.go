@@ -16,6 +16,9 @@ const (
 	Truncated     Outcome = "truncated"
 	NeedsRecovery Outcome = "needs-recovery"
 	NotAllDone    Outcome = "not-all-done"
+	// Busy: another run is active in the workspace, so this one never
+	// began; nothing was changed, and it may simply be run again later.
+	Busy Outcome = "busy"
 	// Parked: a gate asked for a person and nobody is there (the night);
 	// the task waits for `nightshift task approve`.
 	Parked Outcome = "parked"

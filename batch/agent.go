@@ -72,6 +72,9 @@ func notStartedOutcome(err error) agent.Outcome {
 	if errors.Is(err, journal.ErrNeedsRecovery) {
 		return agent.NeedsRecovery
 	}
+	if errors.Is(err, journal.ErrBusy) {
+		return agent.Busy
+	}
 	if errors.Is(err, mcp.ErrConfig) {
 		// An MCP server of the task's that did not start: a mistake in
 		// the task, not a failure of the run.

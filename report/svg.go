@@ -278,7 +278,7 @@ func columns(c *chartView, trend []Point, plotH float64) {
 // top and the builder's ceiling ticked.
 func stepsChart(trend []Point, ceilings []int) chartView {
 	c := chartView{ID: "trend-steps", Caption: "Builder steps finished per night",
-		Summary: "Seed 003's first number: the builder's steps that finished each night, split by how they ended; the dashed tick is the night's ceiling."}
+		Summary: "The builder's steps that finished each night, split by how they ended; the dashed tick is the night's ceiling."}
 	const plotH = 170.0
 	columns(&c, trend, plotH)
 	top := 1
@@ -321,7 +321,7 @@ func stepsChart(trend []Point, ceilings []int) chartView {
 // that ran to their window's end or their ceilings (a square).
 func endsChart(trend []Point) chartView {
 	c := chartView{ID: "trend-ends", Caption: "How each night ended: cut short and out of work, kept apart",
-		Summary: "Seed 003's second number as two: a night cut short says failure handling stopped work that was there; a night out of work only that the backlog ran dry."}
+		Summary: "Nights that ended before the clock ran out, as two: a night cut short says failure handling stopped work that was there; a night out of work only that the backlog ran dry."}
 	const rowH = 30.0
 	columns(&c, trend, 3*rowH)
 	rows := []struct {

@@ -122,8 +122,14 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, backoff time.Duratio
 	defer os.RemoveAll(tmp)
 	var failed []string
 	for i, sc := range demoScenes() {
+		if ctx.Err() != nil {
+			return demoInterrupted(stderr)
+		}
 		fmt.Fprintf(stderr, "\n== scene %d: %s ==\n$ nightshift run %q\n", i+1, sc.title, sc.task)
 		res, err := playScene(ctx, filepath.Join(tmp, fmt.Sprint(i+1)), sc, stdout, stderr, backoff)
+		if ctx.Err() != nil || (res != nil && res.Outcome == agent.Interrupted) {
+			return demoInterrupted(stderr)
+		}
 		if err != nil {
 			return err
 		}
@@ -137,6 +143,16 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, backoff time.Duratio
 	fmt.Fprintln(stderr, "\nnightshift demo: every scene ended done. Its workspaces, run records and state were in a temporary folder, now removed;\n"+
 		"a run of yours keeps its record in the state directory, and its last line names it. Next: README.md, then `nightshift run --help`.")
 	return nil
+}
+
+// demoInterrupted ends a demo stopped by Ctrl-C or SIGTERM: the scenes
+// left are not played and it exits 130, as every command does on a
+// signal. Its runs were in a temporary folder the demo removes, so there
+// is nothing to resume or undo (issue 23: the next scenes started, and it
+// printed resume and undo commands for a folder it then deleted).
+func demoInterrupted(stderr io.Writer) error {
+	fmt.Fprintln(stderr, "\nnightshift demo: interrupted; the scenes left were not played, and its temporary folder is removed.")
+	return exitWith(exitFor(agent.Interrupted))
 }
 
 func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writer, backoff time.Duration) (*agent.Result, error) {
@@ -170,6 +186,9 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 		Task: sc.task, Checks: sc.checks, NoJudge: sc.noJudge, BaseDir: dir,
 		MaxSteps: agent.DefaultMaxSteps, MaxTokens: agent.DefaultMaxTokens,
 		MaxVerifyRounds: agent.DefaultMaxVerifyRounds, Retries: &retries,
+		// An interrupted scene is rolled back, not paused: its folder is
+		// removed when the demo ends, so there is nothing to resume.
+		RollbackOnInterrupt: true,
 	}
 	cfg, err := runConfig(f, spec, f.limiters())
 	if err != nil {
@@ -187,6 +206,8 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 	// ends: a line naming it would point at nothing.
 	shown := *res
 	shown.RecordPath = ""
+	// Nor can a paused scene be resumed or undone: its folder goes too.
+	shown.Suspended = false
 	printEnd(&shown, f.stateDir, stderr)
 	return &res.Result, nil
 }

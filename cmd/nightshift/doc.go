@@ -3,7 +3,8 @@
 //
 // One file per subcommand; main.go alone turns errors into exit statuses
 // (0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
-// 6 truncated, 7 needs-recovery, 8 not-all-done, 130 interrupted, 1 else).
+// 6 truncated, 7 needs-recovery, 8 not-all-done, 9 budget, 10 timeout,
+// 12 busy, 130 interrupted, 1 else).
 //
 //	nightshift demo                               # scripted sessions, no key
 //	nightshift run --dir project "TASK"           # one task to one outcome

@@ -19,6 +19,9 @@ var exitCodes = map[agent.Outcome]int{
 	// failure stopped, and a run parked for a person who is not there.
 	agent.NotAllDone: 8,
 	agent.Parked:     8,
+	// Another run is active in the workspace: nothing was run (it was 1,
+	// which says "a bug", issue 23).
+	agent.Busy: 12,
 	// Paused runs: checkpointed, resumable with `nightshift run --resume`.
 	agent.Budget:      9,
 	agent.Timeout:     10,

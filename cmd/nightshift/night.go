@@ -88,7 +88,7 @@ in seconds. Every model of the pipeline must be scripted.
 
 --demo runs a whole night on the scripted model with a simulated clock,
 prints the morning report and writes it as a page (--html FILE, default
-nightshift-demo.html in the temporary folder). The pipeline file is
+nightshift-demo.html in a new private folder under the temporary folder). The pipeline file is
 documented in docs/night.md.
 
 On a terminal a status line shows the step being worked on (role and
@@ -368,8 +368,18 @@ func (s *nightSetup) page(cmd *cobra.Command, db, html string, n int) error {
 	return nil
 }
 
-// demoPage is where the demo writes its report's page unless --html says.
-func demoPage() string { return filepath.Join(os.TempDir(), "nightshift-demo.html") }
+// demoPage makes a new private folder under the temporary folder and
+// returns the path of the demo's page in it, where the demo writes the
+// report's page unless --html says. A fixed path in the shared temporary
+// folder (it was /tmp/nightshift-demo.html) is one another user can plant
+// a link at, and the demo overwrote whatever the link named (issue 23).
+func demoPage() (string, error) {
+	dir, err := os.MkdirTemp("", "nightshift-demo-page-")
+	if err != nil {
+		return "", fmt.Errorf("a folder for the demo's page: %w (set TMPDIR to a folder you can write, or give --html FILE)", err)
+	}
+	return filepath.Join(dir, "nightshift-demo.html"), nil
+}
 
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock,
@@ -394,7 +404,9 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 		stateDir = filepath.Join(dir, "state")
 	}
 	if html == "" {
-		html = demoPage()
+		if html, err = demoPage(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · pipeline %s, ledger %s, simulated clock from %s]\n", path, db, nightdemo.Start.Format("2006-01-02 15:04"))
 	clk := clock.NewFake(nightdemo.Start)

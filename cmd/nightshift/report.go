@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,7 +133,31 @@ func writeReportPage(ctx context.Context, r *report.Report, path string) error {
 	if err := r.HTML(&page); err != nil {
 		return err
 	}
-	return os.WriteFile(path, redactorOf(ctx).Bytes(page.Bytes()), 0o644)
+	return replaceFile(path, redactorOf(ctx).Bytes(page.Bytes()))
+}
+
+// replaceFile writes data to a new file beside path and renames it onto
+// path: a link at path is replaced, never followed, and a reader sees the
+// old page or the new one, never half of one.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // checkOutFile refuses, before anything runs, an output file (--html,
@@ -148,8 +175,27 @@ func checkOutFileAs(flag, path, example string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("--%s %s is a folder: name a file (for example %s)", flag, path, filepath.Join(path, example))
 	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// A link where the output goes may be one somebody else planted
+		// (in a shared folder such as /tmp): nightshift writes files, not
+		// what links name.
+		return usagef("--%s %s is a symbolic link, and nightshift never writes through a link: name the file itself", flag, path)
+	}
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return usagef("--%s %s: the folder %s does not exist: create it, or name a file in another", flag, path, filepath.Dir(path))
+	}
+	// The folder must take a new file: found unwritable at the end, it
+	// failed with exit 1 after the whole night had run.
+	probe, err := os.CreateTemp(filepath.Dir(path), ".nightshift-write-check-*")
+	if err != nil {
+		return usagef("--%s %s: cannot write in %s (%v): name a file in a folder you can write", flag, path, filepath.Dir(path), errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return usagef("--%s %s: cannot write it (%v): name another file, or change its permissions", flag, path, errors.Unwrap(err))
 	}
 	return nil
 }

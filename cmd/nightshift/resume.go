@@ -205,6 +205,9 @@ func notResumed(err error, run, dir, stateDir string) error {
 	switch {
 	case errors.Is(err, journal.ErrNotPending), errors.Is(err, lifecycle.ErrNoCheckpoint):
 		return usagef("%v: run %s is not paused in %s (it ended, or was recovered)", err, run, filepath.Clean(dir))
+	case errors.Is(err, journal.ErrBusy):
+		// The paused run's own workspace: another --dir is no way out.
+		return busyError(err, "")
 	case errors.Is(err, journal.ErrDamaged):
 		return &exitError{code: exitFor(agent.NeedsRecovery), err: fmt.Errorf("%w\nundo it with: nightshift recover --dir %s%s", err, dir, stateArg(stateDir))}
 	}

@@ -83,7 +83,7 @@ workspace waits until you go on (nightshift run --resume RUN) or undo it
 outcome.
 
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
-6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 130 interrupted,
+6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 12 busy, 130 interrupted,
 1 anything else.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {

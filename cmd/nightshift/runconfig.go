@@ -351,9 +351,25 @@ func notStarted(err error, dir, stateDir string) error {
 	case errors.Is(err, statedir.ErrUnusable):
 		return usageError(err)
 	case errors.Is(err, journal.ErrBusy):
-		return fmt.Errorf("%w\nnothing was run; wait for the other run to end, or give this one another --dir", err)
+		return busyError(err, "--dir")
 	}
 	return err
+}
+
+// busyError ends a run that could not begin because another one is
+// active in its workspace: outcome busy, exit 12, and what to do, naming
+// the other run's process, and the flag (other) that would give it a
+// workspace of its own, if any.
+func busyError(err error, other string) error {
+	wait := "wait for it to end"
+	var busy *journal.BusyError
+	if errors.As(err, &busy) && len(busy.PIDs()) > 0 {
+		wait = fmt.Sprintf("wait for it to end (or stop it: kill %s)", pids(busy.PIDs()))
+	}
+	if other != "" {
+		wait += ", or give this run another " + other
+	}
+	return &exitError{code: exitFor(agent.Busy), err: fmt.Errorf("%w\nnothing was run; %s", err, wait)}
 }
 
 // finish ends the run and resume commands alike: the answer on stdout,

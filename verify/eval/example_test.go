@@ -31,7 +31,7 @@ func Example() {
 	// isolated     58%         92%         1            0
 	// transcript   100%        50%         6            0
 	//
-	// Shown the transcript, the judge passed 42 points more (seed 000, section 4.3: shown the process, it grades the process).
+	// Shown the transcript, the judge passed 42 points more: a judge shown the process grades the process.
 	// Rules: 9 of 12 cases have checks; they failed 3 (3 expected FAIL, 0 expected PASS).
 	// FAILs by deciding check: judge 3 · matches 2 · min-words 1
 	//

@@ -30,7 +30,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	if d := 100 * (rep.Transcript.PassRate.Mean - rep.Isolated.PassRate.Mean); d >= 0.5 {
-		fmt.Fprintf(&b, "\nShown the transcript, the judge passed %.0f points more (seed 000, section 4.3: shown the process, it grades the process).\n", d)
+		fmt.Fprintf(&b, "\nShown the transcript, the judge passed %.0f points more: a judge shown the process grades the process.\n", d)
 	} else if d <= -0.5 {
 		fmt.Fprintf(&b, "\nShown the transcript, the judge passed %.0f points fewer.\n", -d)
 	} else {
