@@ -229,7 +229,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
 		// before the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
+		OnEnd: func(res *agent.Result) { out.end(ctx, tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
 	out.MemoryErr = x.remember(ctx, cfg, res)
