@@ -262,7 +262,7 @@ func apply(ctx context.Context, root, stateDir string, s scanned, js []found, le
 	var damaged DamagedError
 	for _, d := range js {
 		one, err := recoverOne(ctx, r, root, stateDir, d, legacy, false)
-		rep.merge(one)
+		rep.Merge(one)
 		if errors.Is(err, ErrDamaged) {
 			damaged.Runs = append(damaged.Runs, d.run)
 			damaged.Journals = append(damaged.Journals, d.dir)

@@ -81,7 +81,9 @@ func (r Report) String() string {
 	return b.String()
 }
 
-func (r *Report) merge(o Report) {
+// Merge adds o's lines to r's: the report of two recoveries made one
+// after the other.
+func (r *Report) Merge(o Report) {
 	r.Runs = append(r.Runs, o.Runs...)
 	r.Restored = append(r.Restored, o.Restored...)
 	r.Removed = append(r.Removed, o.Removed...)
