@@ -186,7 +186,7 @@ func TestAFilesHashDoesNotDependOnItsHoles(t *testing.T) {
 // stop within a few chunks of a context that ends midway.
 func TestEveryWalkAndHashStopsWhenItsContextEnds(t *testing.T) {
 	root, stateDir := setup(t)
-	big := make([]byte, 64<<20)
+	big := make([]byte, 16<<20)
 	for i := range big {
 		big[i] = byte(i%251 + 1) // no block of zeros: the plain form
 	}
