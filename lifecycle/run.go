@@ -341,8 +341,9 @@ func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, erro
 }
 
 // Recover rolls back every journal that runs which died in the workspace
-// dir left, as `nightshift recover` does, earlier versions' journals in
-// its .nightshift/ included; stateDir is the workspace's state folder, ""
+// dir left in its state folder, as `nightshift recover` does (a journal
+// in the workspace's .nightshift/ is never applied here: see
+// journal.Legacy); stateDir is the workspace's state folder, ""
 // for the default (as Config.StateDir). A folder that does not exist, or
 // holds no journal, has nothing to recover.
 func Recover(dir, stateDir string) (journal.Report, error) {
