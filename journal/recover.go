@@ -53,7 +53,7 @@ type scanned struct {
 // listed as legacy, never as pending.
 func scan(root, stateDir string) (scanned, error) {
 	var s scanned
-	stateTrusted := root == "" || statedir.CheckOutside(stateDir, root) == nil
+	stateTrusted := root == "" || !errors.Is(statedir.CheckOutside(stateDir, root), statedir.ErrUnusable)
 	dirs := []found{{dir: journalsDir(stateDir), legacy: !stateTrusted}}
 	if root != "" {
 		if legacy := legacyJournals(root); legacy != "" && legacy != journalsDir(stateDir) {
