@@ -155,7 +155,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if cfg.Tools != nil {
 		ts = cfg.Tools(root)
 	} else {
-		ts = defaultTools(root, sb, cfg.CommandTimeout)
+		ts = defaultTools(root, sb, cfg.CommandTimeout, cfg.MaxFileSize)
 	}
 	x, err := openExtras(ctx, cfg, root, state, sb, ts)
 	if err != nil {
