@@ -129,7 +129,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		if tx, err = journal.Reattach(chain, state, resume); err != nil {
 			return nil, err
 		}
-	} else if tx, err = begin(chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
+	} else if tx, err = begin(ctx, chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed, rolled back or suspended
@@ -330,10 +330,10 @@ func defaultStateDir(dir string) (string, error) {
 
 // begin attaches the run's journal to ws, first recovering what dead
 // runs left when recover is set.
-func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
+func begin(ctx context.Context, ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
 	tx, err := journal.Attach(ws, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
-		if _, err = recoverState(ws.Dir(), state); err == nil {
+		if _, err = recoverState(ctx, ws.Dir(), state); err == nil {
 			tx, err = journal.Attach(ws, state, runID)
 		}
 	}
@@ -356,14 +356,14 @@ func Recover(dir, stateDir string) (journal.Report, error) {
 			return journal.Report{}, err
 		}
 	}
-	return recoverState(dir, stateDir)
+	return recoverState(context.Background(), dir, stateDir)
 }
 
 // recoverState rolls back the dead runs' journals in state and drops
 // their checkpoints: a run undone cannot be resumed. A checkpoint whose
 // run has no journal left (it ended, or died before it began) goes too.
-func recoverState(dir, state string) (journal.Report, error) {
-	rep, err := journal.Recover(dir, state)
+func recoverState(ctx context.Context, dir, state string) (journal.Report, error) {
+	rep, err := journal.RecoverContext(ctx, dir, state)
 	if err != nil {
 		return rep, err
 	}
