@@ -33,6 +33,30 @@ type Setup struct {
 	BudgetTokens int64 `json:"budget_tokens,omitempty"`
 	// WIP is the cap on ideas in progress.
 	WIP int `json:"wip,omitempty"`
+	// Models are the pipeline's models by name: what the report names
+	// when a provider refuses one's key. Nil for nights of earlier
+	// versions.
+	Models map[string]ModelSetup `json:"models,omitempty"`
+	// Pipeline is the pipeline file the night ran, WorkDir the folder of
+	// its tasks' workspaces (task-<ID> in it) and StateBase the state
+	// directory it was given (--state-dir; empty: the default), as
+	// absolute paths when known: the commands the report suggests, and
+	// `nightshift task show`, find them there.
+	Pipeline  string `json:"pipeline,omitempty"`
+	WorkDir   string `json:"work_dir,omitempty"`
+	StateBase string `json:"state_base,omitempty"`
+}
+
+// ModelSetup is one model of a night's pipeline, as the morning reader
+// needs it named: never its key, only the variable that holds it.
+type ModelSetup struct {
+	Provider string `json:"provider"`
+	// Model is the provider's model name, as the pipeline gives it or
+	// its default.
+	Model string `json:"model,omitempty"`
+	// KeyEnv is the environment variable its key is read from; empty for
+	// a model that needs none.
+	KeyEnv string `json:"key_env,omitempty"`
 }
 
 // RoleSetup is one role's part of a night's setup.

@@ -23,7 +23,8 @@ func TestSetup(t *testing.T) {
 			want := ledger.Setup{Zone: "Europe/Berlin", BudgetTokens: 5000, WIP: 3, Roles: map[ledger.Role]ledger.RoleSetup{
 				ledger.Proposer: {Models: []string{"idea"}, Ceiling: 8},
 				ledger.Builder:  {Models: []string{"b1", "b2"}, Ceiling: 14},
-			}}
+			}, Models: map[string]ledger.ModelSetup{"b1": {Provider: "anthropic", Model: "claude-sonnet-5-5", KeyEnv: "MAKER_KEY"}, "idea": {Provider: "scripted"}},
+				Pipeline: "/srv/night/pipeline.yaml", WorkDir: "/srv/night/work", StateBase: "/srv/state"}
 			for _, s := range []ledger.Setup{first, want} {
 				if err := l.SetSetup(ctx(), n.ID, s, t0); err != nil {
 					t.Fatal(err)

@@ -178,7 +178,7 @@ var (
 // tables are created by rivermigrate before this runs.
 func createTables(ctx context.Context, q querier, d dialect) error {
 	fill := strings.NewReplacer("{{ID}}", d.id, "{{FLOAT}}", d.float)
-	ddl := fill.Replace(schema + memorySchema + setupSchema)
+	ddl := fill.Replace(schema + memorySchema + setupSchema + dropsSchema)
 	for _, stmt := range strings.Split(ddl, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue

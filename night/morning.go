@@ -3,6 +3,7 @@ package night
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/nightshift-dev/nightshift/ledger"
@@ -15,13 +16,26 @@ import (
 
 // setup is the pipeline as the ledger keeps it with the night.
 func (s *scheduler) setup() ledger.Setup {
-	out := ledger.Setup{Zone: s.p.Window.Zone, BudgetTokens: s.p.BudgetTokens, WIP: s.p.WIP, Roles: map[ledger.Role]ledger.RoleSetup{}}
+	out := ledger.Setup{Zone: s.p.Window.Zone, BudgetTokens: s.p.BudgetTokens, WIP: s.p.WIP, Roles: map[ledger.Role]ledger.RoleSetup{},
+		Models: map[string]ledger.ModelSetup{}, Pipeline: abs(s.p.file), WorkDir: abs(s.p.Path(s.p.WorkDir)), StateBase: abs(s.cfg.StateBase)}
 	for role, r := range s.p.Roles {
 		if r != nil {
 			out.Roles[role] = ledger.RoleSetup{Models: r.Models, Ceiling: r.Ceiling}
 		}
 	}
+	// The report names a refused key's model and variable, never the key.
+	for name, m := range s.p.Models {
+		out.Models[name] = ledger.ModelSetup{Provider: m.Provider, Model: s.p.ModelName(name), KeyEnv: m.KeyEnv()}
+	}
 	return out
+}
+
+// abs is path made absolute, when it is set and can be.
+func abs(path string) string {
+	if a, err := filepath.Abs(path); err == nil && path != "" {
+		return a
+	}
+	return path
 }
 
 // recordSetup keeps the night's setup in the ledger, as this process runs

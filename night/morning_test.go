@@ -36,7 +36,8 @@ func TestTheNightLeavesItsSetupAndSaysWhatEachStepStarts(t *testing.T) {
 		ledger.Proposer: {Models: []string{"idea"}},
 		ledger.Judge:    {Models: []string{"judge"}},
 		ledger.Builder:  {Models: []string{"b1", "b2"}, Ceiling: 14},
-	}}
+	}, Models: map[string]ledger.ModelSetup{"idea": {Provider: "scripted"}, "judge": {Provider: "scripted"},
+		"b1": {Provider: "scripted"}, "b2": {Provider: "scripted"}}, WorkDir: f.p.WorkDir}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("setup (-want +got):\n%s", diff)
 	}

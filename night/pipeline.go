@@ -87,6 +87,9 @@ type Pipeline struct {
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
+	// file is the pipeline file, as LoadPipeline read it; the night's
+	// setup records it for the commands the report suggests.
+	file string
 	// table is the model table, once read (ModelTable).
 	table *models.Table
 	// rests are the primaries' rests by model name (Fallback): shared
@@ -236,7 +239,7 @@ func LoadPipeline(path string) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p.dir = filepath.Dir(path)
+	p.dir, p.file = filepath.Dir(path), path
 	if err := p.checkPrices(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -521,30 +524,38 @@ func (w Window) location() (*time.Location, error) {
 // StartOn returns when the window that starts on day's date opens.
 func (w Window) StartOn(day time.Time) time.Time {
 	so, _, _ := w.parse()
-	loc := w.loc()
-	return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).Add(so)
+	return onDay(day.Year(), day.Month(), day.Day(), so, w.loc())
 }
 
 // Bounds returns the window that contains now, or the next one when now is
-// outside every window.
+// outside every window. Both ends are times of day on the wall clock of
+// the window's zone: on the nights the clocks change, a window of 22:00 to
+// 06:00 still opens at 22:00 and closes at 06:00, and lasts 7 or 9 hours.
 func (w Window) Bounds(now time.Time) (start, end time.Time) {
 	so, eo, _ := w.parse()
-	loc, _ := w.location()
+	loc := w.loc()
 	now = now.In(loc)
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	span := eo - so
-	if span <= 0 {
-		span += 24 * time.Hour
+	next := 0
+	if eo <= so {
+		next = 1 // the end is on the next day
 	}
-	for _, d := range []int{-1, 0, 1} {
-		s := day.AddDate(0, 0, d).Add(so)
-		e := s.Add(span)
-		if now.Before(e) {
-			return s, e
+	y, m, d := now.Date()
+	for k := -1; ; k++ {
+		start, end = onDay(y, m, d+k, so, loc), onDay(y, m, d+k+next, eo, loc)
+		if now.Before(end) || k == 2 {
+			return start, end
 		}
 	}
-	s := day.AddDate(0, 0, 2).Add(so)
-	return s, s.Add(span)
+}
+
+// onDay is the moment the time of day off (hours and minutes after
+// midnight, as parse reads it) shows on the clocks of loc on the date y,
+// m, d (normalised as time.Date does). It is not midnight plus off: on a
+// day the clocks change, midnight plus 22 hours is 21:00 or 23:00. A time
+// of day the change skips (02:30 as the clocks go forward) is the moment
+// an hour later on the new clock, as time.Date makes it.
+func onDay(y int, m time.Month, d int, off time.Duration, loc *time.Location) time.Time {
+	return time.Date(y, m, d, int(off/time.Hour), int(off%time.Hour/time.Minute), 0, 0, loc)
 }
 
 // Fallback returns the fallback of the role's calls, built from models

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,7 +26,7 @@ import (
 
 // chromium finds a headless Chromium: $NIGHTSHIFT_CHROMIUM, or Debian's
 // chromium (what .ci/run installs), or Chrome.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("NIGHTSHIFT_CHROMIUM"); p != "" {
 		return p
@@ -41,13 +42,19 @@ func chromium(t *testing.T) string {
 
 // render loads page in headless Chromium and returns the DOM it built
 // (--dump-dom), after the page's scripts ran. extra are more flags.
-func render(t *testing.T, bin, page string, extra ...string) string {
+func render(t testing.TB, bin, page string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	size := "--window-size=1100,3000"
+	for _, e := range extra {
+		if strings.HasPrefix(e, "--window-size=") {
+			size = e
+		}
+	}
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1100,3000", "--dump-dom"}, extra...)
+		"--user-data-dir=" + t.TempDir(), size, "--dump-dom"}, slices.DeleteFunc(slices.Clone(extra), func(e string) bool { return strings.HasPrefix(e, "--window-size=") })...)
 	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
 	// Chromium's helpers are its children: the whole group goes with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -75,9 +82,41 @@ const probe = `<script>
     return {w: r.width, h: r.height, shown: r.width > 0 && r.height > 0 && s.display !== "none" && s.visibility !== "hidden"};
   }
   function all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  // The earlier nights' accounts, folded, are opened to be measured.
+  all("#nights > details").forEach(function (d) { d.open = true; });
+  function night(el) { var n = el.closest("[data-night]"); return n ? n.dataset.night : ""; }
   var needs = document.getElementById("needs");
   var out = {
-    needs: {box: box(needs), count: needs && needs.dataset.count, text: needs && needs.innerText},
+    needs: {box: box(needs), count: needs && needs.dataset.count, text: needs && needs.innerText,
+      items: all("#needs ol.items > li").map(function (li) {
+        var r = li.getBoundingClientRect();
+        return {kind: li.dataset.kind, w: r.width, h: r.height, cmds: all("code.cmd", li).map(function (c) { return c.textContent; })};
+      })},
+    charts: all("svg.chart").map(function (svg) {
+      var f = svg.closest("figure"), sc = svg.parentElement;
+      return {figure: f ? (f.id || f.className) : "", night: night(svg), w: svg.getBoundingClientRect().width, attr: +svg.getAttribute("width"),
+        client: sc.clientWidth, scroll: sc.scrollWidth, scrolls: getComputedStyle(sc).overflowX};
+    }),
+    smallest: all("#timeline svg text, #trends svg text").reduce(function (a, e) {
+      var h = e.getBoundingClientRect().height; return h > 0 && h < a ? h : a; }, 1e9),
+    page: {scroll: document.documentElement.scrollWidth, inner: innerWidth},
+    lanes: all("#timeline g.row").map(function (g) {
+      return {worker: g.dataset.worker, marks: all("g.m", g).map(function (m) {
+        var r = m.querySelector("rect").getBoundingClientRect();
+        return {lane: +m.dataset.lane, x: r.left, w: r.width};
+      })};
+    }),
+    spans: all("rect.span, rect.idleband").map(function (r) {
+      var b = r.getBoundingClientRect();
+      return {kind: r.dataset.kind || "", night: night(r), w: b.width, h: b.height, title: (r.querySelector("title") || {}).textContent || ""};
+    }),
+    hours: all("#timeline svg.chart > text.small").map(function (e) { return e.textContent; }),
+    note: (document.querySelector("#timeline text.windownote") || {}).textContent,
+    steplist: all("#timeline table.steps tbody tr").length,
+    cost: all("#trend-cost g.col").map(function (g) {
+      return {night: g.dataset.night, usd: g.dataset.usd, total: g.querySelector("text.total").textContent, title: g.querySelector("title").textContent};
+    }),
+    byhand: (document.querySelector('#trend-failures g.gridrow[data-row="by hand, after"]') || {dataset: {}}).dataset.total,
     timeline: {box: box(document.querySelector("#timeline svg.chart")),
       marks: all("#timeline g.m").map(function (g) {
         var r = g.querySelector("rect").getBoundingClientRect();
@@ -106,12 +145,57 @@ const probe = `<script>
 })();
 </script>`
 
-type measured struct {
+type measurement struct {
 	Needs struct {
 		Box   box    `json:"box"`
 		Count string `json:"count"`
 		Text  string `json:"text"`
+		Items []struct {
+			Kind string   `json:"kind"`
+			W    float64  `json:"w"`
+			H    float64  `json:"h"`
+			Cmds []string `json:"cmds"`
+		} `json:"items"`
 	} `json:"needs"`
+	Charts []struct {
+		Figure  string  `json:"figure"`
+		Night   string  `json:"night"`
+		W       float64 `json:"w"`
+		Attr    float64 `json:"attr"`
+		Client  float64 `json:"client"`
+		Scroll  float64 `json:"scroll"`
+		Scrolls string  `json:"scrolls"`
+	} `json:"charts"`
+	Smallest float64 `json:"smallest"`
+	Page     struct {
+		Scroll float64 `json:"scroll"`
+		Inner  float64 `json:"inner"`
+	} `json:"page"`
+	Lanes []struct {
+		Worker string `json:"worker"`
+		Marks  []struct {
+			Lane int     `json:"lane"`
+			X    float64 `json:"x"`
+			W    float64 `json:"w"`
+		} `json:"marks"`
+	} `json:"lanes"`
+	Spans []struct {
+		Kind  string  `json:"kind"`
+		Night string  `json:"night"`
+		W     float64 `json:"w"`
+		H     float64 `json:"h"`
+		Title string  `json:"title"`
+	} `json:"spans"`
+	Hours    []string `json:"hours"`
+	Note     string   `json:"note"`
+	StepList int      `json:"steplist"`
+	Cost     []struct {
+		Night string `json:"night"`
+		USD   string `json:"usd"`
+		Total string `json:"total"`
+		Title string `json:"title"`
+	} `json:"cost"`
+	ByHand   string `json:"byhand"`
 	Timeline struct {
 		Box   box `json:"box"`
 		Marks []struct {
@@ -155,7 +239,7 @@ type box struct {
 var measuredPre = regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`)
 
 // measure renders the page with the probe and reads what it measured.
-func measure(t *testing.T, bin, page string, extra ...string) measured {
+func measure(t *testing.T, bin, page string, extra ...string) measurement {
 	t.Helper()
 	data, err := os.ReadFile(page)
 	if err != nil {
@@ -165,12 +249,43 @@ func measure(t *testing.T, bin, page string, extra ...string) measured {
 	if err := os.WriteFile(probed, []byte(strings.Replace(string(data), "</body>", probe+"</body>", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := render(t, bin, probed, extra...)
+	return measured(t, render(t, bin, probed, extra...))
+}
+
+// measureAt renders the page with the probe in a viewport width px wide:
+// headless Chromium's window is 500 px at the narrowest, so the page is
+// loaded in a frame of that width, whose viewport it is (media queries
+// and all), and the frame's measurements copied out.
+func measureAt(t *testing.T, bin, page string, width int) measurement {
+	t.Helper()
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "probed.html"), []byte(strings.Replace(string(data), "</body>", probe+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frame := fmt.Sprintf(`<!doctype html><html><body style="margin:0"><iframe id="f" src="probed.html" style="width:%dpx;height:3000px;border:0"></iframe>
+<script>document.getElementById("f").addEventListener("load", function () {
+  var m = this.contentDocument && this.contentDocument.getElementById("measured");
+  var p = document.createElement("pre"); p.id = "measured"; p.textContent = m ? m.textContent : "";
+  document.body.appendChild(p);
+});</script></body></html>`, width)
+	if err := os.WriteFile(filepath.Join(dir, "frame.html"), []byte(frame), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return measured(t, render(t, bin, filepath.Join(dir, "frame.html"), "--allow-file-access-from-files", "--window-size=800,3000"))
+}
+
+// measured reads what the probe measured from a rendered DOM.
+func measured(t *testing.T, dom string) measurement {
+	t.Helper()
 	m := measuredPre.FindStringSubmatch(dom)
-	if m == nil {
+	if m == nil || m[1] == "" {
 		t.Fatalf("the browser's DOM has no measurements: the page did not load or its script did not run:\n%.2000s", dom)
 	}
-	var out measured
+	var out measurement
 	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &out); err != nil {
 		t.Fatalf("measurements: %v\n%s", err, m[1])
 	}
@@ -233,24 +348,56 @@ func TestThePageInABrowser(t *testing.T) {
 		}
 	}
 
-	t.Run("what needs a person is drawn first, with its count and the commands that answer the parked action", func(t *testing.T) {
+	t.Run("what needs a person is drawn first, the most urgent first, each item with its commands", func(t *testing.T) {
 		if !got.Needs.Box.Shown || got.Needs.Count != fmt.Sprint(r.Needs.Count()) {
 			t.Errorf("needs: %+v, count %q; want it shown, counting %d", got.Needs.Box, got.Needs.Count, r.Needs.Count())
 		}
-		tasks, _ := m.l.Tasks(ctx)
-		for _, task := range tasks {
-			if task.Title == "a map of the old town" {
-				for _, want := range []string{fmt.Sprintf("nightshift task approve %d --db month.db", task.ID), fmt.Sprintf("nightshift task deny %d --db month.db", task.ID)} {
-					if !strings.Contains(got.Needs.Text, want) {
-						t.Errorf("the section lacks %q:\n%s", want, got.Needs.Text)
-					}
-				}
+		if len(got.Needs.Items) != len(r.Needs.Items) {
+			t.Fatalf("%d items drawn, the report has %d", len(got.Needs.Items), len(r.Needs.Items))
+		}
+		for i, it := range r.Needs.Items {
+			d := got.Needs.Items[i]
+			if d.Kind != it.Kind || !slices.Equal(d.Cmds, it.Commands) {
+				t.Errorf("item %d drawn as %s with %q; the report's is %s with %q", i, d.Kind, d.Cmds, it.Kind, it.Commands)
 			}
 		}
-		for _, want := range []string{"night " + last.Name + " stopped", `“an atlas” failed on every builder model (b1, b2)`, `“a glossary”`, "night 2025-10-19: cut-short"} {
+		for _, want := range []string{"night " + last.Name + " stopped", "ANTHROPIC_API_KEY", `"an atlas" failed on every builder model (b1, b2)`,
+			"For the record", fmt.Sprintf("the whole title (%d characters)", len([]rune(glossary)))} {
 			if !strings.Contains(got.Needs.Text, want) {
 				t.Errorf("the section lacks %q:\n%s", want, got.Needs.Text)
 			}
+		}
+		if strings.Contains(got.Needs.Text, glossary[:1000]) {
+			t.Errorf("the section shows the glossary's whole title unasked")
+		}
+	})
+
+	t.Run("on a 400 px screen the items stay short, the charts keep their size and scroll in their boxes, the page does not", func(t *testing.T) {
+		narrow := measureAt(t, bin, page, 400)
+		if narrow.Page.Inner != 400 {
+			t.Fatalf("the page's viewport is %.0f px wide, want 400", narrow.Page.Inner)
+		}
+		for i, it := range narrow.Needs.Items {
+			// A 5,000-character title made one item 1,080 px tall; a
+			// clipped one is a line, and each item a few.
+			if it.W > 400 || it.H > 480 || it.H <= 0 {
+				t.Errorf("item %d (%s) is %.0fx%.0f px", i, it.Kind, it.W, it.H)
+			}
+		}
+		if narrow.Page.Scroll > narrow.Page.Inner+1 {
+			t.Errorf("the page is %.0f px wide on a %.0f px screen: it scrolls sideways, not only its charts", narrow.Page.Scroll, narrow.Page.Inner)
+		}
+		if len(narrow.Charts) < 6 {
+			t.Fatalf("%d charts drawn", len(narrow.Charts))
+		}
+		for _, c := range narrow.Charts {
+			// Drawn at their own size, not shrunk to the screen (36–38 %).
+			if c.W < c.Attr-1 || c.Scrolls != "auto" || c.Client > 400 || (c.Attr > c.Client+1 && c.Scroll < c.Attr-1) {
+				t.Errorf("chart %s %s: drawn %.0f px of its %.0f, in a box %.0f px wide that scrolls to %.0f (overflow %s)", c.Figure, c.Night, c.W, c.Attr, c.Client, c.Scroll, c.Scrolls)
+			}
+		}
+		if narrow.Smallest < 10 {
+			t.Errorf("the smallest chart text is %.1f px tall", narrow.Smallest)
 		}
 	})
 
@@ -297,11 +444,82 @@ func TestThePageInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("the last night's timeline: a gap between consecutive steps, the axis fitted to the night, the window marked, every step listed", func(t *testing.T) {
+		touching := 0
+		for _, row := range got.Lanes {
+			byLane := map[int][]float64{}
+			for _, mk := range row.Marks {
+				if prev := byLane[mk.Lane]; len(prev) > 0 {
+					end := prev[len(prev)-1]
+					if mk.X < end+1 {
+						t.Errorf("row %s: a mark at %.1f starts before the one before it in its lane ends (%.1f): they read as one", row.Worker, mk.X, end)
+					}
+					if mk.X-end < 4 {
+						touching++
+					}
+				}
+				byLane[mk.Lane] = append(byLane[mk.Lane], mk.X+mk.W)
+			}
+		}
+		if touching == 0 {
+			t.Errorf("no consecutive steps on the last night's timeline: the gap is not checked")
+		}
+		// The night stopped at 02:54: the axis ends there, not at 06:00.
+		if len(got.Hours) == 0 || slices.Contains(got.Hours, "06:00") || got.Hours[0] != "22:00" {
+			t.Errorf("the axis' labels %v; want them from 22:00 to the night's end", got.Hours)
+		}
+		if !strings.Contains(got.Note, "window 22:00–06:00") || !strings.Contains(got.Note, "the axis stops at 02:54") {
+			t.Errorf("the window's note %q", got.Note)
+		}
+		if got.StepList != len(outcomes) {
+			t.Errorf("the list of steps has %d rows for %d steps", got.StepList, len(outcomes))
+		}
+	})
+
+	t.Run("the spans are drawn: a worker sitting out, the tasks waiting for a person, a night idle for a person", func(t *testing.T) {
+		seen := map[string]bool{}
+		for _, sp := range got.Spans {
+			if sp.Kind == "" {
+				continue // the legend's
+			}
+			if sp.W <= 0 || sp.H <= 0 || sp.Title == "" {
+				t.Errorf("a %s span of %s is %.1fx%.1f with title %q", sp.Kind, sp.Night, sp.W, sp.H, sp.Title)
+			}
+			seen[sp.Kind+" "+sp.Night] = true
+		}
+		for _, want := range []string{report.SittingOut + " 2025-10-25", report.WaitingForAPerson + " 2025-10-30", report.IdleWaiting + " 2025-10-27"} {
+			if !seen[want] {
+				t.Errorf("no %s span drawn; drawn: %v", want, seen)
+			}
+		}
+	})
+
+	t.Run("cost is charted, a night's unknown cost with its known part; the failures by hand have their row", func(t *testing.T) {
+		if len(got.Cost) != len(r.Trend) {
+			t.Fatalf("%d cost columns for %d nights", len(got.Cost), len(r.Trend))
+		}
+		for i, c := range got.Cost {
+			p := r.Trend[i]
+			if c.Night != p.Night || c.USD != strconv.FormatFloat(p.KnownUSD, 'f', 6, 64) {
+				t.Errorf("cost column %d: %s $%s; the report's %s $%f", i, c.Night, c.USD, p.Night, p.KnownUSD)
+			}
+			if c.Night == "2025-10-26" && (c.Total != "≥0.35¢?" || !strings.Contains(c.Title, "cost ≥$0.0035?")) {
+				t.Errorf("the 26th's cost reads %q (%q); want ≥0.35¢? and, in its title, ≥$0.0035?", c.Total, c.Title)
+			}
+		}
+		if got.ByHand != "1" {
+			t.Errorf("the failures chart's by-hand row totals %q; want 1", got.ByHand)
+		}
+	})
+
 	t.Run("how nights ended: the nights cut short and the nights out of work on rows of their own, as the ledger has them", func(t *testing.T) {
 		if !got.Ends.Box.Shown || !got.Failures.Box.Shown {
 			t.Fatalf("the ends chart %+v, the failures chart %+v", got.Ends.Box, got.Failures.Box)
 		}
-		want := map[string][]string{"cut short": cut, "out of work": out, "to the end": full}
+		// The 27th sat idle for a person until its window closed: a row
+		// of its own, not "to the end".
+		full = slices.DeleteFunc(full, func(n string) bool { return n == "2025-10-27" })
+		want := map[string][]string{"cut short": cut, "out of work": out, "waiting for a person": {"2025-10-27"}, "to the end": full}
 		for _, row := range got.Ends.Rows {
 			if !slices.Equal(row.Nights, want[row.Row]) || row.Total != fmt.Sprint(len(want[row.Row])) {
 				t.Errorf("row %q marks %v (total %s); the ledger %v", row.Row, row.Nights, row.Total, want[row.Row])

@@ -19,9 +19,11 @@ import (
 	"github.com/nightshift-dev/nightshift/night"
 )
 
-// monthPipeline is seed 003's pipeline, small: two ideas a night, a judge,
-// a builder with two models and a ceiling of 6, api-down charged to the
-// night (so that one night is cut short by a night-scope failure).
+// monthPipeline is seed 003's pipeline, small: two ideas a night, a judge
+// with a ceiling of 4, a builder with two models (real providers' names,
+// so that the report names a refused key's variable; the month's builder
+// is a fake one) and a ceiling of 6, api-down charged to the night (so
+// that one night is cut short by a night-scope failure).
 const monthPipeline = `
 window: {start: "22:00", end: "06:00"}
 wip: 8
@@ -29,11 +31,11 @@ park: {deadline: 12h, past_deadline: fail}
 models:
   idea:  {provider: scripted, scenario: unused.yaml}
   judge: {provider: scripted, scenario: unused.yaml}
-  b1:    {provider: scripted, scenario: unused.yaml}
-  b2:    {provider: scripted, scenario: unused.yaml}
+  b1:    {provider: anthropic, model: claude-sonnet-5-5}
+  b2:    {provider: openai, model: gpt-5.5, api_key_env: B2_KEY}
 roles:
   proposer: {models: [idea], ceiling: 2}
-  judge:    {models: [judge]}
+  judge:    {models: [judge], ceiling: 4}
   builder:  {models: [b1, b2], ceiling: 6}
 rules:
   - {failure: api-down, scope: night, reason: "the provider stayed down: nothing else will work tonight"}
@@ -53,6 +55,12 @@ type month struct {
 	// now is when the morning report is made: a minute after the last
 	// night's window closed.
 	now time.Time
+	// byHand is the failure a person recorded between nights 25 and 26;
+	// drop the task given up after night 30.
+	byHand ledger.Failure
+	drop   ledger.Drop
+	// pipeline is the pipeline file the nights ran.
+	pipeline string
 }
 
 var (
@@ -78,15 +86,23 @@ var (
 //	22     a 401 stops the night; a person fixes the key, it is resumed
 //	24     each attempt takes two hours: the window closes
 //	25     two tasks fail on b1: its second failure sends it out
+//	       (in the morning a person records a failure of the quiz by hand)
+//	26     the first attempt costs $0.0035, the rest have no price
+//	27     a harbour chart parks; nothing else is takeable, so the night
+//	       sits idle, waiting for a person, until its window closes
+//	27–30  the judge's replies score nothing: it loses every call
 //	28     the proposer's first answer is empty (a call-scope failure)
-//	29     a glossary's attempt ends unverified
+//	29     a glossary (its title 5,000 characters long) ends unverified
 //	30     a map and a list of night trains park, a clock's attempt is
 //	       interrupted, and a 401 stops the night, not resumed; after the
-//	       night a person approves the night trains
+//	       night a person approves the night trains and gives up a copy
+//	       of the map
 func monthTasks(day int) []string {
 	switch day {
-	case 3, 6, 9, 13, 16, 18, 19, 21, 22, 26, 27:
+	case 3, 6, 9, 13, 16, 18, 19, 21, 22, 26:
 		return nil
+	case 27:
+		return []string{"a harbour chart"}
 	case 2:
 		return []string{"an atlas", "task 2a", "task 2b", "task 2c"}
 	case 7:
@@ -98,9 +114,9 @@ func monthTasks(day int) []string {
 	case 25:
 		return []string{"a quiz", "a riddle", "task 25a"}
 	case 29:
-		return []string{"a glossary", "task 29a", "task 29b", "task 29c"}
+		return []string{glossary, "task 29a", "task 29b", "task 29c"}
 	case 30:
-		return []string{"a map of the old town", "a list of night trains", "a clock"}
+		return []string{"a map of the old town", "a list of night trains", "a clock", "a copy of the map"}
 	case 1, 4, 5, 8, 10, 11, 14, 15, 17, 24:
 		// A busy evening: more than the builder's ceiling can take.
 		return []string{fmt.Sprintf("task %da", day), fmt.Sprintf("task %db", day), fmt.Sprintf("task %dc", day), fmt.Sprintf("task %dd", day)}
@@ -108,10 +124,14 @@ func monthTasks(day int) []string {
 	return []string{fmt.Sprintf("task %da", day), fmt.Sprintf("task %db", day)}
 }
 
+// glossary is the glossary's title: 5,000 characters, which the text
+// and the page clip (and keep whole where a person asks for it).
+var glossary = "a glossary" + strings.Repeat(" of sailing terms,", 277)
+
 // monthScores puts the tasks that tell the story first.
 var monthScores = map[string]float64{"an atlas": 10, "booklet from a public-domain text": 9.5, "a star finder": 9.5,
-	"a fetched book": 9.5, "a quiz": 9.5, "a riddle": 9.4, "a glossary": 9.5, "a map of the old town": 9.5,
-	"a list of night trains": 9.4, "a clock": 9.3}
+	"a fetched book": 9.5, "a quiz": 9.5, "a riddle": 9.4, glossary: 9.5, "a map of the old town": 9.5,
+	"a list of night trains": 9.4, "a clock": 9.3, "a harbour chart": 9.5, "a copy of the map": 1}
 
 func buildMonth() (*month, error) {
 	ctx := context.Background()
@@ -120,12 +140,18 @@ func buildMonth() (*month, error) {
 		return nil, err
 	}
 	monthDir = dir
-	p, err := night.ParsePipeline([]byte(monthPipeline))
+	// Loaded from a file, as `nightshift night` loads it: the report's
+	// commands name it.
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(monthPipeline), 0o644); err != nil {
+		return nil, err
+	}
+	p, err := night.LoadPipeline(filepath.Join(dir, "pipeline.yaml"))
 	if err != nil {
 		return nil, err
 	}
 	p.WorkDir = filepath.Join(dir, "work")
-	m := &month{path: filepath.Join(dir, "month.db"), clk: clock.NewFake(firstNight), ends: map[int]ledger.EndKind{}, night: map[int]ledger.Night{}}
+	m := &month{path: filepath.Join(dir, "month.db"), clk: clock.NewFake(firstNight), ends: map[int]ledger.EndKind{}, night: map[int]ledger.Night{},
+		pipeline: filepath.Join(dir, "pipeline.yaml")}
 	if m.l, err = ledger.Open(ctx, m.path, ledger.Config{Owner: "box1"}); err != nil {
 		return nil, err
 	}
@@ -161,7 +187,7 @@ func buildMonth() (*month, error) {
 		case (title == "a star finder" || title == "a clock") && !interrupted[title]:
 			interrupted[title] = true
 			return night.Attempt{Outcome: agent.Interrupted, Reason: "the process was told to stop", Tokens: 300, Calls: 2}
-		case title == "a fetched book" || title == "a map of the old town" || title == "a list of night trains":
+		case title == "a fetched book" || title == "a map of the old town" || title == "a list of night trains" || title == "a harbour chart":
 			if len(a.Approved) > 0 {
 				return ok
 			}
@@ -169,20 +195,24 @@ func buildMonth() (*month, error) {
 				Reason: "danger-class tool"}, Tokens: 600, Calls: 2}
 		case (title == "a quiz" || title == "a riddle") && day == 25:
 			return night.Attempt{Outcome: agent.Unverified, Answer: "Half of " + title + ".", Checks: []string{"judge"}, Reason: "the judge: only half done", Tokens: 900, Calls: 6}
-		case title == "a glossary":
+		case title == glossary:
 			return night.Attempt{Outcome: agent.Unverified, Answer: "A glossary of 12 sailing terms.", Checks: []string{"min-chars"},
 				Reason: "min-chars: 1200 of 4000 characters", Tokens: 1500, Calls: 8}
 		}
 		return ok
 	}
 	// Every attempt is priced at $3 per million tokens, but on the 26th,
-	// when the model table had no price: that night's cost is unknown.
+	// when the model table had no price but for the first attempt's
+	// $0.0035: that night's cost is unknown, at least $0.0035.
 	builder := night.BuilderFunc(func(_ context.Context, a night.Assignment) night.Attempt {
 		mu.Lock()
 		defer mu.Unlock()
 		at := attempt(a)
-		if day != 26 {
+		switch {
+		case day != 26:
 			at.Cost = models.USD(float64(at.Tokens) * 3e-6)
+		case builderSteps == 1:
+			at.Cost = models.USD(0.0035)
 		}
 		return at
 	})
@@ -200,10 +230,18 @@ func buildMonth() (*month, error) {
 			return &llm.Response{Content: []llm.Block{llm.Text(text)}, StopReason: llm.EndTurn, Usage: llm.Usage{InputTokens: 40, OutputTokens: 10}}, nil
 		}),
 		"judge": llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+			mu.Lock()
+			lost := day >= 27
+			mu.Unlock()
 			m.clk.Advance(2 * time.Minute)
 			var b strings.Builder
 			for _, x := range line.FindAllStringSubmatch(req.Messages[0].Text(), -1) {
 				fmt.Fprintf(&b, "%s: 5\n", x[1])
+			}
+			if lost {
+				// It answers, in words, and scores nothing.
+				b.Reset()
+				b.WriteString("These all look promising to me.")
 			}
 			return &llm.Response{Content: []llm.Block{llm.Text(b.String())}, StopReason: llm.EndTurn, Usage: llm.Usage{InputTokens: 60, OutputTokens: 8}}, nil
 		}),
@@ -241,6 +279,22 @@ func buildMonth() (*month, error) {
 		if now := m.clk.Now(); now.Before(sum.Night.WindowEnd) {
 			m.clk.Advance(sum.Night.WindowEnd.Sub(now))
 		}
+		if d == 25 {
+			// In the morning, between nights, a person records that the
+			// quiz was wrong from the start.
+			m.clk.Advance(2 * time.Hour)
+			tasks, err := m.l.Tasks(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range tasks {
+				if t.Title == "a quiz" {
+					if m.byHand, err = m.l.FailTask(ctx, t.ID, 0, "the quiz's answers were wrong from the start", m.clk.Now()); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 	}
 	m.now = m.clk.Now().Add(time.Minute)
 	// In the morning a person approves the night trains; the map still
@@ -250,8 +304,13 @@ func buildMonth() (*month, error) {
 		return nil, err
 	}
 	for _, t := range tasks {
-		if t.Title == "a list of night trains" {
+		switch t.Title {
+		case "a list of night trains":
 			if _, err := m.l.Decide(ctx, t.ID, ledger.Approved, m.now); err != nil {
+				return nil, err
+			}
+		case "a copy of the map":
+			if m.drop, err = m.l.DropTask(ctx, t.ID, 0, "the map is enough", m.now); err != nil {
 				return nil, err
 			}
 		}

@@ -15,33 +15,81 @@ import (
 // Needs is what needs a person, in the order a person should look at it.
 // Seed 003: "Parked is worse than failed. [...] Waiting costs nothing that
 // anyone sees, so nothing pushes anyone to fix it": the report's first
-// lines push.
+// lines push. Each kind has its list; Items orders what is still
+// unresolved by urgency, each with what broke, what to do and the
+// commands that do it, and Total counts them.
 type Needs struct {
+	// Total counts Items: what needs a person now.
+	Total int `json:"count"`
+	// Items are what needs a person, the most urgent first: system
+	// stops, then what expires first (parked actions, by deadline), then
+	// silent failures, nights cut short, tasks failed on every model and
+	// unverified results.
+	Items []Item `json:"items"`
 	// Parked are the actions waiting for a person's answer (past their
-	// deadline first), approved ones that have not run yet, and the ones
-	// that expired unanswered in the covered nights.
+	// deadline first), and, for the record (not counted: nobody need
+	// act), approved ones that have not run yet and the ones that
+	// expired unanswered in the covered nights.
 	Parked []ParkedAction `json:"parked"`
 	// Stops are the system stops not yet dealt with: the latest nights,
 	// each stopped until a person acts.
 	Stops []Stop `json:"system_stops"`
+	// Silent are the silent failures that last to the latest covered
+	// night: a role that has not succeeded since.
+	Silent []SilentRun `json:"silent_failures"`
 	// FailedEveryModel are the tasks still in the backlog that failed on
 	// every model of their role, with the last one in two nights: no
 	// model is left for the escalation rule to hand them to.
 	FailedEveryModel []Exhausted `json:"failed_on_every_model"`
-	// Unverified are results no verifier passed, of tasks not done since:
-	// a person must look.
+	// Unverified are results no verifier passed, of tasks neither done,
+	// failed nor dropped since: a person must look.
 	Unverified []Unverified `json:"unverified"`
-	// CutShort are the covered nights failure handling cut short (other
-	// than the stops above), the latest first.
+	// CutShort are the nights failure handling cut short (other than the
+	// stops above) since the last night that was not: a night that ran
+	// on since settles the ones before it, which stay in the nights'
+	// accounts and the counts across nights.
 	CutShort []CutShortNight `json:"cut_short"`
 }
 
 // Empty reports whether nothing needs a person.
 func (n Needs) Empty() bool { return n.Count() == 0 }
 
-// Count counts what needs a person.
-func (n Needs) Count() int {
-	return len(n.Parked) + len(n.Stops) + len(n.FailedEveryModel) + len(n.Unverified) + len(n.CutShort)
+// Count counts what needs a person: the items (made from the lists when
+// a Needs was put together by hand).
+func (n Needs) Count() int { return len(n.items(time.Time{}, time.UTC)) }
+
+// The kinds of item, each from its list.
+const (
+	KindStop       = "system-stop"
+	KindParked     = "parked"
+	KindSilent     = "silent-failure"
+	KindCutShort   = "cut-short"
+	KindExhausted  = "failed-on-every-model"
+	KindUnverified = "unverified"
+)
+
+// Item is one thing that needs a person.
+type Item struct {
+	Kind string `json:"kind"`
+	// List and Index name the item's entry in its list:
+	// needs_a_person.<list>[<index>].
+	List  string `json:"list"`
+	Index int    `json:"index"`
+	Night string `json:"night,omitempty"`
+	Task  int64  `json:"task,omitempty"`
+	// Title is the task's whole title; What has it clipped to
+	// TitleRunes.
+	Title string `json:"title,omitempty"`
+	// What says what broke; When when, and how long ago or until.
+	What string `json:"what"`
+	When string `json:"when,omitempty"`
+	// Do says what to do, and Commands are the commands that do it,
+	// ready to paste (empty when no command does it).
+	Do       string   `json:"do"`
+	Commands []string `json:"commands"`
+	// Deadline is when the chance to act runs out (a parked action's
+	// deadline, a stopped night's window end); zero when none.
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // The states of a parked action, in the order the report lists them.
@@ -78,6 +126,10 @@ type ParkedAction struct {
 	Then string `json:"then,omitempty"`
 }
 
+// counted reports whether a person must act on the action: an answer
+// still counts.
+func (p ParkedAction) counted() bool { return p.Status == PastDeadline || p.Status == Waiting }
+
 // Stop is a system stop that waits for a person.
 type Stop struct {
 	Night string    `json:"night"`
@@ -87,11 +139,21 @@ type Stop struct {
 	Reason string `json:"reason"`
 	Rule   string `json:"rule,omitempty"`
 	Cause  string `json:"cause,omitempty"`
+	// Role and Worker are whose call or build failed; Provider, Model
+	// and KeyEnv the worker's model and the variable its key is read
+	// from (never the key), when the night's setup names them.
+	Role     ledger.Role `json:"role,omitempty"`
+	Worker   string      `json:"worker,omitempty"`
+	Provider string      `json:"provider,omitempty"`
+	Model    string      `json:"model,omitempty"`
+	KeyEnv   string      `json:"key_env,omitempty"`
 	// WindowEnd is when the stopped night's window closes: until then
 	// `nightshift night` resumes it.
 	WindowEnd time.Time `json:"window_end"`
-	// Do says what a person does next.
-	Do string `json:"do"`
+	// Do says what a person does next, and Commands the command that
+	// runs the night again (when the setup names its pipeline file).
+	Do       string   `json:"do"`
+	Commands []string `json:"commands"`
 }
 
 // Exhausted is a task that failed on every model of its role.
@@ -101,10 +163,18 @@ type Exhausted struct {
 	Role  ledger.Role `json:"role"`
 	// Models are the role's models it failed on, every one.
 	Models []string `json:"models"`
-	// Attempts counts its failed attempts; Last is the latest one's
-	// failure.
+	// Attempts counts its failed attempts, ByHand the failures a person
+	// recorded on it (they count as the escalation rule counts them);
+	// Last is the latest one's failure.
 	Attempts int    `json:"attempts"`
+	ByHand   int    `json:"by_hand,omitempty"`
 	Last     string `json:"last"`
+	// Steps counts the builder steps it took in the covered nights, of
+	// Of, every builder step they finished.
+	Steps int `json:"builder_steps"`
+	Of    int `json:"of_builder_steps"`
+	// Drop is the command that gives it up.
+	Drop string `json:"drop"`
 }
 
 // Unverified is a builder attempt that ended without a PASS.
@@ -119,6 +189,9 @@ type Unverified struct {
 	Reason string    `json:"reason,omitempty"`
 	// Answer is the start of the unverified answer.
 	Answer string `json:"answer,omitempty"`
+	// Show is the command that shows its latest attempt: the verdict and
+	// the diff of its changes.
+	Show string `json:"show"`
 }
 
 // CutShortNight is a night failure handling cut short.
@@ -131,66 +204,65 @@ type CutShortNight struct {
 	Resumed bool `json:"resumed,omitempty"`
 }
 
-func needs(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config, all []ledger.Night, covered []Night, tasks map[int64]ledger.Task) (Needs, error) {
+func needs(ctx context.Context, l *ledger.Ledger, now time.Time, loc *time.Location, cfg Config, all []ledger.Night, covered []Night, h *history) (Needs, error) {
 	var out Needs
 	var from time.Time
 	if len(covered) > 0 {
 		from = covered[0].WindowStart
 	}
 	var err error
-	if out.Parked, err = parked(ctx, l, now, cfg, from, tasks); err != nil {
+	out.Parked = parked(now, cfg, from, h)
+	if out.Stops, err = stops(ctx, l, now, cfg, all); err != nil {
 		return out, err
 	}
-	if out.Stops, err = stops(ctx, l, now, all); err != nil {
-		return out, err
-	}
-	if out.FailedEveryModel, err = exhausted(ctx, l, all, covered, tasks); err != nil {
+	out.Silent = silentRuns(covered, cfg)
+	if out.FailedEveryModel, err = exhausted(ctx, l, cfg, all, covered, h); err != nil {
 		return out, err
 	}
 	listed := map[int64]bool{}
 	for _, e := range out.FailedEveryModel {
 		listed[e.Task] = true
 	}
-	out.Unverified = unverified(covered, tasks, listed)
-	stopped := map[string]bool{}
-	for _, s := range out.Stops {
-		stopped[s.Night] = true
-	}
-	for _, n := range slices.Backward(covered) {
-		if n.CutShort && !stopped[n.Name] {
-			c := CutShortNight{Night: n.Name, At: n.EndedAt, End: n.End, Reason: n.Reason, Resumed: len(n.Stops) > 0}
-			if c.Resumed && n.End != ledger.CutShort && n.End != ledger.SystemStopped {
-				// It ran on after a stop: the stop is what cut it short.
-				st := n.Stops[0]
-				c.At, c.End, c.Reason = st.At, st.End, st.Reason
-			}
-			out.CutShort = append(out.CutShort, c)
-		}
-	}
-	// Empty lists are written [] in JSON, not null: "nothing" is an answer.
-	out.Parked, out.Stops = nonNil(out.Parked), nonNil(out.Stops)
-	out.FailedEveryModel, out.Unverified, out.CutShort = nonNil(out.FailedEveryModel), nonNil(out.Unverified), nonNil(out.CutShort)
+	out.Unverified = unverified(cfg, covered, h.tasks, listed)
+	out.CutShort = cutShort(covered, out.Stops)
+	out.Items = out.items(now, loc)
+	out.Total = len(out.Items)
 	return out, nil
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+// cutShort lists the nights cut short since the last covered night that
+// was not, the latest first, but the stops listed already.
+func cutShort(covered []Night, stops []Stop) []CutShortNight {
+	stopped := map[string]bool{}
+	for _, s := range stops {
+		stopped[s.Night] = true
 	}
-	return s
+	var out []CutShortNight
+	for _, n := range slices.Backward(covered) {
+		if !n.CutShort {
+			break
+		}
+		if stopped[n.Name] {
+			continue
+		}
+		c := CutShortNight{Night: n.Name, At: n.EndedAt, End: n.End, Reason: n.Reason, Resumed: len(n.Stops) > 0}
+		if c.Resumed && n.End != ledger.CutShort && n.End != ledger.SystemStopped {
+			// It ran on after a stop: the stop is what cut it short.
+			st := n.Stops[0]
+			c.At, c.End, c.Reason = st.At, st.End, st.Reason
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
-// parked lists the parked actions that need a person: every one still
-// waiting for an answer, every approved one not run yet, and the ones
-// that expired since from.
-func parked(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config, from time.Time, tasks map[int64]ledger.Task) ([]ParkedAction, error) {
-	ps, err := l.ParkedActions(ctx)
-	if err != nil {
-		return nil, err
-	}
+// parked lists the parked actions: every one still waiting for an
+// answer, every approved one not run yet, and the ones that expired
+// since from.
+func parked(now time.Time, cfg Config, from time.Time, h *history) []ParkedAction {
 	var out []ParkedAction
-	for _, p := range ps {
-		w := ParkedAction{Task: p.Task, Title: tasks[p.Task].Title, Action: p.Action, Reason: p.Reason,
+	for _, p := range h.parked {
+		w := ParkedAction{Task: p.Task, Title: h.tasks[p.Task].Title, Action: p.Action, Reason: p.Reason,
 			AskedAt: p.AskedAt, Deadline: p.Deadline, Since: p.AskedAt}
 		switch {
 		case p.Decision == ledger.Undecided && !now.Before(p.Deadline):
@@ -202,7 +274,7 @@ func parked(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config, fr
 		case p.Decision == ledger.Expired && !p.DecidedAt.Before(from):
 			w.Status, w.Since = Expired, p.DecidedAt
 			w.Then = "nobody answered by the deadline: the task went back to the queue"
-			if tasks[p.Task].State == ledger.Failed {
+			if h.tasks[p.Task].State == ledger.Failed {
 				w.Then = "nobody answered by the deadline: the task failed"
 			}
 		default:
@@ -221,33 +293,47 @@ func parked(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config, fr
 		}
 		return out[i].Deadline.Before(out[j].Deadline)
 	})
-	return out, nil
+	return out
 }
 
 // stops lists the latest nights that a system stop ended, back to the
 // last night that ended any other way: a night that ran on after a stop
 // says a person dealt with it.
-func stops(ctx context.Context, l *ledger.Ledger, now time.Time, all []ledger.Night) ([]Stop, error) {
+func stops(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config, all []ledger.Night) ([]Stop, error) {
 	var out []Stop
 	for _, n := range slices.Backward(all) {
 		if n.End != ledger.SystemStopped {
 			break
 		}
-		s := Stop{Night: n.Name, At: n.EndedAt, Reason: n.Reason, WindowEnd: n.WindowEnd}
+		s := Stop{Night: n.Name, At: n.EndedAt, Reason: n.Reason, WindowEnd: n.WindowEnd, Commands: []string{}}
 		fs, err := l.Failures(ctx, n.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range slices.Backward(fs) {
 			if f.Scope == ledger.SystemScope {
-				s.Rule, s.Cause = f.Rule, f.Reason
+				s.Rule, s.Cause, s.Role, s.Worker = f.Rule, f.Reason, f.Role, f.Worker
 				break
 			}
 		}
-		s.Do = "fix the cause, then run the next night"
+		setup, err := l.NightSetup(ctx, n.ID)
+		if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+			return nil, err
+		}
+		if m, ok := setup.Models[s.Worker]; ok {
+			s.Provider, s.Model, s.KeyEnv = m.Provider, m.Model, m.KeyEnv
+		}
+		fix := "fix the cause"
+		if s.KeyEnv != "" && (s.Rule == "auth" || strings.Contains(s.Cause, s.KeyEnv)) {
+			fix = fmt.Sprintf("set %s to a key %s accepts", s.KeyEnv, s.Provider)
+		}
+		s.Do = fix + ", then run the next night"
 		if now.Before(n.WindowEnd) {
-			s.Do = fmt.Sprintf("fix the cause, then `nightshift night` again before %s: it resumes the night",
-				n.WindowEnd.UTC().Format("2006-01-02 15:04 MST"))
+			s.Do = fmt.Sprintf("%s, then run the night again before %s: it resumes the night", fix,
+				n.WindowEnd.In(setup.Location()).Format("2006-01-02 15:04 MST"))
+		}
+		if setup.Pipeline != "" {
+			s.Commands = append(s.Commands, command(cfg, "night", "--pipeline", shellQuote(setup.Pipeline)))
 		}
 		out = append(out, s)
 	}
@@ -256,11 +342,12 @@ func stops(ctx context.Context, l *ledger.Ledger, now time.Time, all []ledger.Ni
 
 // exhausted lists the tasks still in the backlog that failed on every
 // model of the builder, as the escalation rule counts: a failed attempt
-// with each model, and with the last one in two nights (with a next model
-// the task would have gone on to it). The models are the latest night's
-// setup's or, for a ledger of an earlier version, the builder workers
-// seen in the covered nights.
-func exhausted(ctx context.Context, l *ledger.Ledger, all []ledger.Night, covered []Night, tasks map[int64]ledger.Task) ([]Exhausted, error) {
+// (or a failure recorded by hand at its level) with each model, and with
+// the last one in two nights (failures recorded between nights count
+// one each; with a next model the task would have gone on to it). The
+// models are the latest night's setup's or, for a ledger of an earlier
+// version, the builder workers seen in the covered nights.
+func exhausted(ctx context.Context, l *ledger.Ledger, cfg Config, all []ledger.Night, covered []Night, h *history) ([]Exhausted, error) {
 	var models []string
 	for _, n := range slices.Backward(all) {
 		s, err := l.NightSetup(ctx, n.ID)
@@ -292,43 +379,75 @@ func exhausted(ctx context.Context, l *ledger.Ledger, all []ledger.Night, covere
 	type seen struct {
 		on         map[string]bool
 		lastNights map[int64]bool
+		between    int
 		attempts   int
-		last       ledger.Step
+		byHand     int
+		last       string
 	}
-	lastModel := models[len(models)-1]
+	last := len(models) - 1
 	by := map[int64]*seen{}
 	var order []int64
+	get := func(task int64) *seen {
+		e := by[task]
+		if e == nil {
+			e = &seen{on: map[string]bool{}, lastNights: map[int64]bool{}}
+			by[task] = e
+			order = append(order, task)
+		}
+		return e
+	}
 	for _, s := range failed {
 		if s.Task == 0 {
 			continue
 		}
-		e := by[s.Task]
-		if e == nil {
-			e = &seen{on: map[string]bool{}, lastNights: map[int64]bool{}}
-			by[s.Task] = e
-			order = append(order, s.Task)
-		}
+		e := get(s.Task)
 		e.on[s.Worker] = true
-		if s.Worker == lastModel {
+		if s.Worker == models[last] {
 			e.lastNights[s.Night] = true
 		}
 		e.attempts++
-		e.last = s
+		e.last = s.Outcome
+		if s.Reason != "" {
+			e.last += ": " + s.Reason
+		}
+	}
+	for _, f := range h.manual {
+		if f.Task == 0 {
+			continue
+		}
+		e := get(f.Task)
+		level := min(f.Level, last)
+		e.on[models[level]] = true
+		if level == last {
+			if f.Night == 0 {
+				e.between++
+			} else {
+				e.lastNights[f.Night] = true
+			}
+		}
+		e.byHand++
+		e.last = "by hand: " + f.Reason
+	}
+	steps, of := map[int64]int{}, 0
+	for _, n := range covered {
+		for _, s := range n.steps {
+			if s.Role == ledger.Builder && s.State != ledger.Interrupted && s.State != ledger.Running {
+				steps[s.Task]++
+				of++
+			}
+		}
 	}
 	var out []Exhausted
 	for _, id := range order {
-		t, e := tasks[id], by[id]
+		t, e := h.tasks[id], by[id]
 		if t.State != ledger.Queued && t.State != ledger.Claimed {
 			continue
 		}
-		if !everyOne(models, e.on) || len(e.lastNights) < 2 {
+		if !everyOne(models, e.on) || len(e.lastNights)+e.between < 2 {
 			continue
 		}
-		last := e.last.Outcome
-		if e.last.Reason != "" {
-			last += ": " + e.last.Reason
-		}
-		out = append(out, Exhausted{Task: id, Title: t.Title, Role: ledger.Builder, Models: models, Attempts: e.attempts, Last: clip(last, 300)})
+		out = append(out, Exhausted{Task: id, Title: t.Title, Role: ledger.Builder, Models: models, Attempts: e.attempts, ByHand: e.byHand,
+			Last: clip(e.last, 300), Steps: steps[id], Of: of, Drop: command(cfg, "task", "drop", fmt.Sprint(id))})
 	}
 	return out, nil
 }
@@ -343,9 +462,9 @@ func everyOne(models []string, on map[string]bool) bool {
 }
 
 // unverified lists the covered nights' unverified builder attempts, the
-// latest per task, of tasks neither done nor failed since and not listed
-// already.
-func unverified(covered []Night, tasks map[int64]ledger.Task, listed map[int64]bool) []Unverified {
+// latest per task, of tasks neither done, failed nor dropped since and
+// not listed already.
+func unverified(cfg Config, covered []Night, tasks map[int64]ledger.Task, listed map[int64]bool) []Unverified {
 	latest := map[int64]Unverified{}
 	var order []int64
 	for _, n := range covered {
@@ -357,12 +476,12 @@ func unverified(covered []Night, tasks map[int64]ledger.Task, listed map[int64]b
 				order = append(order, s.Task)
 			}
 			latest[s.Task] = Unverified{Task: s.Task, Title: tasks[s.Task].Title, Night: n.Name, Step: s.ID, Worker: s.Worker,
-				At: s.EndedAt, Checks: s.Checks, Reason: s.Reason, Answer: clip(s.Answer, 200)}
+				At: s.EndedAt, Checks: s.Checks, Reason: s.Reason, Answer: clip(s.Answer, 200), Show: command(cfg, "task", "show", fmt.Sprint(s.Task))}
 		}
 	}
 	var out []Unverified
 	for _, id := range order {
-		if s := tasks[id].State; s == ledger.Done || s == ledger.Failed || listed[id] {
+		if s := tasks[id].State; s == ledger.Done || s == ledger.Failed || s == ledger.Dropped || listed[id] {
 			continue
 		}
 		out = append(out, latest[id])
@@ -387,15 +506,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// clip shortens s to at most n runes, on one line.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

@@ -30,7 +30,8 @@ type Config struct {
 }
 
 // Report is what the ledger says about the nights a report covers, and
-// what needs a person now.
+// what needs a person now. Its JSON writes every list, empty or not, as
+// a list ([]), never null.
 type Report struct {
 	// At is when the report was made.
 	At time.Time `json:"at"`
@@ -58,9 +59,16 @@ type Night struct {
 	// failure), and a night that ran out of work (nothing takeable).
 	CutShort  bool `json:"cut_short"`
 	OutOfWork bool `json:"out_of_work"`
+	// EndedWaiting is set on a night whose window closed while it sat
+	// idle, waiting for a person's answer to a parked action; Waited is
+	// how long it sat so in all.
+	EndedWaiting bool          `json:"ended_waiting"`
+	Waited       time.Duration `json:"waited_for_a_person_ns"`
 	// Finished counts the steps each role finished (every end but
-	// interrupted).
-	Finished map[ledger.Role]int `json:"finished"`
+	// interrupted), and Succeeded those that did what they were for
+	// (a call that worked; an attempt that ended done).
+	Finished  map[ledger.Role]int `json:"finished"`
+	Succeeded map[ledger.Role]int `json:"succeeded"`
 	// Interrupted counts steps a signal or a crash cut short (and that
 	// were continued or retried).
 	Interrupted int        `json:"interrupted"`
@@ -68,6 +76,16 @@ type Night struct {
 	// ByScope counts the failures per scope.
 	ByScope  map[ledger.Scope]int `json:"failures_by_scope"`
 	Failures []ledger.Failure     `json:"failures"`
+	// ByHandAfter are the failures a person recorded after the night,
+	// while no night was open (`nightshift task fail` between nights):
+	// they belong to no night, and count like any other.
+	ByHandAfter []ledger.Failure `json:"failures_by_hand_after"`
+	// Dropped are the tasks a person gave up during the night or after
+	// it, before the next.
+	Dropped []ledger.Drop `json:"dropped"`
+	// Silent are the night's silent failures: work that did not happen,
+	// and said nothing.
+	Silent []Silent `json:"silent_failures"`
 	// FailsByCheck counts builder FAILs by the check that decided them.
 	FailsByCheck map[string]int `json:"fails_by_check"`
 	Notes        []ledger.Note  `json:"notes"`
@@ -78,13 +96,14 @@ type Night struct {
 	steps []ledger.Step
 }
 
-// TaskCounts counts a night's builder steps by how they ended, and the
-// tasks skipped tonight.
+// TaskCounts counts a night's builder steps by how they ended, the tasks
+// skipped tonight and the tasks a person gave up.
 type TaskCounts struct {
 	Done    int `json:"done"`
 	Failed  int `json:"failed"`
 	Skipped int `json:"skipped"`
 	Parked  int `json:"parked"`
+	Dropped int `json:"dropped"`
 }
 
 // Across holds the numbers across the covered nights.
@@ -105,6 +124,20 @@ type Across struct {
 	// EarlyNames names them.
 	EndedEarly int      `json:"ended_early"`
 	EarlyNames []string `json:"ended_early_nights"`
+	// EndedWaiting counts the nights whose window closed while they sat
+	// idle waiting for a person: not cut short, not out of work, and no
+	// work done in what was left of the window either.
+	EndedWaiting      int      `json:"ended_waiting"`
+	EndedWaitingNames []string `json:"ended_waiting_nights"`
+	// Failures counts every failure by scope, the ones recorded by hand
+	// between nights too; ByHand counts those a person recorded (during
+	// the nights and between them).
+	Failures map[ledger.Scope]int `json:"failures_by_scope"`
+	ByHand   int                  `json:"failures_by_hand"`
+	// Dropped counts the tasks a person gave up; Silent the nights' silent
+	// failures.
+	Dropped int `json:"dropped"`
+	Silent  int `json:"silent_failures"`
 	// Tokens is the tokens spent over the nights, and Spend all they
 	// spent: the prompt cache's share and the cost (unknown when a
 	// step's is).
@@ -127,22 +160,26 @@ func Build(ctx context.Context, l *ledger.Ledger, now time.Time, cfg Config) (*R
 	}
 	covered, covers := cover(all, cfg)
 	r.Covers = covers
-	tasks, err := titles(ctx, l)
+	h, err := readHistory(ctx, l)
 	if err != nil {
 		return nil, err
 	}
+	after := attach(all, covered, h)
 	for _, n := range covered {
-		nr, err := buildNight(ctx, l, n, tasks)
+		nr, err := buildNight(ctx, l, n, h, now)
 		if err != nil {
 			return nil, err
 		}
+		nr.ByHandAfter, nr.Dropped = after.failures[n.ID], after.drops[n.ID]
+		nr.Tasks.Dropped = len(nr.Dropped)
 		r.Nights = append(r.Nights, nr)
 	}
 	r.Trend = trend(r.Nights)
 	r.Across = across(r.Nights)
-	if r.Needs, err = needs(ctx, l, now, cfg, all, r.Nights, tasks); err != nil {
+	if r.Needs, err = needs(ctx, l, now, r.Location(), cfg, all, r.Nights, h); err != nil {
 		return nil, err
 	}
+	fillLists(r)
 	return r, nil
 }
 
@@ -167,22 +204,9 @@ func cover(all []ledger.Night, cfg Config) ([]ledger.Night, string) {
 	return all, "the last " + itoa(k) + " nights"
 }
 
-// titles reads every task, by ID.
-func titles(ctx context.Context, l *ledger.Ledger) (map[int64]ledger.Task, error) {
-	ts, err := l.Tasks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]ledger.Task, len(ts))
-	for _, t := range ts {
-		out[t.ID] = t
-	}
-	return out, nil
-}
-
-func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night, tasks map[int64]ledger.Task) (Night, error) {
+func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night, h *history, now time.Time) (Night, error) {
 	nr := Night{Night: n, CutShort: n.CutShort(), OutOfWork: n.OutOfWork(),
-		Finished: map[ledger.Role]int{}, ByScope: map[ledger.Scope]int{}, FailsByCheck: map[string]int{}}
+		Finished: map[ledger.Role]int{}, Succeeded: map[ledger.Role]int{}, ByScope: map[ledger.Scope]int{}, FailsByCheck: map[string]int{}}
 	switch s, err := l.NightSetup(ctx, n.ID); {
 	case err == nil:
 		nr.Setup = &s
@@ -216,6 +240,8 @@ func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night, tasks map
 			continue
 		case ledger.Running:
 			continue
+		case ledger.Finished:
+			nr.Succeeded[s.Role]++
 		}
 		nr.Finished[s.Role]++
 		if s.Role != ledger.Builder {
@@ -236,18 +262,38 @@ func buildNight(ctx context.Context, l *ledger.Ledger, n ledger.Night, tasks map
 	if nr.Notes, err = l.Notes(ctx, n.ID); err != nil {
 		return nr, err
 	}
-	nr.Timeline = timeline(nr, steps, byStep, tasks)
+	nr.Timeline = timeline(nr, steps, byStep, nr.Failures, h, now)
+	nr.Waited, nr.EndedWaiting = waited(nr)
+	nr.Silent = silentOf(nr, steps, nr.Failures, h, now)
 	nr.steps = steps
 	return nr, nil
 }
 
 func across(nights []Night) Across {
-	var a Across
+	a := Across{Failures: map[ledger.Scope]int{}}
 	for _, n := range nights {
 		a.Nights++
 		a.Tokens += n.Tokens
 		a.Spend.Add(n.Spend)
 		a.BuilderSteps = append(a.BuilderSteps, Count{Night: n.Name, N: n.Finished[ledger.Builder]})
+		for s, k := range n.ByScope {
+			a.Failures[s] += k
+		}
+		for _, f := range n.Failures {
+			if f.Manual {
+				a.ByHand++
+			}
+		}
+		for _, f := range n.ByHandAfter {
+			a.Failures[f.Scope]++
+			a.ByHand++
+		}
+		a.Dropped += len(n.Dropped)
+		a.Silent += len(n.Silent)
+		if n.EndedWaiting {
+			a.EndedWaiting++
+			a.EndedWaitingNames = append(a.EndedWaitingNames, n.Name)
+		}
 		switch {
 		case n.CutShort:
 			a.CutShort++

@@ -75,6 +75,8 @@ type steps struct {
 	mu   sync.Mutex
 	todo []step
 	end  ledger.End
+	// worker is the builder's worker: default b1.
+	worker string
 }
 
 func (h *steps) Decide(context.Context, *ledger.Tx) (ledger.Plan, error) {
@@ -85,10 +87,17 @@ func (h *steps) Decide(context.Context, *ledger.Tx) (ledger.Plan, error) {
 	}
 	s := h.todo[0]
 	h.todo = h.todo[1:]
-	c := ledger.Claim{Role: ledger.Builder, Worker: "b1", Task: s.task.ID, At: s.res.At}
+	c := ledger.Claim{Role: ledger.Builder, Worker: cmpOr(h.worker, "b1"), Task: s.task.ID, At: s.res.At}
 	return ledger.Plan{Claim: &c, Work: func(context.Context, ledger.Step) ledger.SettleFunc {
 		return func(context.Context, *ledger.Tx) (ledger.Result, error) { return s.res, nil }
 	}}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // play records night n's steps, as a night working them would, and its end.
@@ -115,6 +124,10 @@ func TestReport(t *testing.T) {
 		want := report.Across{Nights: 3, BuilderSteps: []report.Count{{"2025-10-19", 2}, {"2025-10-21", 2}, {"2025-10-22", 0}},
 			CutShort: 1, CutShortNames: []string{"2025-10-22"}, OutOfWork: 1, OutOfWorkNames: []string{"2025-10-19"},
 			EndedEarly: 2, EarlyNames: []string{"2025-10-19", "2025-10-22"}, Tokens: 300,
+			EndedWaitingNames: []string{}, Failures: map[ledger.Scope]int{ledger.TaskScope: 1},
+			// The 19th's builder took two tasks and left two waiting: a
+			// silent failure, which the 21st's done task settled.
+			Silent: 1,
 			// The steps were recorded without a cost: the total is unknown,
 			// never $0.
 			Spend: ledger.Spend{Tokens: 300, Unpriced: 4}}
@@ -150,8 +163,13 @@ func TestReport(t *testing.T) {
 		}
 		for _, want := range []string{"ended out-of-work at 04:00: no worker can do anything useful", "counts as: out of work", "counts as: cut short",
 			"Nights cut short: 1 (2025-10-22)", "Nights out of work: 1 (2025-10-19)", "Nights that ended early (both): 2 (2025-10-19, 2025-10-22)",
-			"past-deadline    task 2 \"fetch the book\"", "approved-not-run task 4 \"map of the old town\"", "(for 45h0m0s)", "task   empty-answer",
-			"nightshift task approve 2 --db night.db   or   nightshift task deny 2 --db night.db"} {
+			"Needs a person (3), the most urgent first:\n  1. system stop · night 2025-10-22 stopped: ",
+			"  2. parked · task 2 \"fetch the book\" asks to run fetch {\"url\":\"x\"}\n",
+			"deadline 2025-10-20 02:00 (passed 3 days 20 hours ago)",
+			"  3. unverified · task 1 \"booklet\": night 2025-10-19, b1, failed not-empty",
+			"approved-not-run task 4 \"map of the old town\"", "(1 day 21 hours ago)", "task   empty-answer",
+			"       nightshift task approve 2 --db night.db\n       nightshift task deny 2 --db night.db\n",
+			"       nightshift task show 1 --db night.db\n"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}
@@ -194,10 +212,11 @@ func TestReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		page := b.String()
-		for _, want := range []string{`<section id="needs" class="" data-count="4">`, `<section id="timeline" data-night="2025-10-22" data-marks="0">`,
+		for _, want := range []string{`<section id="needs" class="" data-count="3">`, `<section id="timeline" data-night="2025-10-22" data-marks="0">`,
 			`<figure id="trend-steps" data-nights="3">`, `<figure id="trend-ends" data-nights="3">`, `<figure id="trend-failures" data-nights="3">`,
 			`<g class="col" data-night="2025-10-19" data-value="2">`, `<g class="gridrow" data-row="cut short" data-total="1">`,
-			`<g class="gridrow" data-row="out of work" data-total="1">`, `<code class="approve">nightshift task approve 2 --db night.db</code>`,
+			`<g class="gridrow" data-row="out of work" data-total="1">`, `<code class="cmd">nightshift task approve 2 --db night.db</code>`,
+			`<h3>Failures (1): 1 task-scope</h3>`, `<figure id="trend-cost" data-nights="3">`,
 			"@media print", "prefers-color-scheme: dark"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the page lacks %q", want)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nightshift-dev/nightshift/ledger"
 )
@@ -16,142 +15,6 @@ import (
 // colour is paired with a shape, a pattern or a number, so that the
 // charts read in print, in black and white and to a person who does not
 // tell the colours apart.
-
-// Timeline geometry.
-const (
-	tlWidth  = 960.0
-	tlLabel  = 180.0 // the worker labels' column
-	tlRight  = 16.0
-	tlTop    = 44.0 // the hour labels and the end's label
-	tlRowH   = 34.0
-	tlBarH   = 12.0
-	tlBottom = 10.0
-	tlMinW   = 3.0 // the narrowest mark drawn
-)
-
-type timelineView struct {
-	W, H, X0, X1, Top, Bottom float64
-	Hours                     []tick
-	Rows                      []rowView
-	Marks                     int
-	// End is the night's end (a line, when it ended before its window
-	// closed); Stops are the system stops it was resumed after (bands).
-	End   *vline
-	Stops []band
-	Label string
-}
-
-type tick struct {
-	X, Y  float64
-	Label string
-}
-
-type rowView struct {
-	Y, BarY, GlyphY float64
-	Role, Worker    string
-	// First is set on a role's first row, which carries the role's name
-	// and its steps against its ceiling.
-	First   bool
-	Ceiling string
-	Marks   []markView
-	Steps   int
-}
-
-type markView struct {
-	X, Y, W, H float64
-	Outcome    Outcome
-	// Glyph is the outcome's shape, drawn above the mark (none for done).
-	Glyph string
-	Title string
-	Task  int64
-}
-
-type vline struct {
-	X, Y1, Y2 float64
-	Label     string
-	Anchor    string
-}
-
-type band struct {
-	X, W, Y, H float64
-	Title      string
-}
-
-// timelineSVG lays a night's timeline out.
-func timelineSVG(t Timeline) timelineView {
-	loc := t.Location()
-	v := timelineView{W: tlWidth, X0: tlLabel, X1: tlWidth - tlRight, Top: tlTop, Marks: t.Marks()}
-	span := t.WindowEnd.Sub(t.WindowStart)
-	if span <= 0 {
-		span = time.Hour
-	}
-	x := func(at time.Time) float64 {
-		f := float64(at.Sub(t.WindowStart)) / float64(span)
-		return v.X0 + math.Max(0, math.Min(1, f))*(v.X1-v.X0)
-	}
-	v.H = tlTop + float64(max(len(t.Rows), 1))*tlRowH + tlBottom
-	v.Bottom = v.H - tlBottom
-	// A tick on each whole hour of the window's zone.
-	first := t.WindowStart.In(loc).Truncate(time.Hour)
-	if first.Before(t.WindowStart) {
-		first = first.Add(time.Hour)
-	}
-	every := time.Hour
-	if span > 12*time.Hour {
-		every = 2 * time.Hour
-	}
-	for h := first; !h.After(t.WindowEnd); h = h.Add(every) {
-		v.Hours = append(v.Hours, tick{X: x(h), Y: 14, Label: h.In(loc).Format("15:04")})
-	}
-	took := map[ledger.Role]Ceiling{}
-	for _, c := range t.Ceilings {
-		took[c.Role] = c
-	}
-	var prev ledger.Role
-	for i, r := range t.Rows {
-		y := tlTop + float64(i)*tlRowH
-		rv := rowView{Y: y, BarY: y + tlRowH - tlBarH - 6, GlyphY: y + 9, Role: string(r.Role), Worker: r.Worker, First: r.Role != prev, Steps: len(r.Marks)}
-		if rv.First {
-			c := took[r.Role]
-			rv.Ceiling = fmt.Sprintf("%d %s", c.Took, plural(c.Took, "step"))
-			if c.Ceiling > 0 {
-				rv.Ceiling = fmt.Sprintf("%d of %d steps", c.Took, c.Ceiling)
-			}
-		}
-		prev = r.Role
-		for _, m := range r.Marks {
-			end := m.End
-			if end.IsZero() {
-				end = m.Start
-			}
-			mx := x(m.Start)
-			mw := math.Max(tlMinW, x(end)-mx)
-			if mx+mw > v.X1 {
-				mx = v.X1 - mw
-			}
-			mv := markView{X: mx, Y: rv.BarY, W: mw, H: tlBarH, Outcome: m.Outcome, Task: m.Task,
-				Title: fmt.Sprintf("%s–%s · %s", m.Start.In(loc).Format("15:04"), end.In(loc).Format("15:04"), m.Detail)}
-			mv.Glyph = glyphPath(m.Outcome, mx+mw/2, rv.GlyphY, 4.5)
-			rv.Marks = append(rv.Marks, mv)
-		}
-		v.Rows = append(v.Rows, rv)
-	}
-	for _, s := range t.Stops {
-		a, b := x(s.At), x(s.ResumedAt)
-		v.Stops = append(v.Stops, band{X: a, W: math.Max(2, b-a), Y: tlTop - 4, H: v.Bottom - tlTop + 4,
-			Title: fmt.Sprintf("system stop %s–%s: %s; resumed by %s", s.At.In(loc).Format("15:04"), s.ResumedAt.In(loc).Format("15:04"), s.Reason, s.Owner)})
-	}
-	if !t.EndedAt.IsZero() {
-		ex := x(t.EndedAt)
-		l := &vline{X: ex, Y1: tlTop - 6, Y2: v.Bottom, Label: fmt.Sprintf("ended %s · %s", t.EndedAt.In(loc).Format("15:04"), t.End), Anchor: "end"}
-		if ex < v.X0+(v.X1-v.X0)/2 {
-			l.Anchor = "start"
-		}
-		v.End = l
-	}
-	v.Label = fmt.Sprintf("Timeline of the night: %d steps on %d workers' rows", v.Marks, len(v.Rows))
-	return v
-}
 
 // glyphPath is an outcome's shape centred on (x, y), of half-size s: a
 // cross for failed, a triangle for skipped, a diamond for parked, two bars
@@ -210,6 +73,8 @@ type colView struct {
 	Total  string
 	N      int64
 	TotalY float64
+	// USD is a cost column's known dollars, for the page's data.
+	USD string
 	// A ceiling's tick, when the night had one.
 	Ceiling  bool
 	CeilingY float64
@@ -249,7 +114,7 @@ type cellView struct {
 // columns sets a chart's width and its nights' columns.
 func columns(c *chartView, trend []Point, plotH float64) {
 	n := max(len(trend), 1)
-	c.ColW = math.Max(24, math.Min(64, 820/float64(n)))
+	c.ColW = math.Max(24, math.Min(64, 800/float64(n)))
 	c.Left, c.Right, c.Top = chLeft, chRight, chTop
 	c.W = c.Left + float64(n)*c.ColW + c.Right
 	c.X1 = c.W - c.Right
@@ -260,11 +125,20 @@ func columns(c *chartView, trend []Point, plotH float64) {
 		labels = 56
 	}
 	c.H = c.Bottom + labels
+	// Long ranges name every night in its column's title, but label
+	// one column in seven under the axis, to stay readable.
+	every := 1
+	if n > 60 {
+		every = 7
+	}
 	for i, p := range trend {
 		x := c.Left + float64(i)*c.ColW
 		label := p.Night
 		if len(label) == len("2006-01-02") {
 			label = label[5:]
+		}
+		if i%every != 0 && i != len(trend)-1 {
+			label = ""
 		}
 		c.Cols = append(c.Cols, colView{X: x, CX: x + c.ColW/2, BarX: x + c.ColW*0.18, BarX1: x + c.ColW*0.82,
 			Night: p.Night, Label: label, LabelY: c.Bottom + 16, Rotate: c.Rotate})
@@ -321,16 +195,19 @@ func stepsChart(trend []Point, ceilings []int) chartView {
 // that ran to their window's end or their ceilings (a square).
 func endsChart(trend []Point) chartView {
 	c := chartView{ID: "trend-ends", Caption: "How each night ended: cut short and out of work, kept apart",
-		Summary: "Nights that ended before the clock ran out, as two: a night cut short says failure handling stopped work that was there; a night out of work only that the backlog ran dry."}
+		Summary: "Nights that ended before the clock ran out, as two: a night cut short says failure handling stopped work that was there; a night out of work only that the backlog ran dry. A night that sat idle for a person's answer until its window closed has a row of its own."}
 	const rowH = 30.0
-	columns(&c, trend, 3*rowH)
+	columns(&c, trend, 4*rowH)
 	rows := []struct {
 		name, class string
 		in          func(Point) bool
 	}{
 		{"cut short", "cut", func(p Point) bool { return p.CutShort }},
 		{"out of work", "out", func(p Point) bool { return p.OutOfWork }},
-		{"to the end", "full", func(p Point) bool { return !p.CutShort && !p.OutOfWork }},
+		// Idle until the window closed, for a person's answer: the clock
+		// ran out, and the night did no work in what was left of it.
+		{"waiting for a person", "wait", func(p Point) bool { return p.EndedWaiting && !p.CutShort && !p.OutOfWork }},
+		{"to the end", "full", func(p Point) bool { return !p.CutShort && !p.OutOfWork && !p.EndedWaiting }},
 	}
 	for i, r := range rows {
 		y := c.Top + float64(i)*rowH
@@ -351,11 +228,12 @@ func endsChart(trend []Point) chartView {
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	c.Label = fmt.Sprintf("How each night ended: %d cut short, %d out of work, %d to the end", c.Rows[0].Total, c.Rows[1].Total, c.Rows[2].Total)
+	c.Label = fmt.Sprintf("How each night ended: %d cut short, %d out of work, %d waiting for a person, %d to the end",
+		c.Rows[0].Total, c.Rows[1].Total, c.Rows[2].Total, c.Rows[3].Total)
 	return c
 }
 
-// endMark is a row's shape: a triangle, a circle or a square.
+// endMark is a row's shape: a triangle, a circle, a diamond or a square.
 func endMark(class string, x, y, s float64) string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	switch class {
@@ -363,6 +241,8 @@ func endMark(class string, x, y, s float64) string {
 		return "M" + f(x) + " " + f(y-s) + "L" + f(x+s) + " " + f(y+s*0.8) + "L" + f(x-s) + " " + f(y+s*0.8) + "Z"
 	case "out":
 		return "M" + f(x-s) + " " + f(y) + "a" + f(s) + " " + f(s) + " 0 1 0 " + f(2*s) + " 0a" + f(s) + " " + f(s) + " 0 1 0 " + f(-2*s) + " 0"
+	case "wait":
+		return "M" + f(x) + " " + f(y-s) + "L" + f(x+s) + " " + f(y) + "L" + f(x) + " " + f(y+s) + "L" + f(x-s) + " " + f(y) + "Z"
 	}
 	s *= 0.7
 	return "M" + f(x-s) + " " + f(y-s) + "h" + f(2*s) + "v" + f(2*s) + "h" + f(-2*s) + "Z"
@@ -374,21 +254,28 @@ func failuresChart(trend []Point) chartView {
 	c := chartView{ID: "trend-failures", Caption: "Failures by scope per night", Zeros: true,
 		Summary: "Each failure is charged to the smallest thing known to be broken: the call, the task, the worker, the night or the system."}
 	const rowH = 24.0
-	columns(&c, trend, float64(len(ledger.Scopes))*rowH)
+	columns(&c, trend, float64(len(ledger.Scopes)+1)*rowH)
 	top := 1
 	for _, p := range trend {
 		for _, k := range p.Failures {
 			top = max(top, k)
 		}
 	}
-	for i, s := range ledger.Scopes {
+	scopes := append(slices.Clone(ledger.Scopes), byHandRow)
+	for i, s := range scopes {
 		y := c.Top + float64(i)*rowH
 		row := chartRow{Y: y, CY: y + rowH/2, H: rowH, Name: string(s), Class: string(s)}
 		for j, p := range trend {
 			k := p.Failures[s]
+			if s == byHandRow {
+				k = p.ByHandAfter
+			}
 			row.Total += k
 			cell := cellView{X: c.Cols[j].X + 1, CX: c.Cols[j].CX, W: c.ColW - 2, Y: y + 1, H: rowH - 2, TextY: y + rowH/2 + 4, N: k, Night: p.Night,
 				Title: fmt.Sprintf("%s: %d %s-scope %s", p.Night, k, s, plural(k, "failure"))}
+			if s == byHandRow {
+				cell.Title = fmt.Sprintf("%s: %d %s recorded by hand after the night, between nights", p.Night, k, plural(k, "failure"))
+			}
 			if k > 0 {
 				cell.Heat = 0.2 + 0.45*float64(k)/float64(top)
 			}
@@ -402,6 +289,85 @@ func failuresChart(trend []Point) chartView {
 	}
 	c.Label = fmt.Sprintf("Failures by scope per night: %d in all", total)
 	return c
+}
+
+// byHandRow is the failures chart's row of the failures a person
+// recorded between nights, each under the night before it.
+const byHandRow ledger.Scope = "by hand, after"
+
+// costChart draws each night's cost as a bar: a night with an unknown
+// cost shows its known part, hatched, with "≥" and "?" in its figure.
+func costChart(trend []Point) chartView {
+	c := chartView{ID: "trend-cost", Caption: "Cost per night",
+		Summary: "What each night's steps cost by the model table; a hatched bar is a night some step of which had no price: its cost is at least the bar, never $0."}
+	const plotH = 110.0
+	columns(&c, trend, plotH)
+	top := 0.0
+	for _, p := range trend {
+		top = math.Max(top, p.KnownUSD)
+	}
+	topUSD := niceUSD(top)
+	y := func(v float64) float64 { return c.Bottom - v/topUSD*plotH }
+	for _, v := range []float64{0, topUSD / 2, topUSD} {
+		c.YTicks = append(c.YTicks, tick{X: c.Left - 8, Y: y(v), Label: usdLabel(v)})
+	}
+	for i, p := range trend {
+		col := &c.Cols[i]
+		class, total := "cost", centsLabel(p.KnownUSD)
+		if _, ok := p.Cost.USD(); !ok {
+			class, total = "cost unknown", "≥"+total+"?"
+		}
+		col.Segs = []segView{{X: col.BarX, W: col.BarX1 - col.BarX, CX: col.CX, Y: y(p.KnownUSD), H: c.Bottom - y(p.KnownUSD), Class: class,
+			Title: fmt.Sprintf("%s: cost %s", p.Night, shortCost(p))}}
+		col.Total, col.TotalY, col.USD = total, y(p.KnownUSD)-5, strconv.FormatFloat(p.KnownUSD, 'f', 6, 64)
+		col.Title = col.Segs[0].Title
+	}
+	c.Label = "Cost per night"
+	return c
+}
+
+// niceUSD rounds a cost chart's top up: $0.01, $0.02, $0.05, $0.10, ...
+func niceUSD(v float64) float64 {
+	for m := 0.01; ; m *= 10 {
+		for _, k := range []float64{1, 2, 5} {
+			if v <= k*m {
+				return k * m
+			}
+		}
+	}
+}
+
+// usdLabel writes dollars for a chart: $0.0035, $0.12, $3.40, $120.
+func usdLabel(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("$%.0f", v)
+	case v >= 1:
+		return fmt.Sprintf("$%.2f", v)
+	case v == 0:
+		return "$0"
+	case v >= 0.1:
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return fmt.Sprintf("$%.4f", v)
+}
+
+// centsLabel writes a night's cost over its column, short enough for a
+// narrow one: 35¢, 2.7¢, 0.35¢, $1.2 (the column's title has it to four
+// places).
+func centsLabel(v float64) string {
+	c := v * 100
+	switch {
+	case v >= 1:
+		return fmt.Sprintf("$%.1f", v)
+	case c >= 10:
+		return fmt.Sprintf("%.0f¢", c)
+	case c >= 1:
+		return fmt.Sprintf("%.1f¢", c)
+	case c > 0:
+		return fmt.Sprintf("%.2f¢", c)
+	}
+	return "0"
 }
 
 // tokensChart draws each night's tokens as a bar, the figure on top.
@@ -504,21 +470,4 @@ var outcomeText = map[Outcome]string{
 	Parked:      "parked: waiting for a person",
 	Interrupted: "interrupted: continued or retried",
 	Running:     "running",
-}
-
-// outcomesIn lists the outcomes a timeline shows, in legend order.
-func outcomesIn(t Timeline) []Outcome {
-	seen := map[Outcome]bool{}
-	for _, r := range t.Rows {
-		for _, m := range r.Marks {
-			seen[m.Outcome] = true
-		}
-	}
-	var out []Outcome
-	for _, o := range Outcomes {
-		if seen[o] || o == Done {
-			out = append(out, o)
-		}
-	}
-	return slices.Clip(out)
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
-// JSON writes the report as one indented JSON document.
+// JSON writes the report as one indented JSON document, every list
+// written as a list ([] when empty), never null.
 func (r *Report) JSON(w io.Writer) error {
+	fillLists(r)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -50,81 +52,68 @@ func (r *Report) Text(w io.Writer) error {
 	return err
 }
 
-// needsText writes what needs a person, or says nothing does.
+// needsText writes what needs a person, the most urgent first, each
+// with what broke, when, what to do and the commands that do it; then,
+// for the record, the parked actions nobody need answer; or says that
+// nothing needs a person.
 func (r *Report) needsText(b *strings.Builder, loc *time.Location) {
-	n := r.Needs
-	if n.Empty() {
+	items := r.Needs.Items
+	if items == nil {
+		items = r.Needs.items(r.At, loc)
+	}
+	if len(items) == 0 {
 		b.WriteString("Nothing needs a person.\n\n")
+	} else {
+		fmt.Fprintf(b, "Needs a person (%d), the most urgent first:\n", len(items))
+		for i, it := range items {
+			fmt.Fprintf(b, "  %d. %s · %s\n", i+1, kindText[it.Kind], it.What)
+			if it.When != "" {
+				fmt.Fprintf(b, "     %s\n", it.When)
+			}
+			fmt.Fprintf(b, "     Do: %s\n", it.Do)
+			for _, c := range it.Commands {
+				fmt.Fprintf(b, "       %s\n", c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	var record []ParkedAction
+	for _, p := range r.Needs.Parked {
+		if !p.counted() {
+			record = append(record, p)
+		}
+	}
+	if len(record) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "Needs a person (%d):\n", n.Count())
-	if len(n.Parked) > 0 {
-		b.WriteString("  Parked actions:\n")
-		for _, p := range n.Parked {
-			// The action is what a model asked to run: shown escaped, so
-			// that what a person approves is what will run (issue 11).
-			fmt.Fprintf(b, "    %-16s task %d %q: %s\n", p.Status, p.Task, p.Title, gate.Escape(p.Action))
-			switch p.Status {
-			case ApprovedNotRun:
-				fmt.Fprintf(b, "%20s approved %s (for %s); the next night runs it first\n", "", stamp(p.Since, loc), roundDur(p.For))
-			case Expired:
-				fmt.Fprintf(b, "%20s deadline %s: %s\n", "", stamp(p.Deadline, loc), p.Then)
-			default:
-				fmt.Fprintf(b, "%20s parked %s (for %s), deadline %s\n", "", stamp(p.AskedAt, loc), roundDur(p.For), stamp(p.Deadline, loc))
-			}
-			if p.Approve != "" {
-				fmt.Fprintf(b, "%20s %s   or   %s\n", "", p.Approve, p.Deny)
-			}
-		}
-	}
-	if len(n.Stops) > 0 {
-		b.WriteString("  System stops:\n")
-		for _, s := range n.Stops {
-			if s.Rule != "" {
-				fmt.Fprintf(b, "    night %s stopped at %s by a system-scope failure (%s): %s\n", s.Night, stamp(s.At, loc), s.Rule, s.Cause)
-			} else {
-				fmt.Fprintf(b, "    night %s stopped at %s: %s\n", s.Night, stamp(s.At, loc), s.Reason)
-			}
-			fmt.Fprintf(b, "      %s\n", s.Do)
-		}
-	}
-	if len(n.FailedEveryModel) > 0 {
-		b.WriteString("  Failed on every model of their role:\n")
-		for _, e := range n.FailedEveryModel {
-			fmt.Fprintf(b, "    task %d %q: %s %s, %d failed %s; last: %s\n", e.Task, e.Title, e.Role, strings.Join(e.Models, ", "),
-				e.Attempts, plural(e.Attempts, "attempt"), e.Last)
-		}
-	}
-	if len(n.Unverified) > 0 {
-		b.WriteString("  Unverified results (no PASS: a person must look):\n")
-		for _, u := range n.Unverified {
-			fmt.Fprintf(b, "    task %d %q: night %s, %s", u.Task, u.Title, u.Night, u.Worker)
-			if len(u.Checks) > 0 {
-				fmt.Fprintf(b, ", failed %s", strings.Join(u.Checks, ", "))
-			}
-			if u.Reason != "" {
-				fmt.Fprintf(b, ": %s", u.Reason)
-			}
-			b.WriteString("\n")
-		}
-	}
-	if len(n.CutShort) > 0 {
-		b.WriteString("  Nights cut short by failure handling:\n")
-		for _, c := range n.CutShort {
-			fmt.Fprintf(b, "    %s %s at %s: %s", c.Night, c.End, stamp(c.At, loc), c.Reason)
-			if c.Resumed {
-				b.WriteString(" (resumed)")
-			}
-			b.WriteString("\n")
+	b.WriteString("For the record (settled or in hand; nothing to do):\n")
+	for _, p := range record {
+		// The action is what a model asked to run: shown escaped, so
+		// that what a person approves is what will run (issue 11).
+		fmt.Fprintf(b, "  %-16s task %d %q: %s\n", p.Status, p.Task, clipTitle(p.Title), gate.Escape(p.Action))
+		if p.Status == ApprovedNotRun {
+			fmt.Fprintf(b, "%18s approved %s (%s); the next night runs it first\n", "", stamp(p.Since, loc), ago(p.Since, r.At))
+		} else {
+			fmt.Fprintf(b, "%18s deadline %s: %s\n", "", stamp(p.Deadline, loc), p.Then)
 		}
 	}
 	b.WriteString("\n")
 }
 
+// kindText names an item's kind in the text and on the page.
+var kindText = map[string]string{
+	KindStop:       "system stop",
+	KindParked:     "parked",
+	KindSilent:     "silent failure",
+	KindCutShort:   "cut short",
+	KindExhausted:  "failed on every model",
+	KindUnverified: "unverified",
+}
+
 func nightText(b *strings.Builder, n Night) {
 	loc := n.Timeline.Location()
 	hm := func(t time.Time) string { return t.In(loc).Format("15:04") }
-	fmt.Fprintf(b, "Night %s  window %s–%s\n", n.Name, n.WindowStart.In(loc).Format("2006-01-02 15:04"), hm(n.WindowEnd))
+	fmt.Fprintf(b, "Night %s  window %s–%s%s\n", n.Name, n.WindowStart.In(loc).Format("2006-01-02 15:04"), hm(n.WindowEnd), clocksChange(n.WindowStart, n.WindowEnd, loc))
 	for _, st := range n.Stops {
 		fmt.Fprintf(b, "  stopped %s at %s: %s; resumed at %s by %s\n", st.End, hm(st.At), st.Reason, hm(st.ResumedAt), st.Owner)
 	}
@@ -138,6 +127,19 @@ func nightText(b *strings.Builder, n Night) {
 		b.WriteString("  counts as: cut short (failure handling stopped work before the window closed)\n")
 	case n.OutOfWork:
 		b.WriteString("  counts as: out of work (nothing takeable before the window closed)\n")
+	case n.EndedWaiting:
+		b.WriteString("  counts as: ended waiting for a person (the window closed while the night sat idle for an answer)\n")
+	}
+	for _, s := range n.Silent {
+		fmt.Fprintf(b, "  silent failure: %s\n", silentNightText(s))
+	}
+	for _, sp := range n.Timeline.Spans {
+		switch sp.Kind {
+		case SittingOut:
+			fmt.Fprintf(b, "  sitting out: %s/%s from %s to the end of the night\n", sp.Role, sp.Worker, hm(sp.Start))
+		case IdleWaiting:
+			fmt.Fprintf(b, "  idle, waiting for a person: %s–%s (%s)\n", hm(sp.Start), hm(sp.End), Human(sp.End.Sub(sp.Start)))
+		}
 	}
 	fmt.Fprintf(b, "  steps finished: %s", ceilingsText(n))
 	if n.Interrupted > 0 {
@@ -150,21 +152,19 @@ func nightText(b *strings.Builder, n Night) {
 	fmt.Fprintf(b, "; cost %s\n", n.Spend.CostText())
 	fmt.Fprintf(b, "  builder steps: %s\n", builderCounts(n))
 	if len(n.Failures) > 0 {
-		fmt.Fprintf(b, "  failures: %s\n", scopesText(n.ByScope))
+		fmt.Fprintf(b, "  failures (%d): %s\n", len(n.Failures), scopesText(n.ByScope))
 		for _, f := range n.Failures {
-			who := f.Worker
-			if f.Manual {
-				who = "by hand"
-			}
-			if who != "" {
-				who = " " + who
-			}
-			task := "no task"
-			if f.Task != 0 {
-				task = fmt.Sprintf("task %d", f.Task)
-			}
-			fmt.Fprintf(b, "    %-6s %-14s %s%s: %s\n", f.Scope, f.Rule, task, who, f.Reason)
+			failureLine(b, f, "")
 		}
+	}
+	if len(n.ByHandAfter) > 0 {
+		fmt.Fprintf(b, "  recorded by hand after the night (%d), counted with it:\n", len(n.ByHandAfter))
+		for _, f := range n.ByHandAfter {
+			failureLine(b, f, f.At.In(loc).Format("2006-01-02 15:04")+" ")
+		}
+	}
+	for _, d := range n.Dropped {
+		fmt.Fprintf(b, "  given up: task %d (it was %s) at %s%s\n", d.Task, d.Was, d.At.In(loc).Format("2006-01-02 15:04"), reasonText(d.Reason))
 	}
 	if len(n.FailsByCheck) > 0 {
 		checks := make([]string, 0, len(n.FailsByCheck))
@@ -178,6 +178,54 @@ func nightText(b *strings.Builder, n Night) {
 		fmt.Fprintf(b, "  note %s: %s\n", note.Kind, note.Text)
 	}
 	b.WriteString("\n")
+}
+
+// failureLine writes one failure of a night's account.
+func failureLine(b *strings.Builder, f ledger.Failure, at string) {
+	who := f.Worker
+	if f.Manual {
+		who = "by hand"
+	}
+	if who != "" {
+		who = " " + who
+	}
+	task := "no task"
+	if f.Task != 0 {
+		task = fmt.Sprintf("task %d", f.Task)
+	}
+	fmt.Fprintf(b, "    %s%-6s %-14s %s%s: %s\n", at, f.Scope, f.Rule, task, who, f.Reason)
+}
+
+func reasonText(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+// silentNightText says one night's silent failure.
+func silentNightText(s Silent) string {
+	who := string(s.Role)
+	if len(s.Workers) > 0 {
+		who += " (" + strings.Join(s.Workers, ", ") + ")"
+	}
+	if s.Kind == FinishedNothing {
+		return fmt.Sprintf("the %s finished nothing while %d %s waited that it never took; %d %s taken, %d failed, %d parked", who, s.Waiting, plural(s.Waiting, "task"),
+			s.Calls, plural(s.Calls, "attempt"), s.Failed, s.Parked)
+	}
+	return fmt.Sprintf("the %s made no successful call: %d %s, %d failed (%d empty)%s", who, s.Calls, plural(s.Calls, "call"), s.Failed, s.Empty, lastText(s.Last))
+}
+
+// clocksChange says how long a window lasts when the clocks change in it
+// (a window of 22:00 to 06:00 lasts 9 hours the night they go back), or
+// nothing.
+func clocksChange(start, end time.Time, loc *time.Location) string {
+	_, a := start.In(loc).Zone()
+	_, b := end.In(loc).Zone()
+	if a == b {
+		return ""
+	}
+	return fmt.Sprintf(" (%s: the clocks change)", Human(end.Sub(start)))
 }
 
 // builderCounts says how the night's builder steps ended, as the
@@ -214,11 +262,13 @@ func ceilingsText(n Night) string {
 	return strings.Join(parts, ", ")
 }
 
+// scopesText counts failures by scope: "2 call-scope, 1 task-scope" (a
+// bare "task 1" read like a task's ID).
 func scopesText(by map[ledger.Scope]int) string {
 	var scopes []string
 	for _, s := range ledger.Scopes {
 		if c := by[s]; c > 0 {
-			scopes = append(scopes, fmt.Sprintf("%s %d", s, c))
+			scopes = append(scopes, fmt.Sprintf("%d %s-scope", c, s))
 		}
 	}
 	return strings.Join(scopes, ", ")
@@ -231,10 +281,11 @@ var glyph = map[Outcome]byte{Done: '#', Skipped: 's', Failed: 'X', Parked: 'P', 
 
 const legendText = "# done, s skipped, X failed, P parked, ! interrupted, > running"
 
-func glanceStep(t Timeline) time.Duration { return t.WindowEnd.Sub(t.WindowStart) / glanceCols }
+func glanceStep(t Timeline) time.Duration { return t.To.Sub(t.From) / glanceCols }
 
-// glanceText draws a timeline in characters: a column shows the worst
-// outcome of the steps that started in it.
+// glanceText draws a timeline in characters, across the night's real
+// span: a column shows the worst outcome of the steps that started in
+// it; "|" marks the window's end when the night ran past it.
 func glanceText(b *strings.Builder, t Timeline) {
 	step := glanceStep(t)
 	if step <= 0 {
@@ -245,29 +296,32 @@ func glanceText(b *strings.Builder, t Timeline) {
 	for _, r := range t.Rows {
 		width = max(width, len(r.Role)+1+len(r.Worker))
 	}
-	fmt.Fprintf(b, "  %-*s  %-*s%s\n", width, "", glanceCols-5, t.WindowStart.In(loc).Format("15:04"), t.WindowEnd.In(loc).Format("15:04"))
+	fmt.Fprintf(b, "  %-*s  %-*s%s\n", width, "", glanceCols-5, t.From.In(loc).Format("15:04"), t.To.In(loc).Format("15:04"))
+	col := func(at time.Time) int { return int(at.Sub(t.From) / step) }
 	for _, r := range t.Rows {
 		cols := []byte(strings.Repeat(".", glanceCols))
 		for _, m := range r.Marks {
-			i := min(max(int(m.Start.Sub(t.WindowStart)/step), 0), glanceCols-1)
+			i := min(max(col(m.Start), 0), glanceCols-1)
 			if cols[i] == '.' || severity(m.Outcome) > severity(outcomeOfGlyph(cols[i])) {
 				cols[i] = glyph[m.Outcome]
 			}
 		}
-		if !t.EndedAt.IsZero() && t.EndedAt.Before(t.WindowEnd) {
-			if i := int(t.EndedAt.Sub(t.WindowStart) / step); i >= 0 && i < glanceCols {
-				for j := i + 1; j < glanceCols; j++ {
-					cols[j] = ' '
-				}
-				if cols[i] == '.' {
-					cols[i] = '|'
-				}
+		if !t.EndedAt.IsZero() {
+			for j := col(t.EndedAt) + 1; j >= 1 && j < glanceCols; j++ {
+				cols[j] = ' '
 			}
+		}
+		if i := col(t.WindowEnd); i >= 0 && i < glanceCols && t.WindowEnd.Before(t.To) && cols[i] == '.' {
+			cols[i] = '|'
 		}
 		fmt.Fprintf(b, "  %-*s  %s  %d\n", width, string(r.Role)+"/"+r.Worker, cols, len(r.Marks))
 	}
 	if !t.EndedAt.IsZero() {
-		fmt.Fprintf(b, "  ended %s at %s: %s\n", t.End, t.EndedAt.In(loc).Format("15:04"), t.Reason)
+		fmt.Fprintf(b, "  ended %s at %s: %s", t.End, t.EndedAt.In(loc).Format("15:04"), t.Reason)
+		if t.EndedAt.Before(t.WindowEnd) {
+			fmt.Fprintf(b, " (%s before the window closed at %s)", Human(t.WindowEnd.Sub(t.EndedAt)), t.WindowEnd.In(loc).Format("15:04"))
+		}
+		b.WriteString("\n")
 	}
 }
 
@@ -310,9 +364,15 @@ func (r *Report) acrossText(b *strings.Builder) {
 				end += " (cut)"
 			case p.OutOfWork:
 				end += " (out)"
+			case p.EndedWaiting:
+				end += " (wait)"
 			}
-			fmt.Fprintf(b, "  %-10s  %7d  %4d %7d %6d %6d  %-22s  %9d  %9s  %s\n", p.Night, p.Steps, p.Builder[Done], p.Builder[Skipped],
-				p.Builder[Failed], p.Builder[Parked], end, p.Tokens, shortCost(p), scopesText(p.Failures))
+			fails := scopesText(p.Failures)
+			if p.ByHandAfter > 0 {
+				fails = strings.TrimPrefix(fails+fmt.Sprintf(" + %d by hand after", p.ByHandAfter), " + ")
+			}
+			fmt.Fprintf(b, "  %-10s  %7d  %4d %7d %6d %6d  %-22s  %9d  %10s  %s\n", p.Night, p.Steps, p.Builder[Done], p.Builder[Skipped],
+				p.Builder[Failed], p.Builder[Parked], end, p.Tokens, shortCost(p), fails)
 		}
 	}
 	b.WriteString("Builder steps finished per night:")
@@ -322,6 +382,23 @@ func (r *Report) acrossText(b *strings.Builder) {
 	fmt.Fprintf(b, "\nNights cut short: %d%s", a.CutShort, names(a.CutShortNames))
 	fmt.Fprintf(b, "\nNights out of work: %d%s", a.OutOfWork, names(a.OutOfWorkNames))
 	fmt.Fprintf(b, "\nNights that ended early (both): %d%s", a.EndedEarly, names(a.EarlyNames))
+	if a.EndedWaiting > 0 {
+		fmt.Fprintf(b, "\nNights that ended waiting for a person: %d%s", a.EndedWaiting, names(a.EndedWaitingNames))
+	}
+	total := 0
+	for _, k := range a.Failures {
+		total += k
+	}
+	fmt.Fprintf(b, "\nFailures: %d", total)
+	if total > 0 {
+		fmt.Fprintf(b, " (%s; %d recorded by hand)", scopesText(a.Failures), a.ByHand)
+	}
+	if a.Silent > 0 {
+		fmt.Fprintf(b, "\nSilent failures: %d (work that did not happen, and said nothing)", a.Silent)
+	}
+	if a.Dropped > 0 {
+		fmt.Fprintf(b, "\nTasks given up: %d", a.Dropped)
+	}
 	fmt.Fprintf(b, "\nSpent: %d tokens%s, cost %s", a.Tokens, cacheText(a.Spend), a.Spend.CostText())
 	b.WriteString("\n")
 }
@@ -368,11 +445,13 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// shortCost is a night's cost for a table's cell: the dollars, or "≥$x?"
-// when some step had no price (the night's own lines say how many).
+// shortCost is a night's cost for a table's cell: the dollars, or
+// "≥$x?" when some step had no price (the night's own lines say how
+// many), the known part to the same four places (a known $0.0035 read
+// "≥$0.00?").
 func shortCost(p Point) string {
 	if usd, ok := p.Cost.USD(); ok {
 		return fmt.Sprintf("$%.4f", usd)
 	}
-	return fmt.Sprintf("≥$%.2f?", p.KnownUSD)
+	return fmt.Sprintf("≥$%.4f?", p.KnownUSD)
 }

@@ -55,6 +55,44 @@ type Timeline struct {
 	Reason  string         `json:"reason,omitempty"`
 	// Stops are the system stops the night was resumed after.
 	Stops []ledger.Stop `json:"stops,omitempty"`
+	// From and To are the night's real span, the axis the page draws:
+	// from its window's start to its end (or now, while it runs), or to
+	// its last step's end when that came later; never less than
+	// MinSpan.
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Spans are what the steps do not show: workers sitting out the rest
+	// of the night, tasks waiting for a person, and the night sitting
+	// idle for a person's answer.
+	Spans []Span `json:"spans"`
+}
+
+// MinSpan is the shortest span a timeline's axis covers: a night cut
+// short three minutes in is drawn across ten minutes, not as a few
+// pixels of an eight-hour window.
+const MinSpan = 10 * time.Minute
+
+// The kinds of span.
+const (
+	// SittingOut is a worker out for the rest of the night (a
+	// worker-scope failure), on its row.
+	SittingOut = "sitting-out"
+	// WaitingForAPerson is a parked task waiting for a person's answer.
+	WaitingForAPerson = "waiting-for-a-person"
+	// IdleWaiting is the night with no step running while a parked task
+	// waited: only a person's answer could give it work.
+	IdleWaiting = "idle-waiting"
+)
+
+// Span is a stretch of the night that is no step.
+type Span struct {
+	Kind   string      `json:"kind"`
+	Role   ledger.Role `json:"role,omitempty"`
+	Worker string      `json:"worker,omitempty"`
+	Task   int64       `json:"task,omitempty"`
+	Start  time.Time   `json:"start"`
+	End    time.Time   `json:"end"`
+	Detail string      `json:"detail"`
 }
 
 // Ceiling is one role's step ceiling (0: none) and the steps it took.
@@ -100,8 +138,10 @@ func (t Timeline) Marks() int {
 	return n
 }
 
-// timeline lays a night's steps out by worker.
-func timeline(n Night, steps []ledger.Step, failures map[int64][]ledger.Failure, tasks map[int64]ledger.Task) Timeline {
+// timeline lays a night's steps out by worker, with the spans that are
+// no step.
+func timeline(n Night, steps []ledger.Step, failures map[int64][]ledger.Failure, all []ledger.Failure, h *history, now time.Time) Timeline {
+	tasks := h.tasks
 	t := Timeline{WindowStart: n.WindowStart, WindowEnd: n.WindowEnd, Tokens: n.Tokens,
 		EndedAt: n.EndedAt, End: n.End, Reason: n.Reason, Stops: n.Stops}
 	rows := map[ledger.WorkerKey]*Row{}
@@ -152,7 +192,146 @@ func timeline(n Night, steps []ledger.Step, failures map[int64][]ledger.Failure,
 	for _, k := range order {
 		t.Rows = append(t.Rows, *rows[k])
 	}
+	end := n.until(now)
+	t.From, t.To = n.WindowStart, end
+	for _, s := range steps {
+		t.From = minTime(t.From, s.StartedAt)
+		if !s.EndedAt.IsZero() {
+			t.To = maxTime(t.To, s.EndedAt)
+		}
+	}
+	if t.To.Sub(t.From) < MinSpan {
+		t.To = t.From.Add(MinSpan)
+	}
+	t.Spans = spans(n, steps, all, h, end, t.Location())
 	return t
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// spans finds what the steps do not show, until end (when the night
+// ended, or now): the workers sent out for the rest of the night, each
+// parked task's wait for a person, and the stretches with no step
+// running while one waited.
+func spans(n Night, steps []ledger.Step, failures []ledger.Failure, h *history, end time.Time, loc *time.Location) []Span {
+	hm := func(t time.Time) string { return t.In(loc).Format("15:04") }
+	out := []Span{}
+	gone := map[ledger.WorkerKey]bool{}
+	for _, f := range failures {
+		k := ledger.WorkerKey{Role: f.Role, Worker: f.Worker}
+		if f.Scope != ledger.WorkerScope || gone[k] || f.At.After(end) {
+			continue
+		}
+		gone[k] = true
+		out = append(out, Span{Kind: SittingOut, Role: f.Role, Worker: f.Worker, Start: f.At, End: end,
+			Detail: fmt.Sprintf("%s/%s sits out the rest of the night from %s: %s %s: %s", f.Role, f.Worker, hm(f.At), f.Scope, f.Rule, f.Reason)})
+	}
+	var waits []Span
+	for _, p := range h.parked {
+		to := end
+		if p.Decision != ledger.Undecided && p.DecidedAt.Before(to) {
+			to = p.DecidedAt
+		}
+		from := maxTime(p.AskedAt, n.StartedAt)
+		if !from.Before(to) {
+			continue
+		}
+		d := fmt.Sprintf("task %d %q waits for a person's answer %s–%s to %s; deadline %s", p.Task, clip(h.tasks[p.Task].Title, 120),
+			hm(from), hm(to), clip(p.Action, 200), stamp(p.Deadline, loc))
+		switch p.Decision {
+		case ledger.Undecided:
+		case ledger.Withdrawn:
+			d += "; the task was dropped " + hm(p.DecidedAt)
+		default:
+			d += fmt.Sprintf("; %s %s", p.Decision, stamp(p.DecidedAt, loc))
+		}
+		waits = append(waits, Span{Kind: WaitingForAPerson, Task: p.Task, Start: from, End: to, Detail: d})
+	}
+	out = append(out, waits...)
+	// The night sat idle where a task waited and no step ran.
+	var busy [][2]time.Time
+	for _, s := range steps {
+		e := s.EndedAt
+		if e.IsZero() {
+			e = end
+		}
+		busy = append(busy, [2]time.Time{s.StartedAt, e})
+	}
+	var waiting [][2]time.Time
+	for _, w := range waits {
+		waiting = append(waiting, [2]time.Time{w.Start, w.End})
+	}
+	for _, iv := range subtract(union(waiting), union(busy)) {
+		out = append(out, Span{Kind: IdleWaiting, Start: iv[0], End: iv[1],
+			Detail: fmt.Sprintf("the night sat idle %s–%s (%s): no step could run, only a person's answer could give it work", hm(iv[0]), hm(iv[1]), Human(iv[1].Sub(iv[0])))})
+	}
+	return out
+}
+
+// union merges intervals into disjoint ones, in order.
+func union(ivs [][2]time.Time) [][2]time.Time {
+	ivs = slices.Clone(ivs)
+	slices.SortFunc(ivs, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var out [][2]time.Time
+	for _, iv := range ivs {
+		if !iv[0].Before(iv[1]) {
+			continue
+		}
+		if k := len(out); k > 0 && !iv[0].After(out[k-1][1]) {
+			out[k-1][1] = maxTime(out[k-1][1], iv[1])
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// subtract is what of a (disjoint, in order) b (the same) does not cover.
+func subtract(a, b [][2]time.Time) [][2]time.Time {
+	var out [][2]time.Time
+	for _, iv := range a {
+		from := iv[0]
+		for _, c := range b {
+			if !c[1].After(from) || !c[0].Before(iv[1]) {
+				continue
+			}
+			if c[0].After(from) {
+				out = append(out, [2]time.Time{from, c[0]})
+			}
+			from = maxTime(from, c[1])
+		}
+		if from.Before(iv[1]) {
+			out = append(out, [2]time.Time{from, iv[1]})
+		}
+	}
+	return out
+}
+
+// waited sums the night's idle waits for a person, and says whether its
+// window closed while it sat so.
+func waited(n Night) (time.Duration, bool) {
+	var d time.Duration
+	endedWaiting := false
+	for _, s := range n.Timeline.Spans {
+		if s.Kind != IdleWaiting {
+			continue
+		}
+		d += s.End.Sub(s.Start)
+		endedWaiting = n.End == ledger.WindowClosed && !s.End.Before(n.EndedAt)
+	}
+	return d, endedWaiting
 }
 
 // outcomeOf says how a step ended on the timeline: a failed step of a
@@ -187,7 +366,7 @@ func scopeRank(s ledger.Scope) int { return slices.Index(ledger.Scopes, s) }
 func detail(s ledger.Step, m Mark, fs []ledger.Failure) string {
 	var b strings.Builder
 	if s.Task != 0 {
-		fmt.Fprintf(&b, "task %d %q · ", s.Task, m.Title)
+		fmt.Fprintf(&b, "task %d %q · ", s.Task, clip(m.Title, 120))
 	}
 	fmt.Fprintf(&b, "%s/%s · %s", s.Role, s.Worker, m.Outcome)
 	if s.Outcome != "" && s.Outcome != string(m.Outcome) && s.Outcome != "ok" {

@@ -27,8 +27,17 @@ type Point struct {
 	Cost     models.Cost `json:"cost_usd"`
 	KnownUSD float64     `json:"known_cost_usd"`
 	Unpriced int         `json:"unpriced_steps,omitempty"`
-	// Failures counts the night's failures per scope.
-	Failures map[ledger.Scope]int `json:"failures"`
+	// Failures counts the night's failures per scope; ByHandAfter the
+	// failures a person recorded after it, between nights (counted in
+	// no scope of the night's own).
+	Failures    map[ledger.Scope]int `json:"failures"`
+	ByHandAfter int                  `json:"failures_by_hand_after"`
+	// EndedWaiting says the window closed while the night sat idle
+	// waiting for a person; Silent counts its silent failures and
+	// Dropped the tasks a person gave up in it or after it.
+	EndedWaiting bool `json:"ended_waiting"`
+	Silent       int  `json:"silent_failures"`
+	Dropped      int  `json:"dropped"`
 }
 
 // trend makes one point per night.
@@ -38,7 +47,8 @@ func trend(nights []Night) []Point {
 		p := Point{Night: n.Name, Steps: n.Finished[ledger.Builder], Builder: map[Outcome]int{},
 			End: n.End, Reason: n.Reason, CutShort: n.CutShort, OutOfWork: n.OutOfWork, Tokens: n.Tokens,
 			Cost: cost(n.Spend), KnownUSD: n.Spend.KnownUSD, Unpriced: n.Spend.Unpriced,
-			Failures: map[ledger.Scope]int{}}
+			Failures: map[ledger.Scope]int{}, ByHandAfter: len(n.ByHandAfter), EndedWaiting: n.EndedWaiting,
+			Silent: len(n.Silent), Dropped: len(n.Dropped)}
 		for _, r := range n.Timeline.Rows {
 			if r.Role != ledger.Builder {
 				continue

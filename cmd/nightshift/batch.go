@@ -118,56 +118,16 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	limiters := f.limiters()
-	// Every task starts from the flags' config: the model and its
-	// limiter, the retry policy, --keep and the exit table. Its spec, the
-	// flags' limits, checks and gate rules merged in by batchSpec, adds
-	// the rest (batch.TaskConfig).
-	base, err := runConfig(&f.runFlags, &taskfile.Spec{
-		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
-		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
-		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
-		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
-	}, limiters)
+	runner, done, err := batchRunner(cmd, f, specs)
 	if err != nil {
 		return err
 	}
-	base.Redact = redactorOf(cmd.Context())
-	// Everything that would stop a task before it runs is found now, so
-	// that a typo in task 180 does not surface an hour in.
+	defer done()
 	stderr := cmd.ErrOrStderr()
-	warned := map[string]bool{}
-	for i, s := range specs {
-		specs[i] = batchSpec(f, s, cmd.Flags().Changed)
-		warnings, err := checkSpec(base, specs[i])
-		if err != nil {
-			return usagef("task %s: %v", s.Name, err)
-		}
-		// Each task's log has its sandbox's warnings; the person at the
-		// terminal hears each once.
-		for _, w := range warnings {
-			if !warned[w] {
-				warned[w] = true
-				warnf(stderr, "%s", w)
-			}
-		}
-	}
-
 	live := false
 	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
-	defer closeLimiters(limiters, stderr)
-	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
-	if err != nil {
-		return err
-	}
-	defer stopTrace()
-	base.Trace = tr
-	runner := &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
-		return prepareBatchTask(cmd.Context(), f, spec, dir, cfg, limiters)
-	}}
 	sum, err := batch.Run(cmd.Context(), batch.Config{
 		Parallel: f.parallel,
 		WorkDir:  f.work,
@@ -186,6 +146,60 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		return exitWith(exitFor(agent.Interrupted))
 	}
 	return exitWith(exitFor(sum.Outcome()))
+}
+
+// batchRunner builds what runs a batch's tasks: the flags' config for
+// every task, each spec merged with the flags and checked before anything
+// runs (specs[i] becomes its merged copy), and the runner that gives each
+// task its log and its judge. done ends the trace and the limiters.
+// `nightshift batch` and `nightshift eval reliability` run their tasks
+// through it.
+func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (runner *batch.Agent, done func(), err error) {
+	limiters := f.limiters()
+	// Every task starts from the flags' config: the model and its
+	// limiter, the retry policy, --keep and the exit table. Its spec, the
+	// flags' limits, checks and gate rules merged in by batchSpec, adds
+	// the rest (batch.TaskConfig).
+	base, err := runConfig(&f.runFlags, &taskfile.Spec{
+		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
+		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge,
+		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
+		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
+		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
+	}, limiters)
+	if err != nil {
+		return nil, nil, err
+	}
+	base.Redact = redactorOf(cmd.Context())
+	// Everything that would stop a task before it runs is found now, so
+	// that a typo in task 180 does not surface an hour in.
+	stderr := cmd.ErrOrStderr()
+	warned := map[string]bool{}
+	for i, s := range specs {
+		specs[i] = batchSpec(f, s, cmd.Flags().Changed)
+		warnings, err := checkSpec(base, specs[i])
+		if err != nil {
+			return nil, nil, usagef("task %s: %v", s.Name, err)
+		}
+		// Each task's log has its sandbox's warnings; the person at the
+		// terminal hears each once.
+		for _, w := range warnings {
+			if !warned[w] {
+				warned[w] = true
+				warnf(stderr, "%s", w)
+			}
+		}
+	}
+	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	if err != nil {
+		closeLimiters(limiters, stderr)
+		return nil, nil, err
+	}
+	base.Trace = tr
+	runner = &batch.Agent{Base: base, Prepare: func(spec *taskfile.Spec, dir string, cfg *lifecycle.Config) (func(*lifecycle.Result, error), error) {
+		return prepareBatchTask(cmd.Context(), f, spec, dir, cfg, limiters)
+	}}
+	return runner, func() { stopTrace(); closeLimiters(limiters, stderr) }, nil
 }
 
 // batchSpec fills what a task leaves unset from the flags: the task's own

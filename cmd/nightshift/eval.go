@@ -58,6 +58,7 @@ func newEvalCmd() *cobra.Command {
 	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
 	fl.IntVar(&retries, "retries", retry.DefaultRetries, "retries per judge call after the first")
 	fl.DurationVar(&backoff, "backoff", time.Second, "first retry wait")
+	cmd.AddCommand(newEvalReliabilityCmd())
 	// The eval package marks the user's mistakes with ErrUsage: exit 2.
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {

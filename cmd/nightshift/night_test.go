@@ -46,7 +46,8 @@ func TestNightDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Needs a person (1):", `task 1 "booklet from a public-domain text": night 2025-10-21, build1, failed not-empty`,
+	for _, want := range []string{"Needs a person (1), the most urgent first:", `task 1 "booklet from a public-domain text": night 2025-10-21, build1, failed not-empty`,
+		"nightshift task show 1 --db " + db,
 		"ended ceilings-reached", "builder 14 of 14", "empty-answer", "Nights that ended early (both): 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo report lacks %q:\n%s", want, out)

@@ -94,7 +94,13 @@ func TestNightDocsFirstPipeline(t *testing.T) {
 			t.Errorf("%s does not say %q", sim[0], want)
 		}
 	}
-	for _, want := range []string{"Nights cut short: 0", "Nights out of work: 30 ("} {
+	// Nothing failed loudly, and yet from the third night on the judge
+	// lost every call and the builder took nothing of what waited: work
+	// that never happened, which the report says (issue 30).
+	for _, want := range []string{"Nights cut short: 0", "Nights out of work: 30 (", "Needs a person (2), the most urgent first:",
+		"  1. silent failure · judge (scorer): no successful call on 28 nights: 112 calls, 112 failed (0 empty)",
+		"  2. silent failure · builder (maker) finished nothing on 28 nights while tasks waited that it never took: 2 on the last, none of them scored",
+		"     nights 2025-10-03 to 2025-10-30 (28)"} {
 		if !strings.Contains(month.stdout, want) {
 			t.Errorf("%s lacks %q, as docs/night.md says:\n%s", sim[1], want, month.stdout)
 		}

@@ -28,10 +28,14 @@ func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report [--db DB] [--nights N | --since 30d] [--json | --html FILE]",
 		Short: "The morning report: what needs a person, how each night went, and the nights across",
-		Long: `Report reads the ledger. First, what needs a person: parked actions with the
-commands that answer them and their deadlines, system stops not dealt with,
-tasks that failed on every model of their role, unverified results, and nights
-cut short by failure handling; it says so when nothing does. Then each night:
+		Long: `Report reads the ledger. First, what needs a person, the most urgent first,
+each item with what broke, the time left to its deadline, what to do and the
+commands that do it: system stops not dealt with (a refused key's worker, model
+and variable), parked actions (task approve / deny), silent failures (a role
+whose every call failed, a builder that took nothing of what waited), nights
+cut short since the last that was not, tasks that failed on every model of
+their role (task drop), unverified results (task show); it says so when
+nothing does. Then each night:
 its window, when and how it ended and why, the steps each role finished
 against its ceiling, failures by scope with their reasons, and the last night
 at a glance. Across nights: builder steps finished per night, and the nights

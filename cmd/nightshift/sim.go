@@ -8,27 +8,28 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 
-// newSimCmd is `nightshift sim`: the scripted model as an HTTP server, for
-// testing a provider, an SDK or a whole pipeline against the real wire
-// formats without a key or a network.
+// newSimCmd is `nightshift sim`: the scripted model (or a recorded
+// session) as an HTTP server, for testing a provider, an SDK or a whole
+// pipeline against the real wire formats without a key or a network; and
+// the fault proxy, for the same tests against a real provider.
 func newSimCmd() *cobra.Command {
 	sim := &cobra.Command{
 		Use:   "sim",
-		Short: "Serve a scripted model over HTTP (Anthropic and OpenAI wire formats)",
+		Short: "Serve a scripted model or a recorded session over HTTP, or proxy a real provider with faults",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("sim needs a subcommand: nightshift sim serve --scenario FILE")
+			return usagef("sim needs a subcommand: nightshift sim serve --scenario FILE, or nightshift sim proxy --upstream URL")
 		},
 	}
-	sim.AddCommand(newSimServeCmd())
+	sim.AddCommand(newSimServeCmd(), newSimProxyCmd())
 	return sim
 }
 
 func newSimServeCmd() *cobra.Command {
-	var scenario, addr string
+	var scenario, addr, cassetteFile string
 	var lim simLimit
 	cmd := &cobra.Command{
-		Use:   "serve --scenario FILE [--addr HOST:PORT]",
+		Use:   "serve --scenario FILE | --cassette FILE [--addr HOST:PORT]",
 		Short: "Play a scenario as an HTTP server until interrupted",
 		Long: `serve plays a scenario (docs/scenarios.md) as an HTTP server that speaks the
 Anthropic Messages API (POST /v1/messages, /v1/messages/count_tokens) and the
@@ -53,7 +54,12 @@ It serves until interrupted (SIGINT/SIGTERM), then exits 0.
 window of that length (a sliding window); the rest are answered 429 with
 Retry-After, and every reply carries the provider's rate-limit headers
 (anthropic-ratelimit-requests-*, x-ratelimit-*-requests). --no-headers sends
-only the 429 and its Retry-After, like a server that says nothing more.`,
+only the 429 and its Retry-After, like a server that says nothing more.
+
+--cassette FILE, instead of a scenario, replays a session recorded with
+nightshift sim proxy --record FILE: each request gets the recorded reply of
+the same conversation, a retried one the next recorded attempt
+(docs/cassettes.md).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("sim serve takes no arguments; give the scenario as --scenario FILE")
@@ -61,8 +67,14 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cassetteFile != "" {
+				if scenario != "" {
+					return usagef("sim serve plays a --scenario or a --cassette, not both: give one")
+				}
+				return serveCassette(cmd, cassetteFile, addr, &lim)
+			}
 			if scenario == "" {
-				return usagef("sim serve needs --scenario FILE (the format is in docs/scenarios.md)")
+				return usagef("sim serve needs --scenario FILE (the format is in docs/scenarios.md), or --cassette FILE to replay a recorded session")
 			}
 			sc, err := scripted.Load(scenario)
 			if err != nil {
@@ -72,13 +84,14 @@ only the 429 and its Retry-After, like a server that says nothing more.`,
 				return err
 			}
 			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
-				return lim.serve(cmd, sc, addr)
+				return lim.serve(cmd, scripted.NewServer(sc, scripted.ServerConfig{Log: cmd.ErrOrStderr(), ForgetRequests: true}), addr)
 			}
 			return scripted.Serve(cmd.Context(), sc, addr, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to play (YAML or JSON; see docs/scenarios.md)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
+	cmd.Flags().StringVar(&cassetteFile, "cassette", "", "replay this recorded session (nightshift sim proxy --record) instead of a scenario; docs/cassettes.md")
 	lim.addFlags(cmd)
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,16 +23,15 @@ func (l *simLimit) addFlags(cmd *cobra.Command) {
 	fl.BoolVar(&l.noHeaders, "no-headers", false, "with --limit, send no rate-limit headers: only 429 and Retry-After")
 }
 
-// serve serves sc behind the rate limit.
-func (l *simLimit) serve(cmd *cobra.Command, sc *scripted.Scenario, addr string) error {
+// serve serves h (a scenario's server, a cassette's) behind the rate
+// limit.
+func (l *simLimit) serve(cmd *cobra.Command, h http.Handler, addr string) error {
 	if l.limit < 1 {
 		return usagef("--per and --no-headers need --limit N (at least 1 request per window)")
 	}
 	if l.per <= 0 {
 		return usagef("--per must be a positive duration such as 1m or 6s")
 	}
-	log := cmd.ErrOrStderr()
-	h := scripted.RateLimit(scripted.NewServer(sc, scripted.ServerConfig{Log: log, ForgetRequests: true}),
-		scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: log})
-	return scripted.ServeHandler(cmd.Context(), h, addr, cmd.OutOrStdout())
+	limited := scripted.RateLimit(h, scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: cmd.ErrOrStderr()})
+	return scripted.ServeHandler(cmd.Context(), limited, addr, cmd.OutOrStdout())
 }

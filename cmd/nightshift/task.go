@@ -25,13 +25,14 @@ import (
 func newTaskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
-		Short: "Add, list, fail by hand, approve or deny the night's tasks",
+		Short: "Add, list, show, fail by hand, approve, deny or drop the night's tasks",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("task needs a subcommand: add, list, fail, approve, deny")
+			return usagef("task needs a subcommand: add, list, show, fail, approve, deny, drop")
 		},
 	}
-	cmd.AddCommand(newTaskAddCmd(), newTaskListCmd(), newTaskFailCmd(), newTaskDecideCmd(ledger.Approved), newTaskDecideCmd(ledger.Denied))
+	cmd.AddCommand(newTaskAddCmd(), newTaskListCmd(), newTaskShowCmd(), newTaskFailCmd(), newTaskDecideCmd(ledger.Approved), newTaskDecideCmd(ledger.Denied),
+		newTaskDropCmd())
 	return cmd
 }
 
