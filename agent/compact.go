@@ -67,58 +67,82 @@ func (r *run) request() *llm.Request {
 	return req
 }
 
+// Why a compaction happens, as its event says (event.CompactInfo.Cause).
+const (
+	// compactAtThreshold: the next call's estimated prompt would pass
+	// CompactAt of the window.
+	compactAtThreshold = ""
+	// compactFull: a reply stopped at the window (fullWindow).
+	compactFull = "full"
+	// compactOverflow: the server refused the prompt as over its window.
+	compactOverflow = "overflow"
+)
+
 // compact replaces the older turns by a summary when the next call's
-// estimated prompt would pass the threshold. It returns the run's end
-// when the summary's call failed (a budget that would be crossed, an API
-// failure); nil otherwise, compacted or not.
-func (r *run) compact(ctx context.Context) *Result {
-	window := r.cfg.ContextWindow
+// estimated prompt would pass the threshold, or at once when cause says
+// the window is full already (compactFull, compactOverflow). It returns
+// the run's end when the summary's call failed (a budget that would be
+// crossed, an API failure), and whether the history was compacted.
+func (r *run) compact(ctx context.Context, cause string) (*Result, bool) {
+	window := r.window
 	if window <= 0 {
-		return nil
+		return nil, false
 	}
 	at := r.cfg.CompactAt
 	if at <= 0 || at > 1 {
 		at = DefaultCompactAt
 	}
 	chars := r.request().Chars()
-	est := r.est.EstimateChars(chars).InputTokens
-	if float64(est) <= at*float64(window) {
+	est := r.promptTokens(chars)
+	if cause == compactAtThreshold && float64(est) <= at*float64(window) {
 		r.nextChars = chars
-		return nil
+		return nil, false
 	}
 	keep := keepFrom(r.msgs, window)
 	if keep <= 0 {
-		return nil // nothing older than the latest step: nothing to drop
+		return nil, false // nothing older than the latest step: nothing to drop
 	}
 	// What the compacted history would be with an empty summary: when
 	// that is no smaller than the history now (the system prompt and
 	// the tools, which no summary shortens, fill the window, and the
 	// turns dropped are fewer than the frame and the task restated), a
-	// summary call would only make the prompt bigger.
+	// summary call would only make the prompt bigger. Both are counted
+	// as the server counts them (promptTokens): a count of characters
+	// took in tool schemas that the server's chat template drops, and
+	// always found that a summary would not help (issue 28).
 	floor := r.request()
 	floor.Messages = append([]llm.Message{llm.UserText(fmt.Sprintf(compactedMsg, r.task, "", r.changedList()))}, r.msgs[keep:]...)
-	if r.est.EstimateChars(floor.Chars()).InputTokens >= est {
+	if r.promptTokens(floor.Chars()) >= est {
 		r.nextChars = chars
-		return nil
+		return nil, false
 	}
 	req := r.request()
 	req.Messages = append(slices.Clone(r.msgs), llm.UserText(summaryMsg))
-	req.MaxTokens = r.cfg.MaxTokens
+	if cause != compactAtThreshold {
+		// The whole history fills the window already: the summary is
+		// asked of the turns it replaces, the request the last of them
+		// ends with.
+		req.Messages = summaryOf(r.msgs[:keep])
+	}
+	req.MaxTokens = r.room(r.cfg.MaxTokens, r.promptTokens(req.Chars()))
 	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	r.spent()
 	var summary string
 	var usage llm.Usage
-	switch {
+	switch c := llm.ClassOf(err); {
 	case err == nil:
 		summary, usage = strings.TrimSpace(resp.Message().Text()), resp.Usage
-	case llm.ClassOf(err) == llm.BadRequest && ctx.Err() == nil:
+	case (c == llm.BadRequest || c == llm.ContextOverflow) && ctx.Err() == nil:
 		// The summary's own request was refused, most likely as too
 		// long: the history has outgrown the window already (the
 		// estimate fell short). Ending the run here is what compaction
 		// is for avoiding; the history is compacted without a summary.
+		if c == llm.ContextOverflow {
+			r.overflowed(err, est)
+		}
 	default:
-		return r.apiEnd(fmt.Errorf("compaction: %w", err))
+		return r.apiEnd(fmt.Errorf("compaction: %w", err)), false
 	}
 	how := "model"
 	if summary == "" {
@@ -129,14 +153,24 @@ func (r *run) compact(ctx context.Context) *Result {
 	r.msgs = append([]llm.Message{head}, r.msgs[keep:]...)
 	r.compactions++
 	r.nextChars = r.request().Chars()
-	after := r.est.EstimateChars(r.nextChars).InputTokens
+	after := r.promptTokens(r.nextChars)
 	r.emit(event.NewCompact(event.CompactInfo{
 		Window: window, Threshold: at, BeforeTokens: est, AfterTokens: after,
 		MessagesBefore: before, MessagesAfter: len(r.msgs), Kept: before - keep,
-		Summary: how, SummaryChars: len(summary), Usage: usage, Cost: r.priceOf(usage), Err: err,
+		Summary: how, SummaryChars: len(summary), Usage: usage, Cost: r.priceOf(usage), Err: err, Cause: cause,
 	}))
 	r.save(r.state())
-	return nil
+	return nil, true
+}
+
+// summaryOf is the conversation msgs with the request for the summary
+// added to its last turn, a user turn (the turns before an assistant
+// turn kept, keepFrom), so that the roles still alternate.
+func summaryOf(msgs []llm.Message) []llm.Message {
+	out := slices.Clone(msgs)
+	last := &out[len(out)-1]
+	last.Content = append(slices.Clone(last.Content), llm.Text(summaryMsg))
+	return out
 }
 
 // keepFrom returns the index of the first message kept verbatim: the

@@ -34,6 +34,21 @@ const (
 	Failed      Outcome = "error"
 )
 
+// ContextFull: the context window is full and compaction could not make
+// room: a reply stopped at the window, or the server refused the prompt,
+// and the history has nothing left to drop (the system prompt, the tools
+// and the latest step fill it). Not max_tokens: a larger output cap
+// cannot help (ErrContextFull names the window).
+const ContextFull Outcome = "context-full"
+
+// Outcomes lists every outcome, in the order of the exit statuses the
+// command gives them (cmd/nightshift): the tables that list outcomes
+// (README, docs/events.md, the exit table) are held to it by tests.
+func Outcomes() []Outcome {
+	return []Outcome{Done, Failed, Usage, StepLimit, Unverified, APIFailure, Truncated, NeedsRecovery,
+		NotAllDone, Parked, Budget, Timeout, Busy, ContextFull, Interrupted}
+}
+
 // Paused reports whether o stopped a run that may be resumed where it
 // stopped (budget, timeout, interrupted) rather than ended it: the
 // lifecycle keeps such a run's changes and checkpoint.

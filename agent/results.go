@@ -33,16 +33,18 @@ type ResultStore interface {
 var ErrNoResult = errors.New("no such result")
 
 // resultCap is the cap in force: Config.ResultCap, else the default, or a
-// tenth of a small context window (at four characters a token); zero
-// when results are never cut.
-func (c Config) resultCap() int {
+// tenth of a small context window (at four characters a token: the
+// window given, or the smaller one the server showed); zero when results
+// are never cut.
+func (r *run) resultCap() int {
+	c := r.cfg
 	switch {
 	case c.Results == nil || c.ResultCap < 0:
 		return 0
 	case c.ResultCap > 0:
 		return c.ResultCap
-	case c.ContextWindow > 0:
-		return min(DefaultResultCap, c.ContextWindow*4/10)
+	case r.window > 0:
+		return min(DefaultResultCap, r.window*4/10)
 	}
 	return DefaultResultCap
 }
@@ -55,7 +57,7 @@ const cutNote = "\n\n[harness] This result is %d bytes, too long for the convers
 // and a note naming read_result, which the run's tools get from the first
 // cut on. A result that cannot be stored stays whole.
 func (r *run) cutResults(results []llm.Block) []llm.Block {
-	limit := r.cfg.resultCap()
+	limit := r.resultCap()
 	if limit == 0 {
 		return results
 	}
@@ -138,7 +140,7 @@ func (r *run) addReadResult() error {
 	if _, ok := r.cfg.Tools.Get(ReadResultName); ok {
 		return nil
 	}
-	set, err := r.cfg.Tools.With(readResult(r.cfg.Results, r.cfg.resultCap()))
+	set, err := r.cfg.Tools.With(readResult(r.cfg.Results, r.resultCap()))
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,20 @@ type run struct {
 	// rest is the worker's primary's rest (with Config.Fallback), which
 	// the judge's calls share when the judge is the worker's model.
 	rest *fallback.Rest
-	// est estimates the next worker call's prompt, calibrated by the
-	// calls so far, for compaction; compactions counts the compactions,
-	// resultsCut the tool results cut (read_result is a tool from the
-	// first).
-	est         budget.Estimator
+	// window is the context window compaction keeps the history
+	// within: Config.ContextWindow, or a smaller one the server showed
+	// (window.go). calib calibrates the estimate of a call's prompt on
+	// what the server counted; resent is true once the request made
+	// after an overflow's compaction was sent, until a call is answered.
+	// sentCap and sentPrompt are the output cap the last worker call was
+	// sent with and its prompt as estimated.
+	window     int
+	calib      calibration
+	resent     bool
+	sentCap    int
+	sentPrompt int64
+	// compactions counts the compactions, resultsCut the tool results
+	// cut (read_result is a tool from the first).
 	compactions int
 	resultsCut  int
 	// cutIDs is, by tool-use ID, the suffix the next result cut under
@@ -88,6 +97,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		task:      task,
 		res:       &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
 		maxTok:    cfg.MaxTokens,
+		window:    cfg.ContextWindow,
 		inner:     ctx,
 		nextChars: -1,
 		rest:      &fallback.Rest{},
@@ -151,6 +161,7 @@ func (r *run) restore(st *State) {
 	r.loop = st.Loop
 	r.changed = st.Changed
 	r.compactions, r.resultsCut = st.Compactions, st.ResultsCut
+	r.learnWindow(st.Window)
 }
 
 // state is the run's progress now.
@@ -160,7 +171,17 @@ func (r *run) state() *State {
 		FailsByCheck: r.res.FailsByCheck, FailedChecks: r.res.FailedChecks,
 		MaxTokens: r.maxTok, Cuts: r.cuts, Text: r.text.String(), Loop: r.loop,
 		Changed: r.changedFiles(), Compactions: r.compactions, ResultsCut: r.resultsCut,
+		Window: r.learntWindow(),
 	}
+}
+
+// learntWindow is the window the run learnt from its server, when it is
+// not the one it was given.
+func (r *run) learntWindow() int {
+	if r.window != r.cfg.ContextWindow {
+		return r.window
+	}
+	return 0
 }
 
 // save hands the state to the checkpointer. A failure to save does not
@@ -199,12 +220,23 @@ func (r *run) steps(ctx context.Context) *Result {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
 		}
 		r.nextChars = -1
-		if out := r.compact(ctx); out != nil {
+		if out, _ := r.compact(ctx, compactAtThreshold); out != nil {
 			return out
 		}
 		r.res.Steps++
 		resp, err := r.call(ctx)
 		if err != nil {
+			if llm.ClassOf(err) == llm.ContextOverflow && ctx.Err() == nil {
+				// The server refused the prompt as over its window: no
+				// reply, so no step. The history is compacted and the
+				// smaller request sent, once: a new request, not a retry
+				// of the same one (issue 28).
+				r.res.Steps--
+				if out := r.overflow(ctx, err); out != nil {
+					return out
+				}
+				continue
+			}
 			if o, _, _ := r.classify(err); o.Paused() {
 				// The call was not made (budget), or was cut short and
 				// its reply lost: it is no step, and a resumed run
@@ -213,8 +245,23 @@ func (r *run) steps(ctx context.Context) *Result {
 			}
 			return r.apiEnd(err)
 		}
+		r.resent = false
 		r.turnEvent(resp)
 
+		if r.fullWindow(resp, r.sentCap) {
+			// The reply stopped at the window, not at its cap: a larger
+			// cap cannot help, a smaller prompt can. The reply is
+			// dropped and the call made again on the compacted history.
+			r.cuts = 0
+			if out, ok := r.compact(ctx, compactFull); out != nil {
+				return out
+			} else if !ok {
+				return r.contextFull(resp.Usage.InputTokens, fmt.Sprintf("a reply stopped at it after %d tokens of output, %d of prompt",
+					resp.Usage.OutputTokens, resp.Usage.InputTokens))
+			}
+			r.save(r.state())
+			continue
+		}
 		if resp.StopReason == llm.MaxTokens {
 			r.cuts++
 			if r.cuts >= MaxCutsInARow {
@@ -316,8 +363,28 @@ func (r *run) finishPending(ctx context.Context, p *Pending) *Result {
 	return r.toolStep(ctx, uses, done)
 }
 
+// overflow answers the server's refusal of the prompt as over its window:
+// the window it names is learnt, the history compacted, and the smaller
+// request sent once; the run ends context-full when compaction cannot
+// make room, or when the request sent after one is refused again.
+func (r *run) overflow(ctx context.Context, err error) *Result {
+	prompt := r.overflowed(err, r.sentPrompt)
+	if r.resent {
+		return r.contextFull(prompt, fmt.Sprintf("the server refused a prompt of %d tokens again after a compaction", prompt))
+	}
+	r.resent = true
+	out, ok := r.compact(ctx, compactOverflow)
+	switch {
+	case out != nil:
+		return out
+	case !ok:
+		return r.contextFull(prompt, fmt.Sprintf("the server refused a prompt of %d tokens", prompt))
+	}
+	return nil
+}
+
 // call makes one worker model call through the meter and the retry
-// layer.
+// layer, with the output cap the window leaves (room).
 func (r *run) call(ctx context.Context) (*llm.Response, error) {
 	req := r.request()
 	chars := r.nextChars
@@ -325,12 +392,15 @@ func (r *run) call(ctx context.Context) (*llm.Response, error) {
 		chars = req.Chars()
 	}
 	r.nextChars = -1
+	r.sentPrompt = r.promptTokens(chars)
+	req.MaxTokens = r.room(req.MaxTokens, r.sentPrompt)
+	r.sentCap = req.MaxTokens
 	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	r.est.ObserveChars(chars, resp.Usage)
+	r.calibrate(chars, resp.Usage)
 	r.res.Calls++
 	r.spent()
 	return resp, nil
@@ -342,7 +412,7 @@ func (r *run) call(ctx context.Context) (*llm.Response, error) {
 // sew in syntax errors.
 func (r *run) truncated(resp *llm.Response) {
 	msg := resp.Message()
-	if len(msg.ToolUses()) > 0 || r.cfg.OutputSchema != nil {
+	if len(msg.ToolUses()) > 0 || r.cfg.OutputSchema != nil || r.cutToolCall(msg) {
 		r.maxTok = min(r.maxTok*2, r.cfg.MaxTokensCap)
 		r.emit(event.NewTruncated(true, r.maxTok))
 		return
@@ -356,6 +426,20 @@ func (r *run) truncated(resp *llm.Response) {
 		llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(part)}},
 		llm.UserText(continueMsg))
 	r.emit(event.NewTruncated(false, len([]rune(part))))
+}
+
+// cutToolCall reports whether a reply cut by max_tokens is a tool call
+// the server did not get to parse: when the run offers tools, a reply
+// that holds a chat template's raw tool-call markup (llama.cpp sends
+// `<tool_call>\n {"name":"` as the content when the cut came before the
+// name was complete), or nothing at all (the same cut, streamed). Such a
+// reply is regenerated with the larger cap, never continued as prose.
+func (r *run) cutToolCall(msg llm.Message) bool {
+	if r.cfg.Tools == nil || len(r.cfg.Tools.Specs()) == 0 {
+		return false
+	}
+	text := msg.Text()
+	return strings.TrimSpace(text) == "" || llm.HasToolCallMarkup(text)
 }
 
 // verify runs the verifier on an end of turn. It returns the final result,
@@ -438,14 +522,23 @@ func (r *run) verifier() *verify.Verifier {
 	return v
 }
 
-// spent copies the meter's totals into the result.
+// spent copies the meter's totals into the result. A run of a model the
+// model table cannot price has an unknown cost even before any call has
+// been counted (it is not $0: issue 28, a run whose every call failed
+// printed $0.0000 for a model without a price).
 func (r *run) spent() {
 	s := r.meter.Spent()
 	r.res.Usage, r.res.Cost = s.Usage, s.Cost
 	if r.cfg.Meter != nil {
 		r.res.Usage, r.res.Cost = since(s, r.base)
 	}
+	if usd, ok := r.res.Cost.USD(); ok && usd == 0 && !priced(r.cfg.Price) {
+		r.res.Cost = models.Unknown
+	}
 }
+
+// priced reports whether price knows the model's prices.
+func priced(price budget.Pricer) bool { return price != nil && price(llm.Usage{}).Known() }
 
 // since is what was spent from base to now on a shared meter; a cost
 // unknown at either end is unknown.

@@ -41,6 +41,10 @@ type State struct {
 	// that cut one has read_result among its tools).
 	Compactions int `json:"compactions,omitempty"`
 	ResultsCut  int `json:"results_cut,omitempty"`
+	// Window is a context window the run learnt from its server (an
+	// overflow error's, a reply's that stopped at it) that is smaller
+	// than the one it was given; 0 when it learnt none.
+	Window int `json:"window,omitempty"`
 	// Pending is set while the last message's tool calls run: the
 	// results recorded so far. A run resumed with Pending set finishes
 	// those calls first (see Checkpointer).

@@ -74,9 +74,10 @@ type RetryInfo struct {
 	Attempt int
 	// Wait is the wait before it.
 	Wait time.Duration
-	// Cause says what decided the wait: "retry-after", "reset", "backoff"
-	// or "" (a tool's retry). CauseWait is what the cause named: the
-	// server's wait, or the backoff before jitter.
+	// Cause says what decided the wait: "retry-after", "reset",
+	// "stalled", "backoff" or "" (a tool's retry). CauseWait is what the
+	// cause named: the server's wait, how long a stalled stream had sent
+	// nothing, or the backoff before jitter.
 	Cause     string
 	CauseWait time.Duration
 	// Status is the HTTP status, or 0.
@@ -460,6 +461,10 @@ type CompactInfo struct {
 	// outgrown the window already), when the history was compacted
 	// without a summary; nil otherwise.
 	Err error
+	// Cause is why: "" when the estimate passed the threshold, "full"
+	// when a reply stopped at the window, "overflow" when the server
+	// refused the prompt as over its window.
+	Cause string
 }
 
 // NewCompact returns the compact event of a history replaced by a
@@ -473,6 +478,14 @@ func NewCompact(c CompactInfo) Event {
 	addUsage(data, c.Usage, c.Cost)
 	detail := fmt.Sprintf("~%d → ~%d tokens of %d; %d messages → %d",
 		c.BeforeTokens, c.AfterTokens, c.Window, c.MessagesBefore, c.MessagesAfter)
+	switch c.Cause {
+	case "full":
+		data["cause"] = c.Cause
+		detail += "; a reply stopped at the window"
+	case "overflow":
+		data["cause"] = c.Cause
+		detail += "; the server refused the prompt as over its window"
+	}
 	if c.Err != nil {
 		data["error"] = c.Err.Error()
 		detail += "; no summary: " + c.Err.Error()

@@ -145,6 +145,10 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	defer ck.close()
 
+	// The model's window, from its server when it was given none
+	// (window.go): before the tools, whose cap and sub-agents follow it.
+	learnWindow(ctx, &cfg)
+
 	// 3. The tools: the run's own (whose results the model reads only
 	// once the redactor has been through them: a command can print a key
 	// it found), then the MCP servers' (started now, so that one that

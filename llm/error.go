@@ -37,6 +37,12 @@ const (
 	// Malformed: the provider's reply could not be understood. Never
 	// retried: the same bytes would come back.
 	Malformed Class = "malformed"
+	// ContextOverflow: the prompt does not fit the model's context
+	// window (llama.cpp's exceed_context_size_error, OpenAI's
+	// context_length_exceeded, ...), whatever the status. Never retried:
+	// the same prompt would be refused again. A smaller prompt is a new
+	// request: the loop compacts the history and sends that.
+	ContextOverflow Class = "context-overflow"
 )
 
 // Retryable reports whether the class is "wrong timing": a later call with
@@ -69,6 +75,10 @@ type Error struct {
 	RetryAfter time.Duration
 	// Header is the failed response's headers, when there was a response.
 	Header http.Header
+	// Window and PromptTokens are, for a ContextOverflow, the context
+	// window the server runs the model with and the size of the prompt
+	// it refused, in tokens, when its message names them (0 when not).
+	Window, PromptTokens int
 	// Err is the underlying error, if any.
 	Err error
 }
@@ -153,6 +163,9 @@ func ClassifyStatus(status int, errType, message string) Class {
 		(IsQuotaText(errType) || IsQuotaText(message)) {
 		return Quota
 	}
+	if overflowStatus(status) && (IsOverflowText(errType) || IsOverflowText(message)) {
+		return ContextOverflow
+	}
 	switch {
 	case status == http.StatusTooManyRequests:
 		return RateLimited
@@ -169,6 +182,28 @@ func ClassifyStatus(status int, errType, message string) Class {
 	default:
 		return BadRequest
 	}
+}
+
+// overflowStatus reports whether a context overflow can come with
+// status: a refusal of the request (400, 413, 422, ...), or a 500 from a
+// server that reports every failure so (LM Studio mid-stream); never an
+// auth failure, a rate limit or an overload, which say something else.
+func overflowStatus(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable, 529:
+		return false
+	}
+	return status >= 400
+}
+
+// OverflowError fills e's ContextOverflow numbers from its message, when
+// e is one; it returns e.
+func OverflowError(e *Error) *Error {
+	if e != nil && e.Class == ContextOverflow {
+		o := ParseOverflow(e.Message)
+		e.Window, e.PromptTokens = o.Window, o.Prompt
+	}
+	return e
 }
 
 // RetryAfter reads the server's requested wait from retry-after-ms (a

@@ -52,7 +52,7 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 		return s.endPlan(tx, ledger.CeilingsReached, why), false, nil
 	}
 	if c := s.p.Roles[ledger.Builder].Ceiling; n.Reserved[ledger.Builder] >= c {
-		return s.endPlan(tx, ledger.CeilingsReached, fmt.Sprintf("the builder reached its ceiling of %d steps", c)), false, nil
+		return s.endPlan(tx, ledger.CeilingsReached, ceilingReason(c)), false, nil
 	}
 	if c := tx.Continue; c != nil {
 		p, err := s.continuePlan(ctx, tx, st, *c)
@@ -275,4 +275,13 @@ func (s *scheduler) waitFor(st *tonight, v *view) time.Duration {
 		}
 	}
 	return max(wait, time.Millisecond)
+}
+
+// ceilingReason is the end reason of a night whose builder reached its
+// ceiling of c steps ("of 1 step", not "of 1 steps").
+func ceilingReason(c int) string {
+	if c == 1 {
+		return "the builder reached its ceiling of 1 step"
+	}
+	return fmt.Sprintf("the builder reached its ceiling of %d steps", c)
 }

@@ -101,6 +101,13 @@ func TestCharging(t *testing.T) {
 			end:      ledger.OutOfWork,
 		},
 		{
+			name:     "an attempt whose context window is full costs its task the night",
+			fail:     map[string]night.Attempt{"a": {Outcome: agent.ContextFull, Calls: 1, Err: &agent.ContextFullError{Window: 512, Prompt: 416}}},
+			failures: []string{"task failed-step"},
+			workers:  []string{"b1", "b1", "b1"},
+			end:      ledger.OutOfWork,
+		},
+		{
 			name:     "an attempt the loop detector ended costs its task the night",
 			fail:     map[string]night.Attempt{"a": {Outcome: agent.StepLimit, Calls: 4, Err: &agent.LoopError{Tool: "read_file", Count: 4}, Reason: "loop: read_file repeated 4 times"}},
 			failures: []string{"task loop"},

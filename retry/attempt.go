@@ -19,6 +19,11 @@ const (
 	// CauseBackoff: the failure said nothing about when to come back, so
 	// the wait is the exponential backoff.
 	CauseBackoff = "backoff"
+	// CauseStalled: a stream was cancelled before its first byte (the
+	// server was most likely still reading the prompt, and goes on with
+	// the cancelled request), so the wait is at least as long as the
+	// stall: `stalled=2m0s`.
+	CauseStalled = "stalled"
 )
 
 // Attempt describes one retry, reported to Policy.OnRetry before its wait.
@@ -33,10 +38,11 @@ type Attempt struct {
 	// Wait is how long the retry waits first, rounded to the millisecond.
 	Wait time.Duration
 	// RetryAfter is the server's requested wait (its Retry-After, or the
-	// wait its rate-limit reset implies), or zero.
+	// wait its rate-limit reset implies), or for CauseStalled how long
+	// the stream had sent nothing; zero otherwise.
 	RetryAfter time.Duration
-	// Cause says what decided the wait: CauseRetryAfter, CauseReset or
-	// CauseBackoff.
+	// Cause says what decided the wait: CauseRetryAfter, CauseReset,
+	// CauseStalled or CauseBackoff.
 	Cause string
 	// Backoff is the exponential backoff before jitter when Cause is
 	// CauseBackoff, else zero.

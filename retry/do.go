@@ -62,6 +62,15 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 			blind++
 			cause = CauseBackoff
 			server = p.backoff(blind)
+			var se *llm.StallError
+			if errors.As(err, &se) && se.BeforeFirstByte && se.Quiet > server {
+				// The server sent nothing at all: it was most likely
+				// still reading the prompt, and goes on with the
+				// cancelled request for a while; a retry sent now would
+				// queue behind it (issue 28). It waits as long as the
+				// stall did.
+				server, cause = se.Quiet, CauseStalled
+			}
 		}
 		wait := p.wait(server, cause)
 		if p.Budget > 0 && waited+wait > p.Budget {

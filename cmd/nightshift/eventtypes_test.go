@@ -26,7 +26,7 @@ func constructed() []event.Event {
 	return []event.Event{
 		event.NewStart(event.StartInfo{Run: "r1", Task: "t", Model: "m", MaxSteps: 20,
 			Fields: []event.Field{{Key: "sandbox", Value: "bwrap"}, {Key: "judge", Value: "j"}, {Key: "judge_endpoint", Value: "in-process"},
-				{Key: "fallback", Value: "f"}, {Key: "fallback_endpoint", Value: "in-process"}}}),
+				{Key: "fallback", Value: "f"}, {Key: "fallback_endpoint", Value: "in-process"}, {Key: "window", Value: "512 (server)"}}}),
 		event.NewStart(event.StartInfo{Run: "r1", Task: "t", MaxSteps: 20, Resumed: true, FromStep: 5}),
 		event.NewRetry(event.RetryInfo{Attempt: 1, Wait: time.Second, Cause: "retry-after", CauseWait: time.Second, Status: 429, Class: "rate-limited", Err: errFailed}),
 		event.NewRetry(event.RetryInfo{Tool: "read_file", Attempt: 1, Wait: time.Second, Err: errFailed}),
@@ -55,6 +55,8 @@ func constructed() []event.Event {
 			MessagesBefore: 142, MessagesAfter: 7, Kept: 6, Summary: "model", SummaryChars: 900, Usage: usage, Cost: models.USD(0.02)}),
 		event.NewCompact(event.CompactInfo{Window: 200000, Threshold: 0.8, BeforeTokens: 161000, AfterTokens: 9000,
 			MessagesBefore: 142, MessagesAfter: 7, Kept: 6, Summary: "mechanical", SummaryChars: 90, Err: errFailed}),
+		event.NewCompact(event.CompactInfo{Window: 512, Threshold: 0.8, BeforeTokens: 498, AfterTokens: 160,
+			MessagesBefore: 12, MessagesAfter: 3, Kept: 2, Summary: "model", SummaryChars: 90, Cause: "full"}),
 		event.NewCut(event.CutInfo{ID: "toolu_1", Bytes: 250000, KeptBytes: 16600, Head: 12000, TailFrom: 245900}),
 		event.NewCut(event.CutInfo{ID: "toolu_1", Err: errFailed}),
 		event.NewDelegate(1, event.NewLoop("read_file", 3, true)),

@@ -26,6 +26,9 @@ var exitCodes = map[agent.Outcome]int{
 	agent.Budget:      9,
 	agent.Timeout:     10,
 	agent.Interrupted: 130,
+	// The context window is full and compaction could not make room:
+	// not a cut at max_tokens (6), which a larger cap could help.
+	agent.ContextFull: 13,
 }
 
 // exitFor is the exit status of outcome o; an outcome missing from the

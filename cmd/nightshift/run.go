@@ -84,8 +84,8 @@ workspace waits until you go on (nightshift run --resume RUN) or undo it
 outcome.
 
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
-6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 12 busy, 130 interrupted,
-1 anything else.`,
+6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 12 busy, 13 context-full,
+130 interrupted, 1 anything else.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("run takes one TASK argument (quote it), got %d", len(args))
@@ -132,13 +132,13 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none")
 	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "pause the run (exit 9, resumable) before a call that would take its tokens past N; 0: none")
 	fl.DurationVar(&f.timeout, "timeout", 0, "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none")
-	fl.DurationVar(&f.stall, "stall", defaultStall, "cancel and retry a streaming call that receives nothing for this long; 0: never")
+	fl.DurationVar(&f.stall, "stall", defaultStall, "cancel and retry a streaming call that receives nothing for this long (until its first byte, plus the time the server needs to read the prompt); 0: never")
 	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, "cancel and retry a call that does not stream and has no reply after this long; 0: never")
 	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off")
 	fl.StringVar(&f.modelsFile, "models", "", "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)")
 	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, "roll an interrupted run back at once instead of pausing it for --resume")
 	fl.BoolVar(&f.noCache, "no-cache", false, "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)")
-	fl.IntVar(&f.contextWindow, "context-window", 0, "the model's context window in tokens, for compaction (default: the model table's; unknown: no compaction)")
+	fl.IntVar(&f.contextWindow, "context-window", 0, "the model's context window in tokens, for compaction (default: the model table's, else what a local server says: docs/local-models.md; unknown: no compaction)")
 	fl.StringVar(&f.fallbackModel, "fallback-model", "", "a second model, MODEL or PROVIDER:MODEL, for calls whose retries ran out on a timing failure or that were answered empty twice")
 	fl.StringVar(&f.fallbackOn, "fallback-on", "", "quota: fall back on quota failures too (default: they end the run)")
 	fl.StringVar(&f.resume, "resume", "", "go on with the paused run RUN_ID (its recorded configuration; only budget and time flags may be given with it)")

@@ -136,7 +136,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
 		MaxFileSize:         maxFile,
-		Start:               append(judgeOf(judge).fields(), fbStart...),
+		Start:               append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
 	if err := f.eco.apply(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err

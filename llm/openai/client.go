@@ -20,6 +20,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/internal/stall"
 	"github.com/nightshift-dev/nightshift/llm/internal/transport"
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/llm/window"
 )
 
 // Provider is the name this package gives itself in every *llm.Error.
@@ -76,6 +77,12 @@ type Config struct {
 	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
 	// stream are bounded by the retry policy's CallTimeout instead.
 	Stall time.Duration
+	// PrefillPerToken is what the stall watch allows a stream per prompt
+	// token before its first byte, on top of Stall, until the client has
+	// seen the server's own speed (stall.Prefill): a local server sends
+	// nothing until it has read the whole prompt. Default
+	// stall.DefaultPerToken (20ms); negative allows nothing.
+	PrefillPerToken time.Duration
 	// Clock times Stall; default clock.Real{}.
 	Clock clock.Clock
 	// HTTPClient sends the requests. Default: the one client shared by
@@ -105,9 +112,19 @@ type Client struct {
 	bodies reqbody.Pool
 	stall  time.Duration
 	clock  clock.Clock
+	// prefill times a stream's first byte (stall.Prefill).
+	prefill *stall.Prefill
+	// base, hc and headers are where the calls go and how, for the
+	// questions AskWindow asks the server.
+	base    string
+	hc      *http.Client
+	headers map[string]string
 }
 
-var _ llm.Model = (*Client)(nil)
+var (
+	_ llm.Model    = (*Client)(nil)
+	_ window.Asker = (*Client)(nil)
+)
 
 // ErrNoAPIKey is returned by New when there is neither a key nor a base URL.
 var ErrNoAPIKey = errors.New("openai: no API key: set OPENAI_API_KEY or Config.APIKey (or a BaseURL for a local server)")
@@ -158,6 +175,10 @@ func New(cfg Config) (*Client, error) {
 		enc:                 encoded.New(0),
 		stall:               stall.Or(cfg.Stall),
 		clock:               cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		prefill:             stall.NewPrefill(cfg.PrefillPerToken),
+		base:                base,
+		hc:                  hc,
+		headers:             cfg.Headers,
 	}, nil
 }
 
@@ -188,18 +209,21 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, call)
+		return c.generateStream(ctx, call, llm.Tokens(req.Chars()))
 	}
 	return c.generateOnce(ctx, call)
 }
 
-// watchStall is the request option of a streaming call: the stall watch,
-// when there is one.
-func (c *Client) watchStall() []option.RequestOption {
+// watchStall is the request option of a streaming call of a prompt of
+// about tokens tokens: the stall watch, when there is one, with the time
+// the server may take to read the prompt before its first byte
+// (stall.Prefill); the first byte's time is put in *first.
+func (c *Client) watchStall(tokens int64, first *time.Duration) []option.RequestOption {
 	if c.stall <= 0 {
 		return nil
 	}
+	l := stall.Limits{Quiet: c.stall, First: c.prefill.Allowance(tokens), OnFirstByte: func(d time.Duration) { *first = d }}
 	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return stall.Watch(req, next, c.stall, c.clock, Provider)
+		return stall.WatchFirst(req, next, l, c.clock, Provider)
 	})}
 }

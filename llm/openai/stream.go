@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -11,11 +12,12 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
-// generateStream makes one streaming call and accumulates its chunks into
-// one reply.
-func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response, error) {
+// generateStream makes one streaming call of a prompt of about tokens
+// tokens and accumulates its chunks into one reply.
+func (c *Client) generateStream(ctx context.Context, call *call, tokens int64) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Chat.Completions.NewStreaming(ctx, call.params, append(c.watchStall(),
+	var first time.Duration
+	stream := c.sdk.Chat.Completions.NewStreaming(ctx, call.params, append(c.watchStall(tokens, &first),
 		option.WithRequestBody("application/json", call.body), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
@@ -39,6 +41,8 @@ func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response,
 	}
 	out := acc.response()
 	out.Header = res.Header
+	// What the server read anew is what its first byte waited for.
+	c.prefill.Observe(out.Usage.InputTokens-out.Usage.CacheReadTokens, first)
 	return out, nil
 }
 

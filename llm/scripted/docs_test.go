@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,5 +29,29 @@ func TestDocumentedScenariosParse(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Errorf("checked %d examples; want the documented ones (at least 5)", checked)
+	}
+}
+
+// TestEveryScenarioKeyIsDocumented: each key a scenario file may hold is
+// named in docs/scenarios.md, the local server's included.
+func TestEveryScenarioKeyIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/scenarios.md")
+	if err != nil {
+		t.Skipf("docs not found: %v", err)
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[Scenario](), reflect.TypeFor[Script](), reflect.TypeFor[Turn](), reflect.TypeFor[Case](),
+		reflect.TypeFor[Reply](), reflect.TypeFor[ToolCall](), reflect.TypeFor[Usage](), reflect.TypeFor[ErrorBody](),
+		reflect.TypeFor[Match](), reflect.TypeFor[LocalServer](),
+	} {
+		for f := range typ.Fields() {
+			key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if key == "" || key == "-" {
+				continue
+			}
+			if !strings.Contains(string(doc), "`"+key) && !strings.Contains(string(doc), " "+key+": ") {
+				t.Errorf("%s.%s: the key %q is not in docs/scenarios.md", typ.Name(), f.Name, key)
+			}
+		}
 	}
 }

@@ -55,10 +55,20 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	c := m.eng.choose(req, m.session, wireNone)
 	r := c.reply
+	sv := m.eng.sc.Server
+	p := m.cache.promptOf(sv.counted(req), wireNone, headAndRolling(req))
+	if wait := sv.prefill(p.tokens()); wait > 0 {
+		if err := m.clock.Sleep(ctx, wait); err != nil {
+			return nil, ctxError(err)
+		}
+	}
 	if r.Delay > 0 {
 		if err := m.clock.Sleep(ctx, r.Delay); err != nil {
 			return nil, ctxError(err)
 		}
+	}
+	if tokens := r.promptTokens(p); r.Status == 0 && sv.overflows(tokens, req.MaxTokens) {
+		return nil, sv.overflowError(tokens, req.MaxTokens)
 	}
 	switch {
 	case r.Status != 0:
@@ -75,21 +85,24 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		// status (the stream had begun with 200), classified by type.
 		e := r.streamErrorBody(wireNone)
 		d := classify.Detail{Type: e.Type, Code: e.Code, Message: e.Message}
-		return nil, &llm.Error{
+		return nil, llm.OverflowError(&llm.Error{
 			Provider: "scripted",
 			Class:    llm.ClassifyStatus(classify.StreamStatus(d), e.Type+" "+e.Code, e.Message),
 			Type:     d.Name(),
 			Message:  "error event mid-stream: " + e.Message,
-		}
+		})
 	}
-	p := m.cache.promptOf(req, wireNone, headAndRolling(req))
-	return r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID)), nil
+	resp := r.response(req.Model, p, func() cacheUse { return m.cache.explicit(m.session, p, minCacheable(req.Model)) }, r.content(localID))
+	if content, cut := sv.atWindow(resp.Content, &resp.Usage); cut {
+		resp.Content, resp.StopReason = content, llm.MaxTokens
+	}
+	return resp, nil
 }
 
 func (m *Model) statusError(r *Reply) *llm.Error {
 	body := r.errorBody(wireNone)
 	h := r.header()
-	return &llm.Error{
+	return llm.OverflowError(&llm.Error{
 		Provider:   "scripted",
 		Class:      llm.ClassifyStatus(r.Status, body.Type, body.Message),
 		Status:     r.Status,
@@ -97,7 +110,7 @@ func (m *Model) statusError(r *Reply) *llm.Error {
 		Message:    body.Message,
 		RetryAfter: llm.RetryAfter(h, m.clock.Now()),
 		Header:     h,
-	}
+	})
 }
 
 // ctxError classifies a context's end the way llm.ClassOf does: Canceled

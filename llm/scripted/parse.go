@@ -78,6 +78,9 @@ func (sc *Scenario) Validate() error {
 	if len(sc.Scripts) == 0 {
 		return errors.New("scripted: scenario has no turns")
 	}
+	if err := sc.Server.validate(); err != nil {
+		return fmt.Errorf("scripted: %w", err)
+	}
 	for i := range sc.Scripts {
 		s := &sc.Scripts[i]
 		if s.Name == "" {
@@ -159,7 +162,7 @@ func validateReplies(inline *Reply, attempts []Reply) error {
 func (r *Reply) isZero() bool {
 	return r.Text == "" && len(r.ToolCalls) == 0 && r.Stop == "" && !r.Empty &&
 		r.Usage == nil && r.Status == 0 && len(r.Headers) == 0 && r.Error == nil &&
-		!r.Drop && r.StreamError == nil && r.Delay == 0
+		!r.Drop && r.StreamError == nil && r.Delay == 0 && r.Markup == "" && r.Cut == 0
 }
 
 var validStops = map[llm.StopReason]bool{
@@ -180,8 +183,16 @@ func (r *Reply) validate() error {
 		return errors.New("an error reply (status) cannot also have text, tool_calls, empty, stop or drop")
 	case r.Status == 0 && (len(r.Headers) > 0 || r.Error != nil):
 		return errors.New("headers and error need a status")
-	case r.Empty && (content || r.Stop != ""):
-		return errors.New("an empty reply cannot have text, tool_calls or stop")
+	case r.Empty && (content || (r.Stop != "" && r.Stop != llm.MaxTokens)):
+		return errors.New("an empty reply cannot have text, tool_calls or a stop other than max_tokens")
+	case r.Markup != "" && markups[r.Markup] == nil:
+		return fmt.Errorf("unknown markup %q (want qwen, mistral, phi or llama)", r.Markup)
+	case r.Markup != "" && len(r.ToolCalls) == 0:
+		return errors.New("markup needs tool_calls to write")
+	case r.Cut < 0:
+		return fmt.Errorf("negative cut %d", r.Cut)
+	case r.Cut > 0 && (r.Status != 0 || r.Empty || !content):
+		return errors.New("cut needs text or tool_calls to cut, and no status or empty")
 	case r.StreamError != nil && (r.Status != 0 || r.Drop || r.Empty):
 		return errors.New("stream_error cannot go with status, drop or empty")
 	case r.Status == 0 && !r.Drop && !r.Empty && r.StreamError == nil && !content:

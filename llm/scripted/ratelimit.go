@@ -44,7 +44,11 @@ type RateLimitStats struct {
 
 // RateLimiter is an http.Handler that enforces a sliding-window request
 // limit in front of another handler, the way a provider's rate limit
-// stands in front of its model. Requests over the limit are answered 429
+// stands in front of its model: it counts and limits the model calls
+// (POST /v1/messages, /v1/chat/completions, /chat/completions); the other
+// routes (the model list, token counting, a local server's /props) pass
+// through uncounted, as they do not take the model's requests. Requests
+// over the limit are answered 429
 // in the wire format of their route and do not count against the window.
 // Every reply (unless NoHeaders) carries the rate-limit headers of the
 // provider whose route was called:
@@ -132,6 +136,10 @@ func (rl *RateLimiter) admit(now time.Time) admission {
 // ServeHTTP answers 429 when the window is full and passes the request on
 // otherwise, with the rate-limit headers set either way.
 func (rl *RateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !modelCall(r) {
+		rl.next.ServeHTTP(w, r)
+		return
+	}
 	now := rl.clock.Now()
 	a := rl.admit(now)
 	anthropic := r.URL.Path == "/v1/messages"
@@ -163,6 +171,15 @@ func (rl *RateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rid := newID("req_", 24)
 	w.Header().Set(d.requestIDHeader(), rid)
 	d.writeError(w, http.StatusTooManyRequests, body, rid)
+}
+
+// modelCall reports whether r is a call a model answers.
+func modelCall(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/v1/messages", "/v1/chat/completions", "/chat/completions":
+		return r.Method == http.MethodPost
+	}
+	return false
 }
 
 // rfc3339Milli is RFC 3339 with milliseconds: a window of a few seconds

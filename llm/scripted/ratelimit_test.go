@@ -164,3 +164,24 @@ func TestServeHandlerServesARateLimitedSimulator(t *testing.T) {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }
+
+// TestRateLimitCountsModelCallsOnly: the model list and a local server's
+// /props take none of the model's requests; they pass uncounted, so that
+// a client asking a server for its window spends none of the limit.
+func TestRateLimitCountsModelCallsOnly(t *testing.T) {
+	c := clock.NewFake(rlEpoch)
+	rl := scripted.RateLimit(okHandler, scripted.RateLimitConfig{Limit: 1, Per: time.Minute, Clock: c})
+	for _, path := range []string{"/v1/models", "/props", "/api/show"} {
+		rec := httptest.NewRecorder()
+		rl.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != 200 || rec.Header().Get("x-ratelimit-remaining-requests") != "" {
+			t.Errorf("GET %s: %d %v, want it passed on untouched", path, rec.Code, rec.Header())
+		}
+	}
+	if got := hit(rl, "/v1/chat/completions").Code; got != 200 {
+		t.Errorf("the first model call: %d", got)
+	}
+	if got := hit(rl, "/v1/chat/completions").Code; got != 429 {
+		t.Errorf("the second model call: %d, want 429", got)
+	}
+}

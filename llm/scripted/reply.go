@@ -33,6 +33,12 @@ func (r *Reply) content(id func(n int) string) []llm.Block {
 		used[tid] = true
 		out = append(out, llm.ToolUse(tid, tc.Name, tc.input()))
 	}
+	if r.Markup != "" {
+		out = inMarkup(out, r.Markup)
+	}
+	if r.Cut > 0 {
+		out = cutContent(out, r.Cut)
+	}
 	return out
 }
 
@@ -64,6 +70,10 @@ func (r *Reply) stop() llm.StopReason {
 	switch {
 	case r.Stop != "":
 		return r.Stop
+	case r.Cut > 0:
+		return llm.MaxTokens
+	case r.Markup != "":
+		return llm.EndTurn
 	case len(r.ToolCalls) > 0:
 		return llm.ToolUseStop
 	default:
@@ -82,6 +92,15 @@ func (r *Reply) response(model string, p *prompt, cache func() cacheUse, content
 		Usage:      r.usage(p, cache, content),
 		Header:     http.Header{"Content-Type": {"application/json"}},
 	}
+}
+
+// promptTokens is the prompt's size as the reply reports it: the
+// scenario's input count, else the prompt's.
+func (r *Reply) promptTokens(p *prompt) int64 {
+	if r.Usage != nil && r.Usage.Input > 0 {
+		return r.Usage.Input
+	}
+	return p.tokens()
 }
 
 // usage is the scripted usage, with zero counts estimated: the input as

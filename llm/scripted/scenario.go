@@ -22,6 +22,10 @@ type Scenario struct {
 	// Turns is shorthand for a single script named "main". Validate moves
 	// them into Scripts.
 	Turns []Turn `yaml:"turns"`
+	// Server, when set, makes the simulator answer as a local model
+	// server does (llama.cpp, vLLM, Ollama, LM Studio): its window, its
+	// overflow error, its endpoints (local.go). Default: none.
+	Server *LocalServer `yaml:"server"`
 
 	validated bool
 }
@@ -98,6 +102,16 @@ type Reply struct {
 	// Delay is waited before answering, on the configured clock; a
 	// cancelled context ends the wait.
 	Delay time.Duration `yaml:"delay"`
+	// Markup writes the reply's tool calls into its text in a chat
+	// template's raw markup (qwen, mistral, phi, llama), as a server
+	// that did not parse them sends them, instead of as tool calls.
+	Markup string `yaml:"markup"`
+	// Cut cuts the reply's content after this many characters (its
+	// text, its markup, then each tool call's name and input), and it
+	// stops max_tokens unless Stop says otherwise: a tool call cut
+	// before its name is complete is dropped, one cut in its input keeps
+	// the input's start. Default 0: not cut.
+	Cut int `yaml:"cut"`
 }
 
 // ToolCall is one tool use in a reply.

@@ -182,6 +182,9 @@ func dialectOf(r *http.Request) dialect {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveLocal(w, r) {
+		return // the endpoints of the scenario's local server (local.go)
+	}
 	switch p := r.URL.Path; {
 	case p == "/v1/messages":
 		s.serveTurn(w, r, anthropicDialect{})
@@ -246,11 +249,26 @@ func (s *Server) serveTurn(w http.ResponseWriter, r *http.Request, d dialect) {
 	s.record(r.URL.Path, req, raw)
 	c := s.eng.choose(req, r.Header.Get(SessionHeader), d.wire())
 	rep := c.reply
+	// A local server reads the whole prompt before it sends anything,
+	// and refuses one over its window (local.go).
+	sv := s.eng.sc.Server
+	p := s.cache.promptOf(sv.counted(req), d.wire(), opts.marks)
+	if wait := sv.prefill(p.tokens()); wait > 0 {
+		if err := s.clock.Sleep(r.Context(), wait); err != nil {
+			s.logf("%s %s: client gone while the prompt was read", r.URL.Path, describe(c))
+			return
+		}
+	}
 	if rep.Delay > 0 {
 		if err := s.clock.Sleep(r.Context(), rep.Delay); err != nil {
 			s.logf("%s %s: client gone during delay", r.URL.Path, describe(c))
 			return
 		}
+	}
+	if tokens := rep.promptTokens(p); rep.Status == 0 && sv.overflows(tokens, req.MaxTokens) {
+		s.logf("%s stream=%t %s -> overflow of a %d-token window", r.URL.Path, opts.stream, describe(c), sv.Window)
+		sv.writeOverflow(w, d, rid, tokens, req.MaxTokens)
+		return
 	}
 	s.logf("%s stream=%t %s -> %s", r.URL.Path, opts.stream, describe(c), outcome(rep, d.wire()))
 	switch {
@@ -281,13 +299,23 @@ func (s *Server) serveTurn(w http.ResponseWriter, r *http.Request, d dialect) {
 		wr.choices = append(wr.choices, rep.content(d.toolID))
 	}
 	session := r.Header.Get(SessionHeader)
-	p := s.cache.promptOf(req, d.wire(), opts.marks)
 	wr.usage = rep.usage(p, func() cacheUse {
 		if d.wire() == wireOpenAI {
 			return s.cache.automatic(session, p)
 		}
 		return s.cache.explicit(session, p, minCacheable(req.Model))
 	}, wr.content())
+	for i := range wr.choices {
+		// A reply that would pass the window stops at it.
+		u := wr.usage
+		var cut bool
+		if wr.choices[i], cut = sv.atWindow(wr.choices[i], &u); cut {
+			wr.stop = llm.MaxTokens
+			if i == len(wr.choices)-1 {
+				wr.usage = u
+			}
+		}
+	}
 	wr.usage.OutputTokens *= int64(len(wr.choices))
 	if !opts.stream {
 		d.writeReply(w, wr)

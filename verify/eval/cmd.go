@@ -67,11 +67,7 @@ without it, the twelve shipped cases are judged.`,
 				JudgeModel: name,
 				Runs:       runs,
 				Progress: func(r Result) {
-					verdict := "FAIL"
-					if r.Pass {
-						verdict = "PASS"
-					}
-					sink.Emit(event.Event{Type: "eval", Detail: fmt.Sprintf("%s %s run=%d %s", r.Case, r.Mode, r.Run, verdict)})
+					sink.Emit(event.Event{Type: "eval", Detail: fmt.Sprintf("%s %s run=%d %s", r.Case, r.Mode, r.Run, r.Verdict())})
 				},
 			}, cases)
 			if err != nil {

@@ -53,8 +53,26 @@ type Result struct {
 	// Pass is the judge's verdict; Reason its stated reason.
 	Pass   bool
 	Reason string
-	// Agree reports whether the verdict matches the case's expectation.
+	// NoVerdict is true when the judge's replies held no verdict at all
+	// (verify.NoVerdict: a run fails such a result, since silence is not
+	// consent). It is counted apart from the FAILs: a judge that cannot
+	// answer in the format is not a strict judge.
+	NoVerdict bool
+	// Agree reports whether the verdict matches the case's expectation;
+	// never for no verdict.
 	Agree bool
+}
+
+// Verdict names the verdict as the report prints it: PASS, FAIL or NO
+// VERDICT.
+func (r Result) Verdict() string {
+	switch {
+	case r.NoVerdict:
+		return "NO VERDICT"
+	case r.Pass:
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // Run judges every case Runs times in both conditions, and runs the cases'
@@ -102,7 +120,8 @@ func Run(ctx context.Context, cfg Config, cases []Case) (*Report, error) {
 					rep.finish()
 					return rep, fmt.Errorf("eval: case %q (%s, run %d): %w", c.Name, mode, run, err)
 				}
-				r := Result{Case: c.Name, Run: run, Mode: mode, Pass: v.Pass, Reason: v.Reason, Agree: v.Pass == c.ExpectPass()}
+				none := noVerdict(v)
+				r := Result{Case: c.Name, Run: run, Mode: mode, Pass: v.Pass, Reason: v.Reason, NoVerdict: none, Agree: !none && v.Pass == c.ExpectPass()}
 				rep.Results = append(rep.Results, r)
 				if mode == Isolated {
 					rep.countDecision(decided[i], v.Pass)
@@ -115,6 +134,12 @@ func Run(ctx context.Context, cfg Config, cases []Case) (*Report, error) {
 	}
 	rep.finish()
 	return rep, nil
+}
+
+// noVerdict reports whether the judge gave no verdict: the FAIL the judge
+// makes of replies that held none.
+func noVerdict(v verify.Verdict) bool {
+	return !v.Pass && len(v.Failures) == 1 && v.Failures[0].Check == "judge" && v.Failures[0].Message == verify.NoVerdict
 }
 
 // materialise writes a case's files into a fresh workspace, so that the

@@ -41,6 +41,9 @@ type ModeReport struct {
 	FalsePass int
 	// FalseFail counts expected PASSes judged FAIL.
 	FalseFail int
+	// NoVerdict counts, over all runs, the cases the judge gave no
+	// verdict on: neither agreement nor a false FAIL.
+	NoVerdict int
 }
 
 // Spread describes a share measured once per run, each from 0 to 1.
@@ -130,11 +133,14 @@ func (rep *Report) finish() {
 			if r.Pass {
 				pass[r.Run-1]++
 			}
-			if r.Agree {
+			switch {
+			case r.NoVerdict:
+				m.NoVerdict++
+			case r.Agree:
 				agree[r.Run-1]++
-			} else if r.Pass {
+			case r.Pass:
 				m.FalsePass++
-			} else {
+			default:
 				m.FalseFail++
 			}
 		}

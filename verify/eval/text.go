@@ -23,11 +23,26 @@ func (rep *Report) WriteText(w io.Writer) error {
 		rep.Cases, rep.ExpectedPass, rep.Cases-rep.ExpectedPass, rep.Runs, plural(rep.Runs, "run"), model)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
-	fmt.Fprintln(tw, "condition\tPASS rate\tagreement\tfalse PASS\tfalse FAIL")
+	// A judge that gave no verdict gets a column of its own, apart from
+	// its FAILs (issue 28: it read exactly like a strict judge).
+	silent := rep.Isolated.NoVerdict+rep.Transcript.NoVerdict > 0
+	header := "condition\tPASS rate\tagreement\tfalse PASS\tfalse FAIL"
+	if silent {
+		header += "\tno verdict"
+	}
+	fmt.Fprintln(tw, header)
 	for _, m := range []ModeReport{rep.Isolated, rep.Transcript} {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", m.Mode, rep.share(m.PassRate), rep.share(m.Agreement), m.FalsePass, m.FalseFail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d", m.Mode, rep.share(m.PassRate), rep.share(m.Agreement), m.FalsePass, m.FalseFail)
+		if silent {
+			fmt.Fprintf(tw, "\t%d", m.NoVerdict)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if silent {
+		fmt.Fprintf(&b, "\nThe judge gave no verdict %d %s (its replies did not begin with PASS or FAIL): a run fails those results, but they say nothing of the judge's strictness; they are counted apart from FAIL.\n",
+			rep.Isolated.NoVerdict+rep.Transcript.NoVerdict, plural(rep.Isolated.NoVerdict+rep.Transcript.NoVerdict, "time"))
+	}
 
 	if d := 100 * (rep.Transcript.PassRate.Mean - rep.Isolated.PassRate.Mean); d >= 0.5 {
 		fmt.Fprintf(&b, "\nShown the transcript, the judge passed %.0f points more: a judge shown the process grades the process.\n", d)
@@ -63,11 +78,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		b.WriteString("\nAgainst the expectation (run 1):\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		for _, r := range wrong {
-			verdict := "FAIL"
-			if r.Pass {
-				verdict = "PASS"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Mode, verdict, r.Case, clip(r.Reason, 80))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Mode, r.Verdict(), r.Case, clip(r.Reason, 80))
 		}
 		tw.Flush()
 	}

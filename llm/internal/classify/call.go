@@ -60,6 +60,7 @@ func (c Call) Error(ctx context.Context, err error) *llm.Error {
 		e.Type = d.Name()
 		e.Message = c.redact("error event mid-stream: " + d.Message)
 		e.Class = llm.ClassifyStatus(StreamStatus(d), d.Type+" "+d.Code, d.Message)
+		llm.OverflowError(e)
 	case c.Response != nil && c.Response.StatusCode >= 400:
 		e.Err = nil // as above
 		c.fromStatus(e, err)
@@ -99,6 +100,7 @@ func (c Call) fromStatus(e *llm.Error, err error) {
 	e.Type = d.Name()
 	e.Message = c.redact(d.Message)
 	e.Class = llm.ClassifyStatus(res.StatusCode, d.Type+" "+d.Code, d.Message)
+	llm.OverflowError(e)
 	now := c.Now
 	if now.IsZero() {
 		now = time.Now()

@@ -42,21 +42,48 @@ func Or(d time.Duration) time.Duration {
 // and the call fails with a Timeout-class *llm.Error of provider. Its
 // signature fits both SDKs' request middleware (option.WithMiddleware).
 func Watch(req *http.Request, next func(*http.Request) (*http.Response, error), d time.Duration, clk clock.Clock, provider string) (*http.Response, error) {
+	return WatchFirst(req, next, Limits{Quiet: d}, clk, provider)
+}
+
+// Limits are a watch's allowances.
+type Limits struct {
+	// Quiet is how long the stream may send nothing.
+	Quiet time.Duration
+	// First is allowed on top of Quiet until the first byte of the body:
+	// the time the server needs to read the prompt before it can send
+	// anything (Prefill.Allowance).
+	First time.Duration
+	// OnFirstByte, when set, is told how long the first byte of the body
+	// took (Prefill.Observe learns from it).
+	OnFirstByte func(time.Duration)
+}
+
+// WatchFirst is Watch with an allowance for the first byte: until the
+// body's first byte, the stream may be quiet for l.Quiet+l.First (the
+// response's headers do not end it: some servers send them at once and
+// then nothing until the prompt is read, others send nothing at all
+// until then).
+func WatchFirst(req *http.Request, next func(*http.Request) (*http.Response, error), l Limits, clk clock.Clock, provider string) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
-	w := &watch{d: d, clk: clk, cancel: cancel, last: clk.Now(), err: &llm.Error{
-		Provider: provider, Class: llm.Timeout,
-		Message: fmt.Sprintf("the stream sent nothing for %s: cancelled as stalled", d),
-	}}
-	w.arm(d)
+	now := clk.Now()
+	w := &watch{d: l.Quiet, first: l.First, onFirst: l.OnFirstByte, clk: clk, cancel: cancel, start: now, last: now, provider: provider}
+	w.arm(w.limit())
 	res, err := next(req.WithContext(ctx))
 	if err != nil {
 		w.close()
 		if w.stalled() {
-			return nil, w.err
+			return nil, w.error()
 		}
 		return nil, err
 	}
-	w.saw() // the headers are bytes too
+	if w.stalled() {
+		// The watch fired as the response came: the request was
+		// cancelled, and the call is a stall, whatever came after.
+		res.Body.Close()
+		w.close()
+		return nil, w.error()
+	}
+	w.saw(false) // the headers are bytes too
 	res.Body = &body{rc: res.Body, w: w}
 	return res, nil
 }
@@ -68,13 +95,17 @@ var errStalled = errors.New("stalled")
 // it fires early (bytes came since), so that a fast stream costs one
 // clock read per read of the body, not a timer.
 type watch struct {
-	d      time.Duration
-	clk    clock.Clock
-	cancel context.CancelCauseFunc
-	err    *llm.Error
+	d, first time.Duration
+	onFirst  func(time.Duration)
+	clk      clock.Clock
+	cancel   context.CancelCauseFunc
+	provider string
+	start    time.Time
 
 	mu     sync.Mutex
 	last   time.Time // the last byte
+	body   bool      // a byte of the body came
+	quiet  time.Duration
 	stop   func() bool
 	fired  bool
 	closed bool
@@ -84,34 +115,66 @@ func (w *watch) arm(after time.Duration) {
 	w.stop = clock.AfterFunc(w.clk, after, w.check)
 }
 
-// check runs when the timer fires: a stall when no byte came for d, else
-// the timer is set again for the rest of d after the last byte.
+// limit is how long the stream may be quiet now; call with mu held or
+// before the watch is shared.
+func (w *watch) limit() time.Duration {
+	if w.body {
+		return w.d
+	}
+	return w.d + w.first
+}
+
+// check runs when the timer fires: a stall when no byte came for the
+// limit, else the timer is set again for the rest of it after the last
+// byte.
 func (w *watch) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return
 	}
-	quiet := w.clk.Now().Sub(w.last)
-	if quiet < w.d {
-		w.arm(w.d - quiet)
+	quiet, limit := w.clk.Now().Sub(w.last), w.limit()
+	if quiet < limit {
+		w.arm(limit - quiet)
 		return
 	}
-	w.fired = true
+	w.fired, w.quiet = true, quiet
 	w.cancel(errStalled)
 }
 
-// saw notes that bytes arrived.
-func (w *watch) saw() {
+// saw notes that bytes arrived, of the body or not.
+func (w *watch) saw(body bool) {
 	w.mu.Lock()
 	w.last = w.clk.Now()
+	first := body && !w.body
+	if body {
+		w.body = true
+	}
+	took := w.last.Sub(w.start)
 	w.mu.Unlock()
+	if first && w.onFirst != nil {
+		w.onFirst(took)
+	}
 }
 
 func (w *watch) stalled() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.fired
+}
+
+// error is the failure of a stalled exchange, in the class the retry
+// layer reads, saying what the watch allowed.
+func (w *watch) error() *llm.Error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	limit := w.limit()
+	msg := fmt.Sprintf("the stream sent nothing for %s: cancelled as stalled", limit)
+	if !w.body && w.first > 0 {
+		msg = fmt.Sprintf("the stream sent nothing for %s (%s, and %s for the server to read the prompt): cancelled as stalled", limit, w.d, w.first)
+	}
+	return &llm.Error{Provider: w.provider, Class: llm.Timeout, Message: msg,
+		Err: &llm.StallError{Quiet: max(w.quiet, limit), BeforeFirstByte: !w.body}}
 }
 
 // close stops the timer and releases the request's context.
@@ -131,14 +194,19 @@ type body struct {
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	if b.w.stalled() {
+		// Cancelled as stalled: what the connection still holds is not
+		// read (the call failed when the watch fired).
+		return 0, b.w.error()
+	}
 	n, err := b.rc.Read(p)
 	if n > 0 {
-		b.w.saw()
+		b.w.saw(true)
 	}
 	if err != nil && b.w.stalled() {
 		// The read failed because the watch cancelled the request: say
 		// why, in the class the retry layer reads.
-		return n, b.w.err
+		return n, b.w.error()
 	}
 	return n, err
 }
