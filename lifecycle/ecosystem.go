@@ -33,7 +33,8 @@ type extras struct {
 // run's own tools, whose names the others must not take. A stdio MCP
 // server gets the environment of the run's commands (sb's, outside the
 // sandbox: --env's variables and the journal's mark, never a
-// credential) plus what its own env names. An MCP server that does not
+// credential) plus what its own env names, and runs in sb when that is
+// bwrap. An MCP server that does not
 // start is an error matching mcp.ErrConfig; nothing has been sent to a
 // model.
 func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state string, sb *sandbox.Sandbox, own []tool.Tool) (*extras, error) {
@@ -58,8 +59,12 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 		for _, t := range append(append([]tool.Tool(nil), own...), x.tools...) {
 			taken = append(taken, t.Spec().Name)
 		}
+		// Stdio servers start in a folder of the run's state, outside
+		// the workspace, and run in the commands' sandbox where that is
+		// bwrap, with a cache of their own beside it (npx's, uvx's).
 		tb, err := mcp.Open(ctx, mcp.Config{Servers: cfg.MCP, Dir: root.Dir(), Taken: taken,
-			Env: sb.OutsideEnv(), Environ: cfg.Sandbox.Environ, Warn: cfg.Warn})
+			Env: sb.OutsideEnv(), Environ: cfg.Sandbox.Environ, Warn: cfg.Warn,
+			Sandbox: sb, StartDir: filepath.Join(state, "mcp"), CacheDir: filepath.Join(state, "mcp-cache")})
 		if err != nil {
 			return nil, err
 		}

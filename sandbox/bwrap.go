@@ -2,23 +2,41 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/statedir"
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
+// launch is what differs between a command and a long-lived process (an
+// MCP server) in the same sandbox.
+type launch struct {
+	// net gives the network (--share-net).
+	net bool
+	// chdir is the working directory inside; default the workspace.
+	chdir string
+	// ro are more paths bound read-only, after the hidden ones, so that
+	// they are seen even where a folder holding them is hidden (an MCP
+	// server's start folder, its program).
+	ro []string
+	// rw are paths bound read-write the same way (an MCP server's cache).
+	rw []string
+}
+
 // bwrapArgs returns bubblewrap's arguments up to the command, with the
-// .git entries gits (gitEntries) bound read-only. The order of the
+// mounts of the plan p (nil: none, as for the probe). The order of the
 // mounts matters: each one lands on top of those before it.
-func (s *Sandbox) bwrapArgs(gits []string) []string {
+func (s *Sandbox) bwrapArgs(p *plan, l launch) []string {
 	a := []string{
 		// Killed when we die: bwrap itself by the parent-death signal we
 		// set, the sandbox's init by this flag, and with the init the
@@ -36,7 +54,7 @@ func (s *Sandbox) bwrapArgs(gits []string) []string {
 		// read-only ones read-write.
 		"--unshare-all",
 	}
-	if s.cfg.Net {
+	if l.net {
 		a = append(a, "--share-net")
 	}
 	a = append(a,
@@ -46,8 +64,15 @@ func (s *Sandbox) bwrapArgs(gits []string) []string {
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
-		"--tmpfs", "/tmp",
 	)
+	// The kernel's knobs under /proc (sys, sysrq-trigger, irq, bus, ...)
+	// read-only: as root, even without capabilities, a command could
+	// otherwise write /proc/sys/kernel/core_pattern, a program the host
+	// then runs as root.
+	for _, e := range procEntries() {
+		a = append(a, "--ro-bind", e, e)
+	}
+	a = append(a, "--tmpfs", "/tmp")
 	// /run holds the sockets of the machine's services (Docker, D-Bus,
 	// databases): a socket on a read-only mount still answers.
 	for _, run := range []string{"/run", "/var/run"} {
@@ -55,33 +80,90 @@ func (s *Sandbox) bwrapArgs(gits []string) []string {
 			a = append(a, "--tmpfs", run)
 		}
 	}
-	if s.cfg.Net {
+	if l.net {
 		// With the network comes name resolution, whose file often lives
 		// under /run.
 		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && under(t, "/run") {
 			a = append(a, "--ro-bind", filepath.Dir(t), filepath.Dir(t))
 		}
 	}
-	inside, outside := s.hidden()
-	for _, h := range outside {
-		a = append(a, hide(h)...)
+	if p != nil {
+		for _, h := range s.outsideHidden() {
+			a = append(a, hide(h)...)
+		}
+	}
+	for _, r := range l.ro {
+		a = append(a, "--ro-bind", r, r)
+	}
+	for _, r := range l.rw {
+		a = append(a, "--bind", r, r)
 	}
 	a = append(a, "--bind", s.dir, s.dir)
-	// Every .git read-only, nested ones too: a hook or a config line
-	// (core.fsmonitor, say) written there runs as the user at the next
-	// git command.
-	for _, git := range gits {
-		a = append(a, "--ro-bind", git, git)
-	}
-	for _, h := range inside {
-		a = append(a, hide(h)...)
+	if p != nil {
+		// Every .git and what git runs from (hooks, gitdir targets),
+		// every hard-linked file read-only, sockets hidden.
+		a = append(a, p.mounts(s.dir)...)
+		for _, h := range s.insideHidden() {
+			a = append(a, hide(h)...)
+		}
 	}
 	if s.seccomp != nil {
 		// The filter comes on the command's first extra file (fd 3):
 		// seccompPipe.
 		a = append(a, "--seccomp", "3")
 	}
-	return append(a, "--chdir", s.dir, "--")
+	return append(a, "--chdir", cmp.Or(l.chdir, s.dir), "--")
+}
+
+// insideHidden returns Config.Hide's paths inside the workspace that
+// exist, with symlinks resolved; the workspace's .nightshift is guarded
+// by the plan (guardStateDir) and left out.
+func (s *Sandbox) insideHidden() []string {
+	var out []string
+	sd := filepath.Join(s.dir, workspace.StateDirName)
+	for _, h := range s.cfg.Hide {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil || real == s.dir || !under(real, s.dir) || under(real, sd) {
+			continue
+		}
+		out = append(out, real)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+var (
+	procOnce sync.Once
+	procList []string
+)
+
+// procEntries returns the entries of /proc that are not a process's
+// folder (nor self or thread-self, nor a symlink) and may be written: its
+// folders (sys, irq, bus, pressure, fs, driver, ...) and its files with a
+// write bit (sysrq-trigger, mtrr, ...), the kernel's knobs rather than
+// the command's own processes. They are bound read-only over the
+// sandbox's /proc, from the host's /proc; what is under /proc/sys
+// follows the reader's namespaces either way. (The files without a
+// write bit are left alone: each mount costs bubblewrap a pass over the
+// mount table.)
+func procEntries() []string {
+	procOnce.Do(func() {
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if n == "self" || n == "thread-self" || n[0] >= '0' && n[0] <= '9' || e.Type()&fs.ModeSymlink != 0 {
+				continue
+			}
+			if fi, err := e.Info(); err != nil || !fi.IsDir() && fi.Mode().Perm()&0o222 == 0 {
+				continue
+			}
+			procList = append(procList, filepath.Join("/proc", n))
+		}
+	})
+	return procList
 }
 
 // seccompPipe returns the read end of a pipe that holds filter, to be
@@ -101,44 +183,6 @@ func seccompPipe(filter []byte) (*os.File, error) {
 		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
 	return r, nil
-}
-
-// hidden returns the paths to hide that exist, with symlinks resolved,
-// split into those inside the workspace (hidden after it is bound) and
-// the others. Paths under /tmp outside the workspace are hidden already.
-func (s *Sandbox) hidden() (inside, outside []string) {
-	paths := append([]string(nil), s.cfg.Hide...)
-	// nightshift's own state directory, wherever the user put it.
-	if base, err := statedir.Base(""); err == nil {
-		paths = append(paths, base)
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		for _, h := range HiddenHome {
-			paths = append(paths, filepath.Join(home, h))
-		}
-	}
-	seen := map[string]bool{}
-	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || seen[real] || real == "/" {
-			continue
-		}
-		seen[real] = true
-		switch {
-		case under(real, s.dir):
-			if real != s.dir {
-				inside = append(inside, real)
-			}
-		case under(real, "/tmp"):
-		case under(s.dir, real):
-			// Hiding a folder that holds the workspace would hide the
-			// workspace; what is beside it is hidden below instead.
-			outside = append(outside, besides(real, s.dir)...)
-		default:
-			outside = append(outside, real)
-		}
-	}
-	return inside, outside
 }
 
 // besides returns the entries of dir that are not on the way to keep.
@@ -239,7 +283,7 @@ func tryBwrap(path string, filter []byte) error {
 	s := &Sandbox{cfg: Config{Shell: DefaultShell}, dir: dir, mode: Bwrap, seccomp: filter}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	c := exec.CommandContext(ctx, path, append(s.bwrapArgs(nil), "/bin/sh", "-c", "exit 0")...)
+	c := exec.CommandContext(ctx, path, append(s.bwrapArgs(nil, launch{}), "/bin/sh", "-c", "exit 0")...)
 	if filter != nil {
 		f, err := seccompPipe(filter)
 		if err != nil {

@@ -5,13 +5,24 @@
 //
 //   - bwrap: the command runs under bubblewrap (the Debian package
 //     bubblewrap): the workspace is read-write, everything else read-only,
-//     every .git in the workspace read-only (nested repositories and
-//     submodules too, found again for each command), nightshift's state
-//     and the usual credential folders (~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ~/.config/gh,
-//     ~/.config/gcloud, ...) replaced by empty ones, /tmp and /run private,
-//     no network unless Config.Net, no capabilities, and its own PID
-//     namespace, so it sees no process of ours (nor /proc/<our pid>) and
-//     dies with us.
+//     and, found again for each command, read-only inside the workspace:
+//     every .git and what git runs or reads beside it
+//     (workspace.ProtectedPaths: core.hooksPath folders, the targets of
+//     .git files, included configs), with an empty placeholder for one
+//     that does not exist yet; the workspace's .nightshift, whether it
+//     exists or not; every file with more than one hard link. Hidden:
+//     nightshift's state, the usual credential folders (HiddenHome), shell
+//     start-up and history files (ShellFiles), per-user service sockets
+//     (ServiceSockets, SystemSockets), and the unix sockets and .env files
+//     a bounded scan finds outside the workspace (once per sandbox) and
+//     the unix sockets inside it (each command). /tmp and /run are
+//     private, /proc's knobs read-only (as root, /proc/sys would let a
+//     command set the kernel's core_pattern), no network unless
+//     Config.Net, no capabilities, a seccomp filter (Denied), and its own
+//     PID namespace, so it sees no process of ours (nor /proc/<our pid>)
+//     and dies with us. Setuid and setgid bits a command leaves on a file
+//     of the workspace are removed afterwards, and named in its output,
+//     in every mode.
 //   - none: no confinement at all (the command has the user's rights), but
 //     the same lifetime rules: a parent-death signal, its own session, and
 //     its own PID namespace where the kernel allows one, so that nothing it
@@ -32,4 +43,7 @@
 //	}
 //	var out bytes.Buffer
 //	exit, err := sb.Run(ctx, "go test ./...", &out)
+//
+// Sandbox.Command starts a long-lived program (a stdio MCP server) in the
+// same sandbox.
 package sandbox

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -63,4 +64,23 @@ func (p pidns) attr() *syscall.SysProcAttr {
 // bwrap passes the parent-death signal on (--die-with-parent).
 func bwrapAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// links returns the number of hard links of the file fi describes.
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// idOf tells this state of the file fi describes from another: its
+// device, inode, mode and status-change time.
+func idOf(fi fs.FileInfo) fileID {
+	id := fileID{mode: fi.Mode()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+		id.ctimeNsec = st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	}
+	return id
 }

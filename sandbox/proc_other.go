@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"io/fs"
+	"syscall"
+)
 
 // pidns is how a command under None gets a PID namespace of its own:
 // only Linux has them.
@@ -20,3 +23,19 @@ func (p pidns) attr() *syscall.SysProcAttr {
 }
 
 func bwrapAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	id := fileID{mode: fi.Mode()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+		id.ctimeNsec = st.Ctimespec.Sec*1e9 + st.Ctimespec.Nsec
+	}
+	return id
+}

@@ -53,17 +53,19 @@ const drainGrace = 2 * time.Second
 // after a background process in an unattended run. An error other than
 // ctx's means the command could not be started.
 func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, error) {
+	// The workspace is looked at again for every command: a repository
+	// cloned or made by an earlier one is protected too, and so is a
+	// file linked since.
+	p := s.prepare(ctx)
+	defer p.release()
+	if p.refused != "" {
+		return Exit{}, fmt.Errorf("sandbox: not run: %s", p.refused)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Exit{}, err
 	}
-	// Under bwrap the .git entries are found again for every command: a
-	// repository cloned or made by an earlier one is protected too.
-	var gits []string
-	if s.mode == Bwrap {
-		gits = gitEntries(s.dir)
-	}
-	c := s.command(line, gits)
+	c := s.command(line, p)
 	c.Stdout, c.Stderr = w, w
 	if s.mode == Bwrap && s.seccomp != nil {
 		f, err := seccompPipe(s.seccomp)
@@ -99,10 +101,11 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 	// Our copy of the write end goes, so that the reader sees the end of
 	// the output when the command's processes are gone.
 	w.Close()
+	tail := &lastBytes{max: noteTail}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		io.Copy(out, r) //nolint:errcheck // a closed pipe ends the copy
+		io.Copy(io.MultiWriter(out, tail), r) //nolint:errcheck // a closed pipe ends the copy
 	}()
 
 	var werr, cerr error
@@ -123,33 +126,24 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 		<-read
 	}
 	r.Close()
-	if s.mode == Bwrap {
-		s.noteNewGit(gits, out)
-	}
+	s.after(ctx, p, tail.String(), out)
 	if cerr != nil {
 		return Exit{}, cerr
 	}
 	return exitOf(werr)
 }
 
-// noteNewGit tells whoever reads the output (the model, the events, the
-// record) about each .git the command made: a command may make one (git
-// init, git clone), which is read-only from the next command on, but
-// what it wrote there runs as the user at the user's next git command in
-// that folder once the run has kept its changes.
-func (s *Sandbox) noteNewGit(before []string, out io.Writer) {
-	for _, rel := range newGit(s.dir, before, gitEntries(s.dir)) {
-		fmt.Fprintf(out, "\nnightshift: this command made %s, read-only from the next command on; git runs its hooks and config as the user at the next git command there\n", rel)
-	}
-}
+// noteTail is how much of a command's output is kept to find, in its
+// error messages, the read-only paths it tried to change.
+const noteTail = 64 << 10
 
-// command builds the exec.Cmd for line; under bwrap the .git entries
-// gits are read-only.
-func (s *Sandbox) command(line string, gits []string) *exec.Cmd {
+// command builds the exec.Cmd for line; under bwrap with the mounts of
+// the plan p.
+func (s *Sandbox) command(line string, p *plan) *exec.Cmd {
 	var c *exec.Cmd
 	switch {
 	case s.mode == Bwrap:
-		args := append(s.bwrapArgs(gits), s.cfg.Shell, "-c", line)
+		args := append(s.bwrapArgs(p, launch{net: s.cfg.Net}), s.cfg.Shell, "-c", line)
 		c = exec.Command(s.bwrap, args...)
 		c.SysProcAttr = bwrapAttr()
 	case s.pidns != noPidns:

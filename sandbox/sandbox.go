@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nightshift-dev/nightshift/redact"
@@ -75,28 +76,28 @@ type Config struct {
 	Bwrap string
 }
 
-// HiddenHome lists the paths under the home folder that hold credentials;
-// under bwrap each one that exists is replaced by an empty folder (or an
-// empty file).
-var HiddenHome = []string{
-	".ssh", ".aws", ".gnupg", ".netrc", ".config/gh", ".config/gcloud",
-	".docker", ".kube", ".git-credentials", ".config/git/credentials",
-	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
-	".password-store", ".local/share/keyrings", ".azure",
-}
-
 // Sandbox starts commands as its Config says. It is safe for concurrent
 // use.
 type Sandbox struct {
-	cfg      Config
-	mode     Mode // Bwrap or None, never Auto
-	dir      string
-	env      []string
-	outside  []string // env without bwrap's adjustments: OutsideEnv
-	warnings []string
-	bwrap    string // the bwrap program's path
-	seccomp  []byte // the seccomp filter under bwrap; nil for none
-	pidns    pidns  // how None isolates the command's processes
+	cfg        Config
+	mode       Mode // Bwrap or None, never Auto
+	dir        string
+	env        []string
+	outsideEnv []string // env without bwrap's adjustments: OutsideEnv
+	warnings   []string
+	bwrap      string // the bwrap program's path
+	seccomp    []byte // the seccomp filter under bwrap; nil for none
+	pidns      pidns  // how None isolates the command's processes
+
+	// outside is what commands must not see outside the workspace,
+	// found once (outsideHidden).
+	outside *onceHidden
+}
+
+// onceHidden holds what outsideHidden found.
+type onceHidden struct {
+	once  sync.Once
+	paths []string
 }
 
 // New resolves the mode and prepares the command line and environment.
@@ -131,7 +132,7 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), kv)
 	}
-	s := &Sandbox{cfg: cfg, dir: dir, env: env, outside: slices.Clone(env)}
+	s := &Sandbox{cfg: cfg, dir: dir, env: env, outsideEnv: slices.Clone(env), outside: &onceHidden{}}
 
 	switch mode {
 	case Bwrap, Auto:
@@ -158,6 +159,9 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
+		// What is hidden outside the workspace is found now, once, and
+		// not within the first command's time limit.
+		s.outsideHidden()
 		return s, nil
 	}
 	s.pidns = probePidns()
@@ -201,7 +205,7 @@ func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
 // outside the sandbox in any mode, such as a stdio MCP server: what Env
 // holds (the allow-list, Config.Env's variables and Config.Set) without
 // the changes bwrap's private /tmp needs (TMPDIR, XDG_CACHE_HOME).
-func (s *Sandbox) OutsideEnv() []string { return slices.Clone(s.outside) }
+func (s *Sandbox) OutsideEnv() []string { return slices.Clone(s.outsideEnv) }
 
 // Warnings returns what the person running nightshift should be told
 // about this sandbox, one line each, without a prefix: that there is

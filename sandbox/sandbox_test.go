@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(syscallsEnv) != "" {
 		os.Exit(trySyscalls())
 	}
+	if os.Getenv(connectEnv) != "" {
+		os.Exit(tryConnect(os.Args[1:]))
+	}
 	testenv.Scrub()
 	os.Exit(m.Run())
 }
@@ -320,7 +323,7 @@ func TestBwrapConfinesTheCommand(t *testing.T) {
 		{"the workspace is writable", "echo hi > new.txt && cat new.txt", "hi\n"},
 		{"the rest of the file system is not", "touch " + filepath.Join(outside, "x") + " /etc/nightshift-x 2>&1 | grep -c 'Read-only file system'", "2\n"},
 		{".git is read-only", "{ echo '[core] fsmonitor = touch PWNED' >> .git/config; } 2>/dev/null || echo refused; cat .git/config", "refused\n[core]\n"},
-		{"the state folder in the workspace is empty and kept apart", "ls -A .nightshift; touch .nightshift/x && echo wrote", "wrote\n"},
+		{"the state folder in the workspace is empty and read-only", "ls -A .nightshift; touch .nightshift/x 2>/dev/null || echo refused", "refused\n"},
 		{"nightshift's state directory is empty", "ls -A " + state + "; echo end", "end\n"},
 		{"~/.ssh and ~/.config/gh are empty", "find ~/.ssh ~/.config/gh -mindepth 1 | wc -l", "0\n"},
 		{"~/.netrc is empty", "wc -c < ~/.netrc", "0\n"},

@@ -14,8 +14,10 @@ import (
 // process_vm_*), mounts (a nested user namespace would otherwise let a
 // command mount), the kernel's keyrings (not confined by the sandbox's
 // namespaces), and what widens the kernel's attack surface for no
-// command's good (kexec, modules, bpf, perf_event_open, userfaultfd).
-// Most already fail without capabilities; the filter refuses them before
+// command's good (kexec, modules, bpf, perf_event_open, userfaultfd,
+// and io_uring, whose rings carry out reads, writes, opens and connects
+// that no seccomp filter sees, and which has been a steady source of
+// kernel bugs). Most already fail without capabilities; the filter refuses them before
 // the kernel's code for them runs.
 var Denied = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev",
@@ -23,6 +25,7 @@ var Denied = []string{
 	"keyctl", "add_key", "request_key",
 	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
 	"bpf", "perf_event_open", "userfaultfd",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
 }
 
 // denied holds Denied's numbers on this architecture, in Denied's order.
@@ -33,6 +36,7 @@ var denied = []uint32{
 	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
 	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
 	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
 }
 
 // The offsets of struct seccomp_data's fields the filter reads.

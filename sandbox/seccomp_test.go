@@ -31,12 +31,16 @@ func trySyscalls() int {
 	try("keyctl", unix.SYS_KEYCTL, unix.KEYCTL_GET_KEYRING_ID, uintptr(unix.KEY_SPEC_PROCESS_KEYRING&0xffffffff))
 	try("userfaultfd", unix.SYS_USERFAULTFD, 0, 0)
 	try("ptrace", unix.SYS_PTRACE, unix.PTRACE_TRACEME, 0)
+	// One entry and no parameters: EFAULT where io_uring is there,
+	// ENOSYS where the kernel lacks it, EPERM only from the filter (or a
+	// kernel that forbids it, kernel.io_uring_disabled=2).
+	try("io_uring_setup", unix.SYS_IO_URING_SETUP, 1, 0)
 	return 0
 }
 
 // Regression: a command under bwrap could call ptrace, keyctl (the
 // kernel's keyrings are not confined by the sandbox's namespaces), bpf,
-// perf_event_open and the rest of Denied; the seccomp filter refuses them
+// perf_event_open, io_uring (issue 25) and the rest of Denied; the seccomp filter refuses them
 // with EPERM, and leaves every other call alone.
 func TestBwrapSeccompDeniesWithEPERM(t *testing.T) {
 	needBwrap(t)
@@ -53,7 +57,7 @@ func TestBwrapSeccompDeniesWithEPERM(t *testing.T) {
 	copyFile(t, exe, filepath.Join(sb.dir, "try"))
 
 	out, exit := runLine(t, sb, "./try")
-	want := "getpid=ok\nkeyctl=EPERM\nuserfaultfd=EPERM\nptrace=EPERM\n"
+	want := "getpid=ok\nkeyctl=EPERM\nuserfaultfd=EPERM\nptrace=EPERM\nio_uring_setup=EPERM\n"
 	if out != want || !exit.OK() {
 		t.Errorf("with the filter: %s, got\n%s\nwant\n%s", exit, out, want)
 	}
@@ -67,7 +71,11 @@ func TestBwrapSeccompDeniesWithEPERM(t *testing.T) {
 	plain.seccomp = nil
 	out, _ = runLine(t, &plain, "./try")
 	t.Logf("without the filter:\n%s", out)
-	for _, name := range []string{"keyctl", "ptrace"} {
+	names := []string{"keyctl", "ptrace"}
+	if b, err := os.ReadFile("/proc/sys/kernel/io_uring_disabled"); err != nil || strings.TrimSpace(string(b)) != "2" {
+		names = append(names, "io_uring_setup")
+	}
+	for _, name := range names {
 		if strings.Contains(out, name+"=EPERM") {
 			t.Errorf("without the filter %s is refused already, so the test proves nothing for it:\n%s", name, out)
 		}

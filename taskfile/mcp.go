@@ -27,6 +27,10 @@ type MCPServer struct {
 	// gets beside the allow-listed ones (PATH, HOME, ...) and --env's:
 	// a credential reaches a server only this way, with a warning.
 	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// TrustWorkspace lets a stdio server start what the workspace holds
+	// (a program, a script, a module there); default false: refused
+	// (mcp.Server.TrustWorkspace).
+	TrustWorkspace bool `yaml:"trust_workspace,omitempty" json:"trust_workspace,omitempty"`
 }
 
 // Command is a command's words: a list, or one line that is split as a
@@ -76,7 +80,7 @@ func Servers(section map[string]MCPServer, baseDir string) ([]mcp.Server, error)
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(section)) {
 		in := section[name]
-		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes, Env: slices.Clone(in.Env)}
+		srv := mcp.Server{Name: name, Command: slices.Clone(in.Command), URL: in.URL, Class: in.Class, Classes: in.Classes, Env: slices.Clone(in.Env), TrustWorkspace: in.TrustWorkspace}
 		if len(srv.Command) > 0 {
 			if p := srv.Command[0]; filepath.Base(p) != p && !filepath.IsAbs(p) {
 				abs, err := filepath.Abs(filepath.Join(baseDir, p))

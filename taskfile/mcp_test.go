@@ -68,3 +68,31 @@ mcp:
 		}
 	}
 }
+
+// trust_workspace lets a server start what the workspace holds (issue
+// 25); it is off unless the entry says so.
+func TestAnMCPServerEntryMayTrustTheWorkspace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(path, []byte("task: x\nmcp:\n  srv: {command: python3 -m srv, trust_workspace: true}\n  fs: {command: npx -y @modelcontextprotocol/server-filesystem .}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := taskfile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := spec.MCPServers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 2 || servers[0].TrustWorkspace || !servers[1].TrustWorkspace {
+		t.Errorf("servers %+v: want only srv trusting the workspace", servers)
+	}
+	if err := os.WriteFile(path, []byte("task: x\nmcp:\n  gh: {url: https://mcp.example.com/mcp, trust_workspace: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if spec, err := taskfile.Load(path); err == nil {
+		if _, err := spec.MCPServers(); err == nil {
+			t.Error("trust_workspace on a url server was accepted")
+		}
+	}
+}

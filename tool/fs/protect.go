@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"fmt"
 	iofs "io/fs"
 	"strings"
@@ -9,9 +10,12 @@ import (
 )
 
 // protectedWrite refuses a write to rel when its path, as given or as its
-// symlinks resolve, has a .git component: a hook or a config line
-// written there (core.fsmonitor, core.hooksPath) runs as the user at the
-// next git command, a cmd: check's or the user's own. Reads stay allowed.
+// symlinks resolve, has a .git component, or lies in another path git
+// reads as its own or runs (workspace.ProtectedPaths: a core.hooksPath
+// folder such as husky's .husky/, the git folder a .git file points to,
+// a config file git includes): a hook or a config line written there
+// runs as the user at the next git command, a cmd: check's or the
+// user's own. Reads stay allowed.
 func protectedWrite(r *workspace.Root, name, rel string) error {
 	if gitPath(rel) {
 		return toolError(fmt.Sprintf("%s: %s is inside a .git folder, which the file tools may read but never change (git runs what is written there)", name, rel))
@@ -23,7 +27,30 @@ func protectedWrite(r *workspace.Root, name, rel string) error {
 	if gitPath(real) {
 		return toolError(fmt.Sprintf("%s: %s leads into %s, inside a .git folder, which the file tools may read but never change (git runs what is written there)", name, rel, real))
 	}
+	// Found again for each write: a command may have made a repository
+	// since the last one.
+	ps, _ := workspace.ProtectedPaths(context.Background(), r.Dir())
+	for _, p := range ps {
+		if !underRel(real, p.Rel) {
+			continue
+		}
+		where := p.Rel
+		if real != p.Rel {
+			where = "inside " + p.Rel + ","
+		} else {
+			where += ","
+		}
+		return toolError(fmt.Sprintf("%s: %s is %s %s, which the file tools may read but never change (git runs or reads what is there as the user)", name, rel, where, p.Why))
+	}
 	return nil
+}
+
+// underRel reports whether the slash-separated relative path p is dir or
+// lies inside it, ignoring case: on a case-insensitive file system
+// .HUSKY is .husky, and refusing the other spelling elsewhere costs
+// nothing.
+func underRel(p, dir string) bool {
+	return strings.EqualFold(p, dir) || len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir)
 }
 
 // gitPath reports whether a component of p is .git, however it is spelt

@@ -128,3 +128,65 @@ func TestASocketIsRefused(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 }
+
+// Regression (issue 25): the file tools could write the hooks behind
+// core.hooksPath (husky's .husky/), the git folder behind a .git file
+// (--separate-git-dir), and a config file that git includes; git runs
+// or reads what is there as the user at the next git command.
+func TestAWriteToolCannotChangeWhatGitRunsOutsideDotGit(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	f := setup(t)
+	write(t, filepath.Join(f.dir, ".git", "config"), "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../team.gitconfig\n")
+	write(t, filepath.Join(f.dir, ".husky", "pre-commit"), "npm test\n")
+	write(t, filepath.Join(f.dir, "team.gitconfig"), "[user]\n\tname = x\n")
+	write(t, filepath.Join(f.dir, "lib", ".git"), "gitdir: ../gitdata/lib\n")
+	write(t, filepath.Join(f.dir, "gitdata", "lib", "config"), "[core]\n\thooksPath = githooks\n")
+	if err := os.Symlink(".husky", filepath.Join(f.dir, "h")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, tool string
+		input      in
+		why        string
+	}{
+		{"husky's hook", "write_file", in{"path": ".husky/pre-commit", "content": "touch PWNED\n"}, "core.hooksPath"},
+		{"a new hook in husky's folder", "write_file", in{"path": ".husky/post-checkout", "content": "touch PWNED\n"}, "core.hooksPath"},
+		{"husky's folder in another case", "write_file", in{"path": ".HUSKY/post-checkout", "content": "x"}, "core.hooksPath"},
+		{"through a symlink to husky's folder", "edit_file", in{"path": "h/pre-commit", "old": "npm test", "new": "touch PWNED"}, "core.hooksPath"},
+		{"the config git includes", "edit_file", in{"path": "team.gitconfig", "old": "[user]", "new": "[core]\n\tfsmonitor = \"touch PWNED\"\n[user]"}, "includes"},
+		{"the git folder behind a .git file", "write_file", in{"path": "gitdata/lib/hooks/post-checkout", "content": "touch PWNED\n"}, "gitdir:"},
+		{"a nested repository's hooks folder that does not exist yet", "write_file", in{"path": "lib/githooks/pre-commit", "content": "touch PWNED\n"}, "core.hooksPath"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.call(t, tt.tool, tt.input)
+			if !res.IsError || !strings.Contains(res.Content, tt.why) || !strings.Contains(res.Content, "never change") {
+				t.Errorf("result %+v; want an error naming the protected path and why (%s)", res, tt.why)
+			}
+		})
+	}
+	if got := read(t, filepath.Join(f.dir, ".husky", "pre-commit")); got != "npm test\n" {
+		t.Errorf(".husky/pre-commit changed: %q", got)
+	}
+	for _, p := range []string{".husky/post-checkout", "gitdata/lib/hooks", "lib/githooks"} {
+		if _, err := os.Lstat(filepath.Join(f.dir, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+
+	t.Run("a repository made after the tools were", func(t *testing.T) {
+		write(t, filepath.Join(f.dir, "later", ".git", "config"), "[core]\n\thooksPath = ../later-hooks\n")
+		if res := f.call(t, "write_file", in{"path": "later-hooks/pre-push", "content": "x"}); !res.IsError {
+			t.Errorf("result %+v", res)
+		}
+	})
+	// Everything else stays writable.
+	for _, p := range []string{"src/main.go", ".huskyrc", "husky/pre-commit"} {
+		if res := f.call(t, "write_file", in{"path": p, "content": "x\n"}); res.IsError {
+			t.Errorf("write_file %s: %+v", p, res)
+		}
+	}
+}

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -31,8 +35,8 @@ const stopWait = 2 * time.Second
 type conn struct {
 	server Server
 	cfg    Config
-	// env is a stdio server's whole environment (environment).
-	env    []string
+	// launch is how a stdio server starts (resolve).
+	launch launch
 	client *sdk.Client
 	// stderr keeps the end of a stdio server's error output, to say why
 	// it would not start or died.
@@ -40,6 +44,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	session  *sdk.ClientSession
+	release  func()        // undoes what the sandbox needed for the process
 	ended    chan struct{} // closed once session's connection is gone
 	restarts int
 	// gone is why the server can no longer be used; its tools answer
@@ -48,9 +53,17 @@ type conn struct {
 	stopped bool
 }
 
-func newConn(s Server, cfg Config) *conn {
+func newConn(s Server, cfg Config, ws string) *conn {
 	c := &conn{server: s, cfg: cfg, stderr: newTail(4096)}
 	c.client = sdk.NewClient(&sdk.Implementation{Name: "nightshift", Version: cmp.Or(cfg.Version, "dev")}, nil)
+	if len(s.Command) > 0 && ws != "" {
+		// The workspace is the server's one root (MCP roots): how a
+		// server such as the reference filesystem server learns where
+		// to work, now that it starts outside the workspace (its "."
+		// is its start folder).
+		//lint:ignore SA1019 roots are how today's servers learn the workspace; the SDK keeps them through the deprecation window
+		c.client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: ws}).String(), Name: "workspace"})
+	}
 	return c
 }
 
@@ -84,41 +97,93 @@ func (c *conn) connectLocked(ctx context.Context) error {
 			DisableStandaloneSSE: true,
 		}
 	} else {
-		cmd := exec.Command(program(c.server.Command[0]), c.server.Command[1:]...)
-		cmd.Dir = c.cfg.Dir
-		// Never nightshift's own environment, which holds its keys: a
-		// nil Env would hand the server all of it.
-		cmd.Env = c.env
+		cmd, release, err := c.command(ctx)
+		if err != nil {
+			return err
+		}
 		cmd.Stderr = c.stderr
-		cmd.SysProcAttr = procAttr()
 		// A grandchild holding stderr open (npx runs node) must not
 		// keep the stop waiting on the pipe.
 		cmd.WaitDelay = stopWait
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: stopWait}
+		c.release = release
 	}
 	s, err := c.client.Connect(ctx, t, nil)
 	if err != nil {
+		c.releaseLocked()
 		return err
 	}
 	ended := make(chan struct{})
+	release := c.release
 	go func() {
 		s.Wait() //nolint:errcheck // how it ended is read from the next call's error
+		if release != nil {
+			release()
+		}
 		close(ended)
 	}()
 	c.session, c.ended = s, ended
 	return nil
 }
 
-// program makes a program named by a relative path absolute, since the
-// server starts in the workspace and the path was written where
-// nightshift was started; a bare name is looked up in PATH as usual.
-func program(p string) string {
-	if strings.ContainsRune(p, filepath.Separator) && !filepath.IsAbs(p) {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
+func (c *conn) releaseLocked() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+}
+
+// command builds the process of a stdio server from its launch: under
+// the run's sandbox when that is bwrap (sandbox.Sandbox.Command), with
+// the network, its start folder and program visible, and its caches in
+// Config.CacheDir (else the sandbox's private /tmp); else started
+// directly, never with nightshift's own environment.
+func (c *conn) command(ctx context.Context) (*exec.Cmd, func(), error) {
+	l := c.launch
+	sb := c.cfg.Sandbox
+	if sb == nil || sb.Mode() != sandbox.Bwrap {
+		cmd := exec.Command(l.argv[0], l.argv[1:]...)
+		cmd.Dir = l.dir
+		// Never nightshift's own environment, which holds its keys: a
+		// nil Env would hand the server all of it.
+		cmd.Env = l.env
+		cmd.SysProcAttr = procAttr()
+		return cmd, nil, nil
+	}
+	o := sandbox.Options{Dir: l.dir, Net: true, Env: slices.Clone(l.env)}
+	if !l.inWorkspace {
+		o.ReadOnly = append(o.ReadOnly, l.dir)
+	}
+	// The program where the sandbox would not show it (a private /tmp,
+	// a hidden folder): bound over what hides it.
+	for _, p := range []string{l.argv[0], realPath(l.argv[0])} {
+		if p != "" && !within(p, c.cfg.workspace()) {
+			o.ReadOnly = append(o.ReadOnly, p)
 		}
 	}
-	return p
+	cache, npm := "/tmp/.cache", "/tmp/.npm"
+	if c.cfg.CacheDir != "" {
+		if err := os.MkdirAll(c.cfg.CacheDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("its cache folder: %w", err)
+		}
+		o.ReadWrite = append(o.ReadWrite, c.cfg.CacheDir)
+		cache, npm = c.cfg.CacheDir, filepath.Join(c.cfg.CacheDir, "npm")
+	}
+	o.Env = setEnv(o.Env, "TMPDIR", "/tmp")
+	for name, value := range map[string]string{"XDG_CACHE_HOME": cache, "npm_config_cache": npm} {
+		if _, set := lookup(o.Env, name); !set {
+			o.Env = append(o.Env, name+"="+value)
+		}
+	}
+	return sb.Command(ctx, l.argv, o)
+}
+
+func realPath(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil || r == p {
+		return ""
+	}
+	return r
 }
 
 // StartError is a server that could not be started or reached. It
@@ -234,6 +299,7 @@ func (c *conn) restartLocked(ctx context.Context, cause error) error {
 		return c.gone
 	}
 	c.session.Close() //nolint:errcheck // it is gone already
+	c.release = nil   // the old process's goroutine lets go of it
 	if c.restarts >= maxRestarts {
 		c.gone = fmt.Errorf("the MCP server %s died again (%v) after it was restarted once; its tools cannot be used for the rest of this run%s",
 			c.server.Name, cause, c.stderrNote())

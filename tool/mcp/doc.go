@@ -19,8 +19,22 @@
 // variables of package sandbox, PATH, HOME, LANG, ...; a run gives the
 // environment of its commands, --env's variables included) plus the
 // variables its Server.Env names, the only way a credential reaches it,
-// said in a warning (Config.Warn). It is not confined otherwise: it runs
-// with the user's rights, outside the sandbox of the run's commands.
+// said in a warning (Config.Warn).
+//
+// Nothing a run could have written is started (issue 25): a stdio
+// server's program is resolved to an absolute path when Open is called,
+// before the run, and the server starts in an empty, read-only folder of
+// its own outside the workspace (Config.StartDir), so that npx, python -m
+// and their kin find nothing of the workspace's; its arguments spelt as
+// relative paths (".", "./x") are made absolute from the workspace, and
+// the workspace is its one MCP root. A server whose program, script,
+// module or code-loading variable lies inside the workspace is refused
+// (ErrInWorkspace) unless the person trusts it by name
+// (Server.TrustWorkspace: trust_workspace: true under it in mcp:); such
+// a server starts in the workspace.
+// Where the run's sandbox is bwrap (Config.Sandbox), every stdio server
+// runs in it, as the commands do, with the network and a cache folder of
+// its own (Config.CacheDir).
 //
 // A server that cannot be started, or whose tools collide with another
 // tool's name, keeps the run from starting (ErrConfig): nothing is sent to

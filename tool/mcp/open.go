@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,9 +24,27 @@ import (
 type Config struct {
 	// Servers are the servers; none means no tools.
 	Servers []Server
-	// Dir is the folder stdio servers start in: the run's workspace, so
-	// that a server given "." works there. Default the current folder.
+	// Dir is the run's workspace; default the current folder. A stdio
+	// server starts outside it (StartDir), with the workspace as its one
+	// MCP root, and is refused when what it would run lies inside it,
+	// unless its Server.TrustWorkspace says otherwise (resolve).
 	Dir string
+	// StartDir is the folder in which each Open makes the empty,
+	// read-only folder that stdio servers start in, outside the
+	// workspace; default os.TempDir(). A run gives its state folder.
+	StartDir string
+	// Sandbox, when its mode is bwrap, is where stdio servers run: the
+	// sandbox of the run's commands (sandbox.Sandbox.Command), with the
+	// network, the workspace read-write as for commands (its .git,
+	// hooks, hard-linked files and .nightshift read-only) and the rest of
+	// the file system read-only, credentials hidden. Nil, or mode none:
+	// they start directly, with the user's rights.
+	Sandbox *sandbox.Sandbox
+	// CacheDir is a folder a sandboxed stdio server may write, for the
+	// caches of npx, uvx, pip and the like (XDG_CACHE_HOME,
+	// npm_config_cache), kept from run to run; default none: the
+	// sandbox's private /tmp, emptied when the server ends.
+	CacheDir string
 	// Env is the environment (NAME=VALUE) every stdio server starts with,
 	// before the variables its Server.Env names; default the allow-listed
 	// variables of Environ (sandbox.CleanEnv: PATH, HOME, LANG, ...),
@@ -60,6 +80,8 @@ const DefaultStartTimeout = 60 * time.Second
 type Toolbox struct {
 	conns []*conn
 	tools []tool.Tool
+	// start is the folder stdio servers start in (startFolder).
+	start string
 }
 
 // Open starts (or connects to) every server, lists its tools and maps
@@ -69,6 +91,7 @@ type Toolbox struct {
 // under one name.
 func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	tb := &Toolbox{}
+	ws := cfg.workspace()
 	seen := map[string]string{}
 	for _, n := range cfg.Taken {
 		seen[n] = "a tool of the run"
@@ -84,9 +107,22 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 			return nil, configError("two servers are named %s", s.Name)
 		}
 		servers[s.Name] = true
-		c := newConn(s, cfg)
+		c := newConn(s, cfg, ws)
 		if len(s.Command) > 0 {
-			c.env = environment(s, cfg)
+			if tb.start == "" && !s.TrustWorkspace {
+				start, err := startFolder(cfg.StartDir)
+				if err != nil {
+					tb.Close()
+					return nil, configError("server %s: the folder it starts in: %v", s.Name, err)
+				}
+				tb.start = start
+			}
+			l, err := resolve(s, ws, tb.start, environment(s, cfg))
+			if err != nil {
+				tb.Close()
+				return nil, err
+			}
+			c.launch = l
 		}
 		tb.conns = append(tb.conns, c)
 		listed, err := c.start(ctx)
@@ -208,5 +244,19 @@ func (tb *Toolbox) Close() error {
 	for _, c := range tb.conns {
 		errs = append(errs, c.close())
 	}
+	removeStartFolder(tb.start)
+	tb.start = ""
 	return errors.Join(errs...)
+}
+
+// workspace returns Dir made absolute, with its symlinks resolved.
+func (cfg Config) workspace() string {
+	dir, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
+	if err != nil {
+		return cfg.Dir
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }

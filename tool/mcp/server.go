@@ -27,10 +27,20 @@ type Server struct {
 	// single _, at most 32 characters, unique in the run.
 	Name string `yaml:"-" json:"-"`
 	// Command starts a server that speaks MCP on its stdin and stdout:
-	// the program and its arguments. It runs in the workspace folder
-	// (Config.Dir) with the environment of Config.Env and Env, and is
-	// stopped when the run ends.
+	// the program and its arguments. Its program is found before the run
+	// (a path, or a name in PATH) and it starts in a folder of its own
+	// outside the workspace, with the workspace as its MCP root, the
+	// environment of Config.Env and Env, under Config.Sandbox when that
+	// is bwrap; it is stopped when the run ends.
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
+	// TrustWorkspace lets a stdio server start what the workspace
+	// holds: a program there (./node_modules/.bin/x, a srv.py for
+	// python3 -m srv), a file its arguments name, a folder its variables
+	// name. Without it such a server is refused (ErrInWorkspace): a run's
+	// commands and tools can change what is there, and nightshift would
+	// start it again, with the user's rights. With it, the server starts
+	// in the workspace folder, as it asks. Default false.
+	TrustWorkspace bool `yaml:"trust_workspace,omitempty" json:"trust_workspace,omitempty"`
 	// URL is a server's streamable HTTP endpoint (http:// or https://).
 	URL string `yaml:"url,omitempty" json:"url,omitempty"`
 	// Class is the side-effect class of the server's tools for the gate
@@ -82,6 +92,9 @@ func (s Server) Check() error {
 	}
 	if len(s.Env) > 0 && s.URL != "" {
 		return configError("server %s: env is for a server nightshift starts (a command), not one at a url", s.Name)
+	}
+	if s.TrustWorkspace && s.URL != "" {
+		return configError("server %s: trust_workspace is for a server nightshift starts (a command), not one at a url", s.Name)
 	}
 	if s.Class != "" && !s.Class.Valid() {
 		return configError("server %s: class %q: want read, write or danger", s.Name, s.Class)
@@ -262,4 +275,25 @@ func SplitCommand(s string) ([]string, error) {
 		return nil, errors.New("empty command")
 	}
 	return words, nil
+}
+
+// TrustWorkspace lets the stdio server called name in servers start what
+// the workspace holds (Server.TrustWorkspace), as a command-line switch
+// naming it would: a name that is no server, or a server at a url, is an
+// ErrConfig.
+func TrustWorkspace(servers []Server, name string) error {
+	name = strings.TrimSpace(name)
+	names := make([]string, len(servers))
+	for i := range servers {
+		names[i] = servers[i].Name
+		if servers[i].Name != name {
+			continue
+		}
+		if servers[i].URL != "" {
+			return configError("trust_workspace %s: server %s is at a url; only a server nightshift starts runs what the workspace holds", name, name)
+		}
+		servers[i].TrustWorkspace = true
+		return nil
+	}
+	return configError("trust_workspace %q: no server %q (servers: %s)", name, name, strings.Join(names, ", "))
 }

@@ -33,6 +33,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "probe":
+		if err := probeServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "refuse":
 		// A server that never starts says why on stderr.
 		fmt.Fprintln(os.Stderr, "cannot open the database: permission denied")
