@@ -438,7 +438,7 @@ func recoverOne(ctx context.Context, r *os.Root, root, stateDir string, d found,
 	}
 	rep.Damaged = s.damage
 	t := &target{ctx: ctx, root: r, dir: d.dir, blobs: s.blobs, m: s.m, skip: skipFor(root, stateDir, d.legacy, s.m.own),
-		legacy: legacy, dry: dry, protected: protectedIn(r)}
+		legacy: legacy, dry: dry, protected: protectedIn(ctx, root)}
 	one, err := t.rollback()
 	one.Runs, one.Damaged = rep.Runs, rep.Damaged
 	if err != nil || dry {

@@ -23,7 +23,7 @@ func (j *Journal) RollbackContext(ctx context.Context) (Report, error) {
 		return Report{}, ErrClosed
 	}
 	j.lookOwn()
-	t := &target{ctx: ctx, root: j.root, dir: j.dir, blobs: j.stepsDir(), m: j.m, skip: j.skipped, cache: j.cache, protected: protectedIn(j.root)}
+	t := &target{ctx: ctx, root: j.root, dir: j.dir, blobs: j.stepsDir(), m: j.m, skip: j.skipped, cache: j.cache, protected: protectedIn(ctx, j.rootDir)}
 	rep, err := t.rollback()
 	if err != nil {
 		return rep, err

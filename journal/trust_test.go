@@ -245,3 +245,40 @@ func TestNightshiftsOwnFilesAreLeftOutOfTheDiffAndTheRollback(t *testing.T) {
 		})
 	}
 }
+
+// The other folders git runs from are protected as .git is: a
+// repository's core.hooksPath folder (husky's .husky/) and the git folder
+// a .git file points to. A planted journal applied on request writes
+// neither.
+func TestNoJournalWritesUnderAHooksPathOrAGitfileTarget(t *testing.T) {
+	root, stateDir := setup(t)
+	mkdir(t, root, ".git", 0o755)
+	write(t, root, ".git/config", "[core]\n\thooksPath = .husky\n", 0o644)
+	mkdir(t, root, ".husky", 0o755)
+	mkdir(t, root, "sub", 0o755)
+	write(t, root, "sub/.git", "gitdir: ../store\n", 0o644)
+	mkdir(t, root, "store", 0o755)
+	mkdir(t, root, "store/hooks", 0o755)
+	dir := plantHook(t, root)
+	log, _ := os.ReadFile(filepath.Join(dir, logName))
+	hooks := strings.Replace(string(log), `"path":".git/hooks/post-checkout"`, `"path":".husky/pre-commit"`, 1)
+	hooks += strings.Replace(strings.Split(string(log), "\n")[1], `"path":".git/hooks/post-checkout"`, `"path":"store/hooks/post-checkout"`, 1) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, logName), []byte(hooks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RecoverLegacy(t.Context(), root, stateDir)
+	if err != nil {
+		t.Fatalf("RecoverLegacy: %v\n%s", err, rep)
+	}
+	for _, p := range []string{".husky/pre-commit", "store/hooks/post-checkout"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("recover --legacy wrote %s: %v", p, err)
+		}
+	}
+	if diff := cmp.Diff([]string{".husky/pre-commit", "store/hooks/post-checkout"}, pathsOf(rep.Protected)); diff != "" {
+		t.Errorf("protected (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "note.txt")); string(b) != "planted\n" {
+		t.Errorf("note.txt = %q", b)
+	}
+}
