@@ -238,7 +238,7 @@ func (t *target) refused(p string, prior state) bool {
 }
 
 // protectedReason says why a protected path was left as it is.
-const protectedReason = "protected (a .git, a core.hooksPath folder or a gitfile's target, where git runs what is written): no journal writes there; left as it is"
+const protectedReason = "protected (a .git, a core.hooksPath folder, a gitfile's target or a file git's configuration names: git runs what is written there): no journal writes there; left as it is"
 
 // listing is the Report a rollback would make, without making it.
 func (t *target) listing(rep Report, changes []step) Report {

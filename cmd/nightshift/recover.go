@@ -150,7 +150,7 @@ func printRecovered(out io.Writer, abs string, rep journal.Report) {
 		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", c)
 	}
 	for _, c := range rep.Protected {
-		fmt.Fprintf(out, "nightshift: left as it is (protected: nightshift never writes under a .git): %s\n", c.Path)
+		fmt.Fprintf(out, "nightshift: left as it is (protected: git runs what is written there, and nightshift never writes it): %s\n", c.Path)
 	}
 	for _, c := range rep.Failed {
 		fmt.Fprintf(out, "nightshift: NOT RESTORED: %s\n", c)
@@ -188,7 +188,7 @@ func listLegacy(ctx context.Context, out io.Writer, abs, state, stateDir string)
 			fmt.Fprintf(out, "  leave     %s\n", c)
 		}
 		for _, c := range w.Protected {
-			fmt.Fprintf(out, "  never     %s (protected: nothing is written under a .git)\n", c.Path)
+			fmt.Fprintf(out, "  never     %s (protected: git runs what is written there; never written)\n", c.Path)
 		}
 	}
 	if applicable {
