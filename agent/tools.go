@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,7 +78,7 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 // and records that answer.
 func (r *run) unknown(u llm.Block, class tool.Class) llm.Block {
 	b := llm.ToolResult(u.ID, fmt.Sprintf(unknownMsg, u.Name), true)
-	r.emit(event.NewTool(event.ToolInfo{ID: u.ID, Name: u.Name, Class: string(class), Input: u.Input,
+	r.emit(event.NewTool(event.ToolInfo{ID: u.ID, Name: u.Name, Class: string(class), Input: r.shown(u.Input),
 		IsError: true, Result: b.Text, Unknown: true}))
 	r.afterTool(u, class, &b)
 	return b
@@ -107,6 +108,9 @@ func (r *run) afterTool(u llm.Block, class tool.Class, b *llm.Block) {
 // checkpointer; a stop when a gate parked it or the run's context ended
 // while it ran.
 func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
+	if b, ok := r.repeated(u); ok {
+		return b, toolStop{}
+	}
 	var class tool.Class
 	if t := r.tool(u.Name); t != nil {
 		class = t.Class()
@@ -128,11 +132,12 @@ func (r *run) runTool(ctx context.Context, u llm.Block) (llm.Block, toolStop) {
 	}
 	b := llm.ToolResult(u.ID, res.Content, res.IsError)
 	r.afterTool(u, class, &b)
+	r.counted(u, b)
 	return b, toolStop{}
 }
 
 func (r *run) decideAndRun(ctx context.Context, u llm.Block) (tool.Result, tool.Class, *gate.Action) {
-	info := event.ToolInfo{ID: u.ID, Name: u.Name, Input: u.Input}
+	info := event.ToolInfo{ID: u.ID, Name: u.Name, Input: r.shown(u.Input)}
 	t := r.tool(u.Name)
 	// A call that cannot run (an invented tool, input its schema
 	// rejects) is answered before the gate: nobody is asked to approve
@@ -273,6 +278,12 @@ func (r *run) retryRead(ctx context.Context, u llm.Block) tool.Result {
 		return tool.Error(err.Error())
 	}
 	return last
+}
+
+// shown is a call's input as its event shows it: redacted before the
+// event cuts it, so that the cut never splits a key.
+func (r *run) shown(input json.RawMessage) json.RawMessage {
+	return json.RawMessage(r.cfg.Tools.Redact(string(input)))
 }
 
 func firstLine(s string) string {

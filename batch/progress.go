@@ -9,6 +9,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // barWidth is the live bar's width in cells.
@@ -70,7 +71,8 @@ func (p *progress) finished(t TaskResult, ran bool) {
 		return
 	}
 	if t.Result.Outcome != agent.Done {
-		fmt.Fprintf(p.w, "\r\x1b[K%s\n", p.line(t))
+		p.erase()
+		fmt.Fprintf(p.w, "%s\n", p.line(t))
 	}
 	p.redraw()
 }
@@ -95,8 +97,16 @@ func (p *progress) redraw() {
 		fill = p.finishedN * barWidth / p.total
 	}
 	bar := strings.Repeat("█", fill) + strings.Repeat("░", barWidth-fill)
-	fmt.Fprintf(p.w, "\r\x1b[K%s %d/%d · running %d · done %d · unverified %d · failed %d · %s",
+	p.erase()
+	fmt.Fprintf(p.w, "%s %d/%d · running %d · done %d · unverified %d · failed %d · %s",
 		bar, p.finishedN, p.total, p.running, p.done, p.unverified, p.failed, roundDur(p.clock.Now().Sub(p.start)))
+}
+
+// erase clears the live line's row: the one control sequence the
+// progress writes, under the terminal's escaping writer (terminal.Raw);
+// its text goes through it. The caller holds mu.
+func (p *progress) erase() {
+	io.WriteString(terminal.Raw(p.w), "\r\x1b[K") //nolint:errcheck // a lost redraw is redrawn at the next task
 }
 
 // end finishes the live line.

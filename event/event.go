@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // Event is one thing that happened in a run.
@@ -24,12 +26,18 @@ type Event struct {
 	Data map[string]any
 }
 
-// Line returns the human form, `[type · detail]`.
+// Line returns the human form, `[type · detail]`, on one line and safe
+// to print on a terminal: a detail holds what a worker controls (a
+// command's output in a verify FAIL, a tool's error), so its line
+// breaks and every character a terminal would act on are shown escaped
+// (terminal.Escape): `[verify · FAIL: …; output tail:\n\x1b[2Jall checks
+// passed]` cannot clear the screen, nor print a line of its own. The
+// JSON form keeps the detail's data as it is.
 func (e Event) Line() string {
 	if e.Detail == "" {
-		return "[" + e.Type + "]"
+		return "[" + terminal.Escape(e.Type) + "]"
 	}
-	return "[" + e.Type + " · " + e.Detail + "]"
+	return "[" + terminal.Escape(e.Type) + " · " + terminal.Escape(e.Detail) + "]"
 }
 
 // MarshalJSON writes the flat JSON form: ts, run, step, type, then the

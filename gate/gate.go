@@ -107,6 +107,11 @@ type Config struct {
 	Files fs.FS
 	// Clock stamps the audit entries. Nil means the wall clock.
 	Clock clock.Clock
+	// Redact replaces the credentials in a call's input before its
+	// summary is made: the audit log's summary is cut to 200
+	// characters, and a key cut first is a key no redactor matches
+	// whole (a redact.Redactor's String). Nil leaves the input as it is.
+	Redact func(string) string
 }
 
 // Gate decides, before any tool runs, whether it may. It is safe for
@@ -179,6 +184,14 @@ func (g *Gate) Reject(a Action, reason string) error {
 func (g *Gate) described(a Action) Action {
 	if a.Summary == "" || a.Preview == "" {
 		sum, pre := Describe(g.cfg.Files, a.Tool, a.Input)
+		// The summary is cut, so it is made from the redacted input. The
+		// preview is not: a person approving a write is shown its true
+		// diff (the terminal's writer redacts what it shows).
+		if g.cfg.Redact != nil {
+			if red := g.cfg.Redact(string(a.Input)); red != string(a.Input) {
+				sum, _ = Describe(g.cfg.Files, a.Tool, json.RawMessage(red))
+			}
+		}
 		a.Summary = cmpOr(a.Summary, sum)
 		a.Preview = cmpOr(a.Preview, pre)
 	}

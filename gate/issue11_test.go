@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/terminal"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -25,7 +26,7 @@ const spoof = "rm -f important.txt; echo pwned > pwned.txt #\r\x1b[2K$ ls -la"
 // line feed or a tab).
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool {
-		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || hidden(r)
+		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && terminal.Lines(string(r)) != string(r)
 	})
 }
 

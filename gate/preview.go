@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/diff"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // Bounds of what Describe shows and reads.
@@ -60,7 +61,7 @@ func describe(files fs.FS, toolName string, input json.RawMessage) (summary, pre
 	json.Unmarshal(input, &in) //nolint:errcheck // a bad input falls through to the generic form
 	switch {
 	case toolName == "run_command" && in.Command != nil:
-		return oneLine("run_command: " + *in.Command), "$ " + *in.Command + "\n(run with sh -c in the workspace folder)"
+		return oneLine("run_command: " + *in.Command), commandPreview(*in.Command)
 	case toolName == "write_file" && in.Path != nil && in.Content != nil:
 		return describeWrite(files, *in.Path, *in.Content)
 	case toolName == "edit_file" && in.Path != nil && in.Old != nil && in.New != nil:
@@ -70,22 +71,44 @@ func describe(files fs.FS, toolName string, input json.RawMessage) (summary, pre
 	return oneLine(toolName + " " + compact), toolName + " " + clip(compact, 2000)
 }
 
+// commandPreview shows a command line on one line, each of its line
+// breaks as \n, and says how many lines it has: forty line breaks
+// pushed the line that mattered off the screen, above "$ echo ok" and
+// the question.
+func commandPreview(command string) string {
+	shown := "$ " + terminal.Escape(command)
+	n := strings.Count(strings.TrimSuffix(command, "\n"), "\n") + 1
+	if n == 1 {
+		shown += "\n(run with sh -c in the workspace folder)"
+	} else {
+		shown += fmt.Sprintf("\n(the command has %d lines, shown on one: each \\n is a line break; run with sh -c in the workspace folder)", n)
+	}
+	if terminal.Lines(command) != command {
+		shown += "\n" + escapedNote
+	}
+	return shown
+}
+
+// describeWrite and describeEdit show the path on one line, its line
+// breaks as \n: a path is a field of the preview's first line, which a
+// line break in it would push off the top of the question.
 func describeWrite(files fs.FS, p, content string) (string, string) {
 	old, size, err := readFile(files, p)
+	q := terminal.Escape(p)
 	var nr *notRegularError
 	switch {
 	case errors.As(err, &nr):
-		summary := fmt.Sprintf("write_file %s (%d bytes, over %s)", p, len(content), nr.kind)
+		summary := fmt.Sprintf("write_file %s (%d bytes, over %s)", q, len(content), nr.kind)
 		return oneLine(summary), summary + "\n(the file tools refuse to write anything but a regular file)"
 	case err != nil:
-		summary := fmt.Sprintf("write_file %s (%d bytes, new file)", p, len(content))
+		summary := fmt.Sprintf("write_file %s (%d bytes, new file)", q, len(content))
 		return oneLine(summary), summary + "\n" + firstLines(content, maxPreviewLines)
 	}
-	summary := fmt.Sprintf("write_file %s (%d bytes, overwrites a file of %d bytes)", p, len(content), size)
+	summary := fmt.Sprintf("write_file %s (%d bytes, overwrites a file of %d bytes)", q, len(content), size)
 	if int64(len(old)) < size {
 		return oneLine(summary), summary + "\n(the file is too large to show a diff; the new content begins:)\n" + firstLines(content, maxPreviewLines)
 	}
-	d := diff.Unified("a/"+p, "b/"+p, old, []byte(content))
+	d := diff.Unified("a/"+q, "b/"+q, old, []byte(content))
 	if d == "" {
 		d = "(the same content: nothing changes)\n"
 	}
@@ -93,16 +116,17 @@ func describeWrite(files fs.FS, p, content string) (string, string) {
 }
 
 func describeEdit(files fs.FS, p, old, new string) (string, string) {
-	summary := fmt.Sprintf("edit_file %s (replace %d bytes with %d bytes)", p, len(old), len(new))
+	q := terminal.Escape(p)
+	summary := fmt.Sprintf("edit_file %s (replace %d bytes with %d bytes)", q, len(old), len(new))
 	content, size, err := readFile(files, p)
 	var nr *notRegularError
 	if errors.As(err, &nr) {
-		return oneLine(summary), summary + fmt.Sprintf("\n(%s is %s; the file tools refuse to edit anything but a regular file)", p, nr.kind)
+		return oneLine(summary), summary + fmt.Sprintf("\n(%s is %s; the file tools refuse to edit anything but a regular file)", q, nr.kind)
 	}
 	if err == nil && int64(len(content)) == size {
 		if i := bytes.Index(content, []byte(old)); i >= 0 {
 			after := append(append(append([]byte(nil), content[:i]...), new...), content[i+len(old):]...)
-			return oneLine(summary), summary + "\n" + firstLines(diff.Unified("a/"+p, "b/"+p, content, after), maxPreviewLines)
+			return oneLine(summary), summary + "\n" + firstLines(diff.Unified("a/"+q, "b/"+q, content, after), maxPreviewLines)
 		}
 	}
 	// Without the file, show the replacement itself.

@@ -26,10 +26,10 @@ func TestDescribe(t *testing.T) {
 			pre:     "$ go test ./... && rm -rf /tmp/x\n(run with sh -c in the workspace folder)",
 		},
 		{
-			name: "a multi-line command stays on one audit line",
+			name: "a multi-line command stays on one audit line, and on one line of its preview, which counts its lines",
 			tool: "run_command", input: `{"command":"echo a\necho b"}`,
 			summary: `run_command: echo a\necho b`,
-			pre:     "$ echo a\necho b\n(run with sh -c in the workspace folder)",
+			pre:     "$ echo a\\necho b\n(the command has 2 lines, shown on one: each \\n is a line break; run with sh -c in the workspace folder)",
 		},
 		{
 			name: "a write of a new file shows its path, size and content",

@@ -58,6 +58,10 @@ type Result struct {
 	Failures []Failure
 	// NewTasks are the proposer's ideas.
 	NewTasks []NewTask
+	// DroppedTasks counts the proposer's ideas past the WIP cap, not
+	// added: the step's event says how many; the ledger keeps nothing of
+	// them.
+	DroppedTasks int
 	// Scores are the judge's scores, by task ID.
 	Scores map[int64]float64
 	// Park parks the claimed task with the action it asked about.

@@ -188,6 +188,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	g := gate.New(gate.Config{
 		Policy: cfg.Policy, Asker: cfg.Asker, Approved: cfg.Approved,
 		Audit: cfg.Redact.Auditor(auditors{audit, cfg.Audit}), Files: root.FS(), Clock: cfg.Clock,
+		Redact: redactFunc(cfg.Redact),
 	})
 
 	// The trace: the run's span, its calls' spans beneath it.

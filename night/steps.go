@@ -36,7 +36,7 @@ func (s *scheduler) tryStep(ctx context.Context, tx *ledger.Tx, st *tonight, rol
 		if v.wip >= s.p.WIP {
 			return ledger.Plan{}, false, nil
 		}
-		return s.plan(st, ledger.Claim{Role: role, Worker: model, Level: level}, "", s.propose), true, nil
+		return s.plan(st, ledger.Claim{Role: role, Worker: model, Level: level}, "", s.propose(s.p.WIP-v.wip)), true, nil
 	case ledger.Judge:
 		model, level, ok := s.available(st, role, 0)
 		if !ok || len(v.unscored) == 0 {
@@ -114,8 +114,14 @@ func stepEvent(st ledger.Step, res ledger.Result) (string, map[string]any) {
 			ideas = append(ideas, strconv.Quote(t.Title))
 		}
 		data["ideas"] = len(ideas)
+		if res.DroppedTasks > 0 {
+			data["dropped"] = res.DroppedTasks
+		}
 		if state == ledger.Finished {
 			what = ": added " + cmp.Or(strings.Join(ideas, ", "), "no idea")
+			if res.DroppedTasks > 0 {
+				what += fmt.Sprintf("; dropped %d more at the WIP cap", res.DroppedTasks)
+			}
 		}
 	case ledger.Judge:
 		ids := slices.Sorted(maps.Keys(res.Scores))
@@ -306,25 +312,48 @@ func (s *scheduler) escalate(ctx context.Context, tx *ledger.Tx, t ledger.Task, 
 	return len(nights)+byHand >= 2, nil
 }
 
-// propose is the proposer's step: one call for new ideas, one per line.
-func (s *scheduler) propose(ctx context.Context, step ledger.Step) ledger.SettleFunc {
-	tasks, err := s.l.Tasks(ctx)
-	var b strings.Builder
-	b.WriteString("Ideas already in the backlog:\n")
-	for _, t := range tasks {
-		fmt.Fprintf(&b, "- %s\n", t.Title)
-	}
-	b.WriteString("\nPropose new ideas, one per line.")
-	res, text, spent, k, detail := s.ask(ctx, step, b.String(), err)
-	if k == "" {
-		for _, line := range strings.Split(text, "\n") {
-			line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
-			if line != "" {
-				res.NewTasks = append(res.NewTasks, ledger.NewTask{Title: line, Source: string(ledger.Proposer)})
+// propose returns the proposer's step: one call for new ideas, one per
+// line, of which it keeps the first room, what the WIP cap has room for
+// when the step is planned (wip minus the tasks in progress). The rest
+// are dropped and counted in the step's event: one reply of 3,000 ideas
+// added 3,000 tasks under wip: 3.
+func (s *scheduler) propose(room int) ledger.StepFunc {
+	return func(ctx context.Context, step ledger.Step) ledger.SettleFunc {
+		tasks, err := s.l.Tasks(ctx)
+		var b strings.Builder
+		b.WriteString("Ideas already in the backlog:\n")
+		for _, t := range tasks {
+			fmt.Fprintf(&b, "- %s\n", t.Title)
+		}
+		fmt.Fprintf(&b, "\nPropose new ideas, one per line: at most %d are kept.", room)
+		res, text, spent, k, detail := s.ask(ctx, step, b.String(), err)
+		if k == "" {
+			for _, line := range strings.Split(text, "\n") {
+				line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
+				switch {
+				case line == "":
+				case len(res.NewTasks) < room:
+					res.NewTasks = append(res.NewTasks, ledger.NewTask{Title: ideaTitle(line), Source: string(ledger.Proposer)})
+				default:
+					res.DroppedTasks++
+				}
 			}
 		}
+		return s.finishCall(step, res, spent, k, detail)
 	}
-	return s.finishCall(step, res, spent, k, detail)
+}
+
+// maxIdea is the longest idea a proposer step keeps, in characters: an
+// idea is a task's title, shown on a line of task list, the status line
+// and the report; one line of a megabyte is a flood of its own.
+const maxIdea = 300
+
+// ideaTitle is an idea cut to maxIdea characters, the cut marked.
+func ideaTitle(line string) string {
+	if r := []rune(line); len(r) > maxIdea {
+		return string(r[:maxIdea-1]) + "…"
+	}
+	return line
 }
 
 var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)

@@ -10,6 +10,11 @@ import (
 // their names.
 var KnownKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NIGHTSHIFT_DB"}
 
+// wholeOnly are the known variables that hold a place, not a key: their
+// value is masked whole, never in part (the ledger's file name, the
+// host of its URL, are no secret; the URL's password is, see Learn).
+var wholeOnly = map[string]bool{"NIGHTSHIFT_DB": true}
+
 // FromEnv returns a Redactor of the credentials in environ (KEY=VALUE
 // entries; nil means os.Environ()): the values of the variables in
 // KnownKeys and in names (a pipeline's api_key_env, say), of every
@@ -24,17 +29,22 @@ func FromEnv(environ []string, names ...string) *Redactor {
 	for _, n := range append(append([]string(nil), KnownKeys...), names...) {
 		named[n] = true
 	}
-	var secrets []string
+	var secrets, wholes []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || value == "" {
 			continue
 		}
 		pws := Passwords(value)
-		if named[name] || IsCredentialName(name) || len(pws) > 0 {
+		switch {
+		case wholeOnly[name] || len(pws) > 0 && !IsCredentialName(name):
+			wholes = append(wholes, value)
+		case named[name] || IsCredentialName(name):
 			secrets = append(secrets, value)
 		}
 		secrets = append(secrets, pws...)
 	}
-	return New(secrets...)
+	r := &Redactor{}
+	r.add(secrets, wholes)
+	return r
 }

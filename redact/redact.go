@@ -1,14 +1,9 @@
 package redact
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"html"
 	"io"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -21,10 +16,18 @@ const MinLen = 8
 // Redactor replaces secrets. A nil *Redactor replaces nothing. It is safe
 // for concurrent use, Add included: a secret learnt late (the key a
 // pipeline names) is redacted from then on by everything that holds r.
+//
+// A secret is masked whole wherever it appears, in any of its forms (see
+// variants), and in part: any FragmentLen characters of it, and its
+// first or last MinLen characters where a text was cut or a line ends,
+// so that a key that some code cut before it reached the redactor is
+// still masked. A base64, base32 or hex stream wrapped into lines is
+// also matched without its line breaks.
 type Redactor struct {
 	mu      sync.RWMutex
-	secrets []string // as given, sorted, without duplicates
-	r       *strings.Replacer
+	secrets []string // as given, sorted, without duplicates: matched in part too
+	wholes  []string // the values matched only whole (AddWhole)
+	m       *matcher
 }
 
 // New returns a Redactor of the given secrets; those shorter than MinLen
@@ -36,33 +39,35 @@ func New(secrets ...string) *Redactor {
 }
 
 // Add adds secrets; those shorter than MinLen are ignored.
-func (r *Redactor) Add(secrets ...string) {
+func (r *Redactor) Add(secrets ...string) { r.add(secrets, nil) }
+
+// AddWhole adds values masked only where they appear whole, never in
+// part: a database URL, which holds a password and a host name that is
+// no secret (its password is added with Add; see Learn). Those shorter
+// than MinLen are ignored.
+func (r *Redactor) AddWhole(values ...string) { r.add(nil, values) }
+
+func (r *Redactor) add(secrets, wholes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	keep := slices.Clone(r.secrets)
-	for _, s := range secrets {
+	keep, whole := grow(r.secrets, secrets), grow(r.wholes, wholes)
+	if len(keep) == len(r.secrets) && len(whole) == len(r.wholes) {
+		return
+	}
+	r.secrets, r.wholes, r.m = keep, whole, newMatcher(keep, whole)
+}
+
+// grow returns old and the values of more at least MinLen long, sorted,
+// without duplicates.
+func grow(old, more []string) []string {
+	keep := slices.Clone(old)
+	for _, s := range more {
 		if len(s) >= MinLen {
 			keep = append(keep, s)
 		}
 	}
 	slices.Sort(keep)
-	keep = slices.Compact(keep)
-	if len(keep) == len(r.secrets) {
-		return
-	}
-	var forms []string
-	for _, s := range keep {
-		forms = append(forms, variants(s)...)
-	}
-	// Longest first: strings.Replacer tries its old strings in order at
-	// each position, and a secret that contains another must win.
-	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	forms = slices.Compact(forms)
-	pairs := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
-		pairs = append(pairs, f, Mask)
-	}
-	r.secrets, r.r = keep, strings.NewReplacer(pairs...)
+	return slices.Compact(keep)
 }
 
 // With returns a new Redactor of r's secrets and more.
@@ -71,9 +76,11 @@ func (r *Redactor) With(secrets ...string) *Redactor {
 		return New(secrets...)
 	}
 	r.mu.RLock()
-	old := slices.Clone(r.secrets)
+	old, wholes := slices.Clone(r.secrets), slices.Clone(r.wholes)
 	r.mu.RUnlock()
-	return New(append(old, secrets...)...)
+	out := &Redactor{}
+	out.add(append(old, secrets...), wholes)
+	return out
 }
 
 // Len returns how many secrets r holds.
@@ -83,95 +90,31 @@ func (r *Redactor) Len() int {
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.secrets)
+	return len(r.secrets) + len(r.wholes)
 }
 
-// replacer returns the replacer in force, nil when r holds no secret.
-func (r *Redactor) replacer() *strings.Replacer {
+// matcher returns the matcher in force, nil when r holds no secret.
+func (r *Redactor) matcher() *matcher {
 	if r == nil {
 		return nil
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.r
-}
-
-// variants returns s in the forms it takes on the way out: as it is,
-// escaped inside a JSON string (with and without HTML escaping),
-// percent-encoded, and escaped in HTML (the report's page).
-func variants(s string) []string {
-	out := []string{s}
-	if b, err := json.Marshal(s); err == nil {
-		out = append(out, string(b[1:len(b)-1]))
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(s) == nil {
-		j := strings.TrimSuffix(b.String(), "\n")
-		out = append(out, j[1:len(j)-1])
-	}
-	out = append(out, url.QueryEscape(s), url.PathEscape(s), html.EscapeString(s))
-	return append(out, encoded(s)...)
-}
-
-// encoded returns the forms s takes inside base64 and hex output, where a
-// command that read a key may have put it (`base64 < key`, an
-// Authorization: Basic header, `xxd -p`). Base64 turns 3 bytes into 4
-// characters, so s inside a longer stream is spelt one of three ways,
-// by its offset modulo 3: for each, the run of characters that s's bytes
-// alone decide (the first and last may mix in a neighbour's bits and
-// are left), in the standard and the URL alphabet, and for s at the
-// start of a stream also wrapped as base64 (76 columns) and openssl (64)
-// wrap it. Hex in lower and upper case. A run shorter than MinLen is left
-// out.
-func encoded(s string) []string {
-	var out []string
-	for k := range 3 {
-		enc := base64.StdEncoding.EncodeToString(append(make([]byte, k), s...))
-		from, to := (8*k+5)/6, 8*(k+len(s))/6
-		if to-from < MinLen {
-			continue
-		}
-		run := enc[from:to]
-		forms := []string{run}
-		if k == 0 {
-			forms = append(forms, wrap(run, 76), wrap(run, 64))
-		}
-		for _, f := range forms {
-			out = append(out, f, strings.NewReplacer("+", "-", "/", "_").Replace(f))
-		}
-	}
-	h := hex.EncodeToString([]byte(s))
-	return append(out, h, strings.ToUpper(h))
-}
-
-// wrap breaks s into lines of n characters.
-func wrap(s string, n int) string {
-	var b strings.Builder
-	for len(s) > n {
-		b.WriteString(s[:n])
-		b.WriteByte('\n')
-		s = s[n:]
-	}
-	b.WriteString(s)
-	return b.String()
+	return r.m
 }
 
 // String returns s with every secret replaced by Mask.
 func (r *Redactor) String(s string) string {
-	if rep := r.replacer(); rep != nil {
-		return rep.Replace(s)
-	}
-	return s
+	return r.matcher().redact(s)
 }
 
 // Bytes returns b with every secret replaced by Mask.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if rep := r.replacer(); rep != nil {
-		return []byte(rep.Replace(string(b)))
+	m := r.matcher()
+	if m == nil {
+		return b
 	}
-	return b
+	return []byte(m.redact(string(b)))
 }
 
 // Writer returns a writer that redacts each Write before passing it on.
@@ -217,7 +160,7 @@ func (w writer) Write(p []byte) (int, error) {
 // Error returns err with its message redacted; errors.Is and errors.As
 // still see the original chain.
 func (r *Redactor) Error(err error) error {
-	if err == nil || r.replacer() == nil {
+	if err == nil || r.matcher() == nil {
 		return err
 	}
 	msg := r.String(err.Error())
@@ -239,7 +182,7 @@ func (e *redactedError) Unwrap() error { return e.err }
 // strings in slices and maps of any depth, as an event's data holds.
 // Other values are returned as they are.
 func (r *Redactor) Value(v any) any {
-	if r.replacer() == nil {
+	if r.matcher() == nil {
 		return v
 	}
 	switch x := v.(type) {

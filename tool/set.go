@@ -118,6 +118,20 @@ func (s *Set) SetConfig(c Config) {
 	}
 }
 
+// Redact returns text with the credentials replaced, as every result's
+// content is (Config.Redact); text itself when the Set has no redactor.
+// The agent puts a call's input through it before an event cuts it to a
+// length: a key cut first is a key no redactor matches whole.
+func (s *Set) Redact(text string) string {
+	if s == nil {
+		return text
+	}
+	if f := s.redact.Load(); f != nil {
+		return (*f)(text)
+	}
+	return text
+}
+
 // Timeout returns the per-call timeout in force.
 func (s *Set) Timeout() time.Duration {
 	return cmp.Or(time.Duration(s.timeout.Load()), DefaultTimeout)

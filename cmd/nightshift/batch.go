@@ -114,6 +114,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 		}
 		return usagef("--tasks %s cannot be read (%v): name another file or folder", f.tasks, errors.Unwrap(err))
 	}
+	learnFiles(cmd.Context(), f.tasks)
 	specs, err := taskfile.LoadList(f.tasks)
 	if err != nil {
 		return usageError(err)
@@ -138,10 +139,10 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if err := sum.WriteTable(cmd.OutOrStdout()); err != nil {
+	if err := sum.WriteTable(humanOut(cmd)); err != nil {
 		return err
 	}
-	writePaused(cmd.OutOrStdout(), sum, f.stateDir)
+	writePaused(humanOut(cmd), sum, f.stateDir)
 	if cmd.Context().Err() != nil {
 		return exitWith(exitFor(agent.Interrupted))
 	}
@@ -377,7 +378,7 @@ func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 			first = false
 		}
 		fmt.Fprintf(w, "  %s (%s)\n    go on:  nightshift run --resume %s%s%s\n    undo:   nightshift recover --dir %s%s\n",
-			t.Name, t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), dir, stateArg(stateDir))
+			esc(t.Name), t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), esc(dir), stateArg(stateDir))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -125,6 +127,28 @@ func redactorOf(ctx context.Context) *redact.Redactor {
 		return r
 	}
 	return redact.FromEnv(nil)
+}
+
+// learnFiles teaches the context's redactor the passwords of the URLs in
+// the configuration files at path, a file or the files of a folder (a
+// pipeline's or a task file's base_url, an MCP server's URL): they are
+// redacted from everything the command writes, as those of its flags
+// are. A file that cannot be read teaches nothing; its loader says why.
+func learnFiles(ctx context.Context, path string) {
+	paths := []string{path}
+	if ents, err := os.ReadDir(path); err == nil {
+		paths = paths[:0]
+		for _, e := range ents {
+			if e.Type().IsRegular() {
+				paths = append(paths, filepath.Join(path, e.Name()))
+			}
+		}
+	}
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			redactorOf(ctx).Learn(string(data))
+		}
+	}
 }
 
 // warnf prints one warning line.

@@ -107,7 +107,7 @@ func newDemoCmd() *cobra.Command {
 		Short: "Play scripted sessions that show the failures nightshift handles (no key, no network)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDemo(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), time.Second)
+			return runDemo(cmd.Context(), humanOut(cmd), cmd.ErrOrStderr(), time.Second)
 		},
 	}
 }

@@ -175,9 +175,9 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 		return usageError(err)
 	}
 	if f.json {
-		err = rep.WriteJSON(cmd.OutOrStdout())
+		err = rep.WriteJSON(dataOut(cmd))
 	} else {
-		err = rep.WriteText(cmd.OutOrStdout())
+		err = rep.WriteText(humanOut(cmd))
 	}
 	if err != nil {
 		return err

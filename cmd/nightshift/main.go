@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 func main() {
@@ -37,7 +38,7 @@ func Main() int {
 	// killing the process, the lines are lost, and a run goes on to its
 	// end, its record and its exit status. Killed, it stopped half done.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	go onSignals(sigs, cancel, os.Stderr, os.Exit)
+	go onSignals(sigs, cancel, terminal.Writer(os.Stderr), os.Exit)
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }
 
@@ -56,13 +57,18 @@ func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func
 
 // run builds the command tree and executes it. Everything it writes, and
 // the error it returns, passes through one redactor of the credentials in
-// the environment: a key never reaches stdout, stderr or an error message
-// as it is (commands add the secrets they learn later, such as the keys a
-// pipeline names).
+// the environment and of the passwords of the URLs in args (--db
+// postgres://user:pw@host/db, a --base-url with a user part): a key never
+// reaches stdout, stderr or an error message as it is (commands add the
+// secrets they learn later, such as the keys a pipeline names).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	red := redact.FromEnv(nil)
+	red.Learn(args...)
 	ctx = withRedactor(ctx, red)
-	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(stderr))
+	// stderr is all for people: everything written there is escaped
+	// for a terminal (after it is redacted, so that the redactor sees
+	// the text as it was). stdout's writes say what they are (output.go).
+	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(terminal.Writer(stderr)))
 	root.SetArgs(args)
 	// Cobra adds its help and completion commands only when it executes,
 	// so that Find below, which runs before, knew neither: `nightshift
@@ -79,11 +85,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // exitCode maps an error onto the process exit status, printing it unless
-// the command already told the user.
+// the command already told the user. The message may quote what a worker
+// wrote (a file's name, a command's output): it is escaped for a
+// terminal as all of stderr is.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	stderr = terminal.Writer(stderr)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && !ee.quiet {

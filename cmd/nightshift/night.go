@@ -196,6 +196,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 		live = gate.IsTerminal(fh)
 	}
 	s := &nightSetup{clk: clk, status: newNightStatus(cmd.ErrOrStderr(), live)}
+	learnFiles(cmd.Context(), path)
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return s, usageError(err)
@@ -270,7 +271,7 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	}
 	sp := sum.Night.Spend
 	fmt.Fprintf(cmd.ErrOrStderr(), "[night · %s %s: %s; builder steps finished %d; %d tokens, cost %s]\n",
-		sum.Night.Name, sum.Night.End, sum.Night.Reason, sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
+		sum.Night.Name, sum.Night.End, esc(sum.Night.Reason), sum.Finished[ledger.Builder], sp.Tokens, sp.CostText())
 	return sum, nil
 }
 
@@ -302,6 +303,7 @@ func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *eco
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
+	learnFiles(cmd.Context(), path)
 	p, err := night.LoadPipeline(path)
 	if err != nil {
 		return usageError(err)
@@ -433,7 +435,7 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	if err != nil {
 		return err
 	}
-	if err := reportTo(cmd.Context(), r, cmd.OutOrStdout(), html); err != nil {
+	if err := reportTo(cmd.Context(), r, humanOut(cmd), html); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)

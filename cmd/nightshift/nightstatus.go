@@ -10,6 +10,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // nightStatus shows a night's progress on stderr, as batch's progress
@@ -86,20 +87,30 @@ func (s *nightStatus) Emit(e event.Event) {
 
 // above prints an event's line above the status line; the caller holds mu.
 func (s *nightStatus) above(e event.Event) {
-	fmt.Fprintf(s.w, "\r\x1b[K%s\n", e.Line())
+	s.erase()
+	fmt.Fprintf(s.w, "%s\n", e.Line())
 	s.drawn = false
 }
+
+// eraseLine goes back to the start of the line and clears it: the one
+// control sequence nightshift writes itself. It goes to the terminal
+// under the escaping writer (terminal.Raw); every text goes through it.
+const eraseLine = "\r\x1b[K"
+
+// erase clears the status line's row; the caller holds mu.
+func (s *nightStatus) erase() { io.WriteString(terminal.Raw(s.w), eraseLine) } //nolint:errcheck // a lost status line is redrawn at the next event
 
 // redraw draws the status line; the caller holds mu.
 func (s *nightStatus) redraw() {
 	if s.role == "" {
 		if s.drawn {
-			fmt.Fprint(s.w, "\r\x1b[K")
+			s.erase()
 			s.drawn = false
 		}
 		return
 	}
-	fmt.Fprintf(s.w, "\r\x1b[K%s", s.line())
+	s.erase()
+	fmt.Fprint(s.w, s.line())
 	s.drawn = true
 }
 
@@ -109,7 +120,7 @@ func (s *nightStatus) redraw() {
 func (s *nightStatus) line() string {
 	l := fmt.Sprintf("night %s · %s/%s", s.night, s.role, s.worker)
 	if s.task != 0 {
-		l += fmt.Sprintf(" · task %d %s", s.task, strconv.Quote(clipLine(s.title, 40)))
+		l += fmt.Sprintf(" · task %d \"%s\"", s.task, clipLine(s.title, 40))
 	}
 	if s.ceiling > 0 {
 		l += fmt.Sprintf(" · step %d of %d", s.k, s.ceiling)
@@ -135,14 +146,15 @@ func (s *nightStatus) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live && s.drawn {
-		fmt.Fprint(s.w, "\r\x1b[K")
+		s.erase()
 		s.drawn = false
 	}
 }
 
-// clipLine puts s on one line of at most n runes.
+// clipLine puts s on one line of at most n runes, escaped for a
+// terminal: a title is what a proposer wrote.
 func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = terminal.Escape(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

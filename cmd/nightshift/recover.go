@@ -90,13 +90,13 @@ func runRecover(ctx context.Context, out io.Writer, dir, stateDir string, discar
 			return err
 		}
 		if err := lifecycle.ForgetEnded(state); err != nil {
-			fmt.Fprintf(out, "nightshift: %v\n", err)
+			fmt.Fprintf(out, "nightshift: %s\n", esc(err))
 		}
 		if len(runs) == 0 {
-			fmt.Fprintf(out, "nightshift: nothing to discard in %s\n", abs)
+			fmt.Fprintf(out, "nightshift: nothing to discard in %s\n", esc(abs))
 			return nil
 		}
-		fmt.Fprintf(out, "nightshift: discarded the journal of run %s in %s; the workspace is left as it is\n", strings.Join(runs, ", "), abs)
+		fmt.Fprintf(out, "nightshift: discarded the journal of run %s in %s; the workspace is left as it is\n", esc(strings.Join(runs, ", ")), esc(abs))
 		return nil
 	}
 	rep, err := journal.RecoverContext(ctx, abs, state)
@@ -113,17 +113,17 @@ func runRecover(ctx context.Context, out io.Writer, dir, stateDir string, discar
 	if err == nil {
 		// The runs undone cannot be resumed: their checkpoints go.
 		if ferr := lifecycle.ForgetEnded(state); ferr != nil {
-			fmt.Fprintf(out, "nightshift: %v\n", ferr)
+			fmt.Fprintf(out, "nightshift: %s\n", esc(ferr))
 		}
 	}
 	if len(rep.Runs) == 0 && err == nil {
-		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", abs)
+		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", esc(abs))
 	} else {
 		printRecovered(out, abs, rep)
 	}
 	if !legacy && err == nil {
 		if lerr := listLegacy(ctx, out, abs, state, stateDir); lerr != nil {
-			fmt.Fprintf(out, "nightshift: %v\n", lerr)
+			fmt.Fprintf(out, "nightshift: %s\n", esc(lerr))
 		}
 	}
 	var damaged *journal.DamagedError
@@ -142,18 +142,18 @@ func runRecover(ctx context.Context, out io.Writer, dir, stateDir string, discar
 // was left.
 func printRecovered(out io.Writer, abs string, rep journal.Report) {
 	for _, d := range rep.Damaged {
-		fmt.Fprintf(out, "nightshift: DAMAGED: %s\n", d)
+		fmt.Fprintf(out, "nightshift: DAMAGED: %s\n", esc(d))
 	}
 	fmt.Fprintf(out, "nightshift: recovered %s from the journal of %d dead or paused run(s): %d restored, %d removed, %d recreated\n",
-		abs, len(rep.Runs), len(rep.Restored), len(rep.Removed), len(rep.Recreated))
+		esc(abs), len(rep.Runs), len(rep.Restored), len(rep.Removed), len(rep.Recreated))
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", c)
+		fmt.Fprintf(out, "nightshift: left as it is (changed by something else): %s\n", esc(c))
 	}
 	for _, c := range rep.Protected {
-		fmt.Fprintf(out, "nightshift: left as it is (protected: git runs what is written there, and nightshift never writes it): %s\n", c.Path)
+		fmt.Fprintf(out, "nightshift: left as it is (protected: git runs what is written there, and nightshift never writes it): %s\n", esc(c.Path))
 	}
 	for _, c := range rep.Failed {
-		fmt.Fprintf(out, "nightshift: NOT RESTORED: %s\n", c)
+		fmt.Fprintf(out, "nightshift: NOT RESTORED: %s\n", esc(c))
 	}
 }
 
@@ -168,33 +168,33 @@ func listLegacy(ctx context.Context, out io.Writer, abs, state, stateDir string)
 	applicable := false
 	for _, l := range ls {
 		if l.Refused != "" {
-			fmt.Fprintf(out, "nightshift: NOT APPLIED, never: the journal %s: %s\n", l.Dir, l.Refused)
+			fmt.Fprintf(out, "nightshift: NOT APPLIED, never: the journal %s: %s\n", esc(l.Dir), esc(l.Refused))
 			continue
 		}
 		applicable = true
 		w := l.Would
 		fmt.Fprintf(out, "nightshift: NOT APPLIED: the journal %s lies in the workspace, where an earlier version of nightshift kept journals, and where a run's command or a cloned repository can write one: nightshift cannot tell who wrote it. Applied, it would restore %d, remove %d and recreate %d path(s):\n",
-			l.Dir, len(w.Restored), len(w.Removed), len(w.Recreated))
+			esc(l.Dir), len(w.Restored), len(w.Removed), len(w.Recreated))
 		for _, p := range w.Restored {
-			fmt.Fprintf(out, "  restore   %s\n", p)
+			fmt.Fprintf(out, "  restore   %s\n", esc(p))
 		}
 		for _, p := range w.Removed {
-			fmt.Fprintf(out, "  remove    %s\n", p)
+			fmt.Fprintf(out, "  remove    %s\n", esc(p))
 		}
 		for _, p := range w.Recreated {
-			fmt.Fprintf(out, "  recreate  %s\n", p)
+			fmt.Fprintf(out, "  recreate  %s\n", esc(p))
 		}
 		for _, c := range w.Conflicts {
-			fmt.Fprintf(out, "  leave     %s\n", c)
+			fmt.Fprintf(out, "  leave     %s\n", esc(c))
 		}
 		for _, c := range w.Protected {
-			fmt.Fprintf(out, "  never     %s (protected: git runs what is written there; never written)\n", c.Path)
+			fmt.Fprintf(out, "  never     %s (protected: git runs what is written there; never written)\n", esc(c.Path))
 		}
 	}
 	if applicable {
-		fmt.Fprintf(out, "nightshift: if it is yours, apply it with: nightshift recover --dir %s%s --legacy\n", abs, stateArg(stateDir))
+		fmt.Fprintf(out, "nightshift: if it is yours, apply it with: nightshift recover --dir %s%s --legacy\n", esc(abs), esc(stateArg(stateDir)))
 	}
-	fmt.Fprintf(out, "nightshift: or drop it, changing nothing in the workspace: nightshift recover --dir %s%s --discard\n", abs, stateArg(stateDir))
+	fmt.Fprintf(out, "nightshift: or drop it, changing nothing in the workspace: nightshift recover --dir %s%s --discard\n", esc(abs), esc(stateArg(stateDir)))
 	return nil
 }
 

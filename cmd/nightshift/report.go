@@ -67,11 +67,11 @@ only night and task add create one.`,
 				}
 				switch {
 				case asJSON:
-					return r.JSON(cmd.OutOrStdout())
+					return r.JSON(dataOut(cmd))
 				case html != "":
 					return writeReportPage(ctx, r, html)
 				}
-				return r.Text(cmd.OutOrStdout())
+				return r.Text(humanOut(cmd))
 			})
 		},
 	}

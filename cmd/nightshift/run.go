@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // runFlags are the flags of `nightshift run`.
@@ -230,6 +231,8 @@ func (f *runFlags) attach(cmd *cobra.Command, cfg *lifecycle.Config) (func(), er
 }
 
 // printOutcome prints the end of a run for the person at the terminal.
+// Its reason and check names hold what the worker and its commands
+// wrote (a cmd: check's output tail): each is escaped onto its line.
 func printOutcome(res *agent.Result, w io.Writer) {
 	u := res.Usage
 	cache := ""
@@ -242,12 +245,12 @@ func printOutcome(res *agent.Result, w io.Writer) {
 	case agent.Done:
 	case agent.Unverified:
 		fmt.Fprintf(w, "nightshift: UNVERIFIED — a person must look. Failed checks: %s\n  %s\n",
-			strings.Join(res.FailedChecks, ", "), res.Reason)
+			terminal.Escape(strings.Join(res.FailedChecks, ", ")), terminal.Escape(res.Reason))
 	default:
-		fmt.Fprintf(w, "nightshift: %s\n", res.Reason)
+		fmt.Fprintf(w, "nightshift: %s\n", terminal.Escape(res.Reason))
 	}
 	if len(res.FailsByCheck) > 0 {
-		fmt.Fprintf(w, "nightshift: FAILs by check: %s\n", failsByCheck(res.FailsByCheck))
+		fmt.Fprintf(w, "nightshift: FAILs by check: %s\n", terminal.Escape(failsByCheck(res.FailsByCheck)))
 	}
 }
 
@@ -270,6 +273,7 @@ func failsByCheck(m map[string]int) string {
 func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, error) {
 	spec := &taskfile.Spec{BaseDir: "."}
 	if f.taskFile != "" {
+		learnFiles(cmd.Context(), f.taskFile)
 		s, err := taskfile.Load(f.taskFile)
 		if err != nil {
 			return nil, usageError(err)

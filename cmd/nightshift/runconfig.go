@@ -382,34 +382,35 @@ func busyError(err error, other string) error {
 // asks for.
 func finish(cmd *cobra.Command, res *lifecycle.Result, stateDir string) error {
 	if res.Answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), res.Answer)
+		fmt.Fprintln(answerOut(cmd), res.Answer)
 	}
 	printEnd(res, stateDir, cmd.ErrOrStderr())
 	return exitWith(exitFor(res.Outcome))
 }
 
 // printEnd tells the person what the end of the run did to the
-// workspace when it went wrong, then sums the run up.
+// workspace when it went wrong, then sums the run up. Paths and errors
+// name files a run made: each is escaped onto its line.
 func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
 	if res.PatchErr != nil {
-		fmt.Fprintf(w, "nightshift: patch: %v\n", res.PatchErr)
+		fmt.Fprintf(w, "nightshift: patch: %s\n", esc(res.PatchErr))
 	}
 	if res.PruneErr != nil {
-		fmt.Fprintf(w, "nightshift: %v\n", res.PruneErr)
+		fmt.Fprintf(w, "nightshift: %s\n", esc(res.PruneErr))
 	}
 	switch {
 	case res.JournalErr != nil && !res.Kept:
-		fmt.Fprintf(w, "nightshift: %v\nrun: nightshift recover --dir %s%s\n", res.JournalErr, res.Dir, stateArg(stateDir))
+		fmt.Fprintf(w, "nightshift: %s\nrun: nightshift recover --dir %s%s\n", esc(res.JournalErr), esc(res.Dir), stateArg(stateDir))
 	case res.JournalErr != nil:
-		fmt.Fprintf(w, "nightshift: %v\n", res.JournalErr)
+		fmt.Fprintf(w, "nightshift: %s\n", esc(res.JournalErr))
 	}
 	if res.Rollback != nil {
 		for _, c := range res.Rollback.Conflicts {
-			fmt.Fprintf(w, "nightshift: left as it is (changed by something else during the run): %s\n", c)
+			fmt.Fprintf(w, "nightshift: left as it is (changed by something else during the run): %s\n", esc(c))
 		}
 	}
 	if res.RecordErr != nil {
-		fmt.Fprintf(w, "nightshift: %v\n", res.RecordErr)
+		fmt.Fprintf(w, "nightshift: %s\n", esc(res.RecordErr))
 	}
 	printOutcome(&res.Result, w)
 	if res.RecordErr == nil && res.RecordPath != "" {
@@ -417,7 +418,7 @@ func printEnd(res *lifecycle.Result, stateDir string, w io.Writer) {
 	}
 	if res.Suspended {
 		fmt.Fprintf(w, "nightshift: paused with its changes kept; the workspace waits for one of:\n  go on:  nightshift run --resume %s%s%s\n  undo:   nightshift recover --dir %s%s\n",
-			res.RunID, stateArg(stateDir), raise(res.Outcome), res.Dir, stateArg(stateDir))
+			res.RunID, stateArg(stateDir), raise(res.Outcome), esc(res.Dir), stateArg(stateDir))
 	}
 }
 

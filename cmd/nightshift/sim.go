@@ -86,7 +86,7 @@ the same conversation, a retried one the next recorded attempt
 			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
 				return lim.serve(cmd, scripted.NewServer(sc, scripted.ServerConfig{Log: cmd.ErrOrStderr(), ForgetRequests: true}), addr)
 			}
-			return scripted.Serve(cmd.Context(), sc, addr, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return scripted.Serve(cmd.Context(), sc, addr, dataOut(cmd), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario file to play (YAML or JSON; see docs/scenarios.md)")

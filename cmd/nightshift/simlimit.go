@@ -33,5 +33,5 @@ func (l *simLimit) serve(cmd *cobra.Command, h http.Handler, addr string) error 
 		return usagef("--per must be a positive duration such as 1m or 6s")
 	}
 	limited := scripted.RateLimit(h, scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: cmd.ErrOrStderr()})
-	return scripted.ServeHandler(cmd.Context(), limited, addr, cmd.OutOrStdout())
+	return scripted.ServeHandler(cmd.Context(), limited, addr, dataOut(cmd))
 }

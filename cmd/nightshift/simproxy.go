@@ -125,7 +125,7 @@ FILE replays. It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
 				rec = " · recording to " + record
 			}
 			fmt.Fprintf(stderr, "proxy: upstream %s · %s%s\n", redactorOf(cmd.Context()).String(upstream), sched, rec)
-			err = scripted.ServeHandler(cmd.Context(), p, addr, cmd.OutOrStdout())
+			err = scripted.ServeHandler(cmd.Context(), p, addr, dataOut(cmd))
 			// Every exchange that began is recorded before the cassette
 			// is closed.
 			p.Wait()
@@ -178,5 +178,5 @@ func serveCassette(cmd *cobra.Command, path, addr string, lim *simLimit) error {
 	if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
 		return lim.serve(cmd, h, addr)
 	}
-	return scripted.ServeHandler(cmd.Context(), h, addr, cmd.OutOrStdout())
+	return scripted.ServeHandler(cmd.Context(), h, addr, dataOut(cmd))
 }

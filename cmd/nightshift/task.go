@@ -18,8 +18,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 func newTaskCmd() *cobra.Command {
@@ -148,7 +148,7 @@ func notFound(ctx context.Context, l *ledger.Ledger, id int64, verb string, err 
 		return err
 	}
 	if ok, _ := l.Approvals(ctx, id); len(ok) > 0 {
-		return usagef("task %d's action was approved already (%s; the task is %s): there is nothing left to %s", id, gate.Escape(ok[len(ok)-1].Action), t.State, verb)
+		return usagef("task %d's action was approved already (%s; the task is %s): there is nothing left to %s", id, terminal.Escape(ok[len(ok)-1].Action), t.State, verb)
 	}
 	return usagef("task %d is %s, not parked: it has no action waiting for a person to %s (nightshift task list shows which tasks are parked)", id, t.State, verb)
 }
@@ -183,7 +183,7 @@ func newTaskAddCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(cmd.OutOrStdout(), t.ID)
+				fmt.Fprintln(dataOut(cmd), t.ID)
 				return nil
 			})
 		},
@@ -208,18 +208,20 @@ func newTaskListCmd() *cobra.Command {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc := json.NewEncoder(dataOut(cmd))
 					enc.SetIndent("", "  ")
 					return enc.Encode(ts)
 				}
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				w := tabwriter.NewWriter(humanOut(cmd), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tSTATE\tSCORE\tLEVEL\tSOURCE\tTITLE")
 				for _, t := range ts {
 					sc := "-"
 					if t.Scored {
 						sc = strconv.FormatFloat(t.Score, 'g', -1, 64)
 					}
-					fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, sc, t.Level, t.Source, t.Title)
+					// A title holds what a proposer wrote: escaped, it keeps
+					// to its line and its column.
+					fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, sc, t.Level, terminal.Escape(t.Source), terminal.Escape(t.Title))
 				}
 				return w.Flush()
 			})
@@ -258,7 +260,7 @@ func newTaskFailCmd() *cobra.Command {
 				if err != nil {
 					return notFound(ctx, l, id, "", err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d: failure %d recorded (scope %s, level %d)\n", id, f.ID, f.Scope, f.Level)
+				fmt.Fprintf(humanOut(cmd), "task %d: failure %d recorded (scope %s, level %d)\n", id, f.ID, f.Scope, f.Level)
 				return nil
 			})
 		},
@@ -293,7 +295,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 				if err != nil {
 					return notFound(ctx, l, id, verb, err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d: %s %s\n", id, d, gate.Escape(p.Action))
+				fmt.Fprintf(humanOut(cmd), "task %d: %s %s\n", id, d, terminal.Escape(p.Action))
 				return nil
 			})
 		},

@@ -49,7 +49,7 @@ func newTaskDropCmd() *cobra.Command {
 					return notFound(ctx, l, id, "", err)
 				}
 				t, _ := l.Task(ctx, id)
-				fmt.Fprintf(cmd.OutOrStdout(), "task %d %q dropped (it was %s): no night takes it again\n", id, gate.Escape(t.Title), d.Was)
+				fmt.Fprintf(humanOut(cmd), "task %d %q dropped (it was %s): no night takes it again\n", id, gate.Escape(t.Title), d.Was)
 				return nil
 			})
 		},

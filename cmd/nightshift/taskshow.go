@@ -56,11 +56,11 @@ gave it up.`,
 					return notFound(ctx, l, id, "", err)
 				}
 				if asJSON {
-					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc := json.NewEncoder(dataOut(cmd))
 					enc.SetIndent("", "  ")
 					return enc.Encode(s)
 				}
-				return s.text(cmd.OutOrStdout())
+				return s.text(humanOut(cmd))
 			})
 		},
 	}

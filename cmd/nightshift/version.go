@@ -17,7 +17,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the module version, the source revision and the Go version of this build",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), buildVersion())
+			fmt.Fprintln(dataOut(cmd), buildVersion())
 			return nil
 		},
 	}

@@ -56,7 +56,7 @@ func (c Call) Error(ctx context.Context, err error) *llm.Error {
 		e.Err = nil
 		// No error status arrived (the stream had begun with 200), so
 		// Status stays 0 and the event's type decides.
-		d := ParseBody(c.StreamError)
+		d := ParseBody([]byte(c.redact(string(c.StreamError))))
 		e.Type = d.Name()
 		e.Message = c.redact("error event mid-stream: " + d.Message)
 		e.Class = llm.ClassifyStatus(StreamStatus(d), d.Type+" "+d.Code, d.Message)
@@ -91,7 +91,9 @@ func (c Call) fromStatus(e *llm.Error, err error) {
 		// reader, so this read does not touch the network.
 		body, readErr := io.ReadAll(io.LimitReader(res.Body, maxBody))
 		if readErr == nil {
-			d = ParseBody(body)
+			// Redacted before it is parsed: ParseBody cuts the message,
+			// and a key cut first would not be matched.
+			d = ParseBody([]byte(c.redact(string(body))))
 		}
 	}
 	if d.Message == "" && err != nil {

@@ -102,3 +102,21 @@ func TestAShortSecretLeavesMessagesAlone(t *testing.T) {
 		}
 	}
 }
+
+// Regression (issue 25): the error body's message was cut to 500 bytes
+// before the key was taken out of it, and the part of a key that
+// straddled the cut was matched by nothing.
+func TestAKeyAcrossTheMessagesCutIsTakenOutBeforeTheCut(t *testing.T) {
+	long := "sk-ant-api03-" + strings.Repeat("Zq9xW3vB7nK2", 8)
+	for _, stream := range []bool{false, true} {
+		body := `{"error":{"type":"authentication_error","message":"` + strings.Repeat("d", maxMessage-40) + " invalid x-api-key " + long + `"}}`
+		c := Call{Secret: long, Response: response(401, body, nil)}
+		if stream {
+			c = Call{Secret: long, StreamError: []byte(body)}
+		}
+		e := c.Error(context.Background(), errors.New("sdk"))
+		if strings.Contains(e.Message, long[:6]) || !strings.Contains(e.Message, "invalid x-api-key [redacted]") {
+			t.Errorf("stream %v: message %q", stream, e.Message)
+		}
+	}
+}
