@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -165,6 +166,13 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 	}
 	if d > 0 {
 		cfg.CommandTimeout = d
+	}
+	if spec.MaxFileSize != "" {
+		n, err := fs.ParseSize(spec.MaxFileSize)
+		if err != nil {
+			return cfg, fmt.Errorf("max_file_size: %w", err)
+		}
+		cfg.MaxFileSize = n
 	}
 	return cfg, nil
 }

@@ -57,6 +57,9 @@ type Spec struct {
 	// CommandTimeout bounds each command, as --command-timeout does:
 	// "5m"; empty means the flag's (2m).
 	CommandTimeout string `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
+	// MaxFileSize is the file tools' size limit, as --max-file-size
+	// does: "256MiB"; empty means the flag's (256 MiB).
+	MaxFileSize string `yaml:"max_file_size,omitempty" json:"max_file_size,omitempty"`
 	// Limits.
 	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`

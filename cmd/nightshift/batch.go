@@ -236,6 +236,9 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	if s.CommandTimeout == "" || changed("command-timeout") {
 		s.CommandTimeout = f.commandTimeout.String()
 	}
+	if s.MaxFileSize == "" || changed("max-file-size") {
+		s.MaxFileSize = f.maxFileSize
+	}
 	return &s
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/command"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
 // commandFlags say how run_command and the cmd: checks run: in which
@@ -25,6 +26,7 @@ type commandFlags struct {
 	sandboxNet     bool
 	env            []string
 	commandTimeout time.Duration
+	maxFileSize    string
 }
 
 func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
@@ -33,6 +35,7 @@ func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, "let sandboxed commands reach the network")
 	fl.StringArrayVar(&f.env, "env", nil, "pass the variable NAME to commands and stdio MCP servers, repeatable (never a credential)")
 	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, "how long one command may run before it and everything it started are killed")
+	fl.StringVar(&f.maxFileSize, "max-file-size", fs.FormatSize(fs.DefaultMaxFileSize), "the largest file read_file, write_file and edit_file touch (256MiB, 1GiB, ...): past it they answer with an error")
 }
 
 // mergeCommands puts the flags into spec: a flag given on the command line
@@ -48,6 +51,22 @@ func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Sp
 	if changed("command-timeout") || spec.CommandTimeout == "" {
 		spec.CommandTimeout = f.commandTimeout.String()
 	}
+	if changed("max-file-size") || spec.MaxFileSize == "" {
+		spec.MaxFileSize = f.maxFileSize
+	}
+}
+
+// maxFileSize returns the spec's limit of the file tools, in bytes; 0 is
+// the default.
+func maxFileSize(spec *taskfile.Spec) (int64, error) {
+	if spec.MaxFileSize == "" {
+		return 0, nil
+	}
+	n, err := fs.ParseSize(spec.MaxFileSize)
+	if err != nil {
+		return 0, usagef("--max-file-size (task file: max_file_size): %v", err)
+	}
+	return n, nil
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,
