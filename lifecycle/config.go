@@ -80,6 +80,11 @@ type Config struct {
 	// CommandTimeout bounds each command of run_command; default
 	// command.DefaultTimeout (2 minutes).
 	CommandTimeout time.Duration
+	// MaxFileSize is the file tools' size limit in bytes: read_file,
+	// write_file and edit_file answer a file or a content past it with an
+	// error result and never read it (fs.Config.MaxFileSize); default
+	// fs.DefaultMaxFileSize (256 MiB).
+	MaxFileSize int64
 	// Warn is told, once each before the run starts, what the person
 	// running it must know about its sandbox: that there is none (mode
 	// none, or auto without bubblewrap). Default: the warnings are only
@@ -333,7 +338,8 @@ func DefaultToolNames() []string {
 	return names
 }
 
-// defaultTools are DefaultTools with run_command in sb.
-func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
+// defaultTools are DefaultTools with run_command in sb, and the file
+// tools' size limit of the run.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration, maxFileSize int64) []tool.Tool {
+	return append(fs.ToolsWith(root, fs.Config{MaxFileSize: maxFileSize}), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
 }

@@ -129,7 +129,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		if tx, err = journal.Reattach(chain, state, resume); err != nil {
 			return nil, err
 		}
-	} else if tx, err = begin(chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
+	} else if tx, err = begin(ctx, chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed, rolled back or suspended
@@ -159,7 +159,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if cfg.Tools != nil {
 		ts = cfg.Tools(root)
 	} else {
-		ts = defaultTools(root, sb, cfg.CommandTimeout)
+		ts = defaultTools(root, sb, cfg.CommandTimeout, cfg.MaxFileSize)
 	}
 	x, err := openExtras(ctx, cfg, root, state, sb, ts)
 	if err != nil {
@@ -234,7 +234,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
 		// before the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
+		OnEnd: func(res *agent.Result) { out.end(ctx, tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
 	out.MemoryErr = x.remember(ctx, cfg, res)
@@ -335,10 +335,10 @@ func defaultStateDir(dir string) (string, error) {
 
 // begin attaches the run's journal to ws, first recovering what dead
 // runs left when recover is set.
-func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
+func begin(ctx context.Context, ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
 	tx, err := journal.Attach(ws, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
-		if _, err = recoverState(ws.Dir(), state); err == nil {
+		if _, err = recoverState(ctx, ws.Dir(), state); err == nil {
 			tx, err = journal.Attach(ws, state, runID)
 		}
 	}
@@ -346,8 +346,9 @@ func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, erro
 }
 
 // Recover rolls back every journal that runs which died in the workspace
-// dir left, as `nightshift recover` does, earlier versions' journals in
-// its .nightshift/ included; stateDir is the workspace's state folder, ""
+// dir left in its state folder, as `nightshift recover` does (a journal
+// in the workspace's .nightshift/ is never applied here: see
+// journal.Legacy); stateDir is the workspace's state folder, ""
 // for the default (as Config.StateDir). A folder that does not exist, or
 // holds no journal, has nothing to recover.
 func Recover(dir, stateDir string) (journal.Report, error) {
@@ -360,14 +361,14 @@ func Recover(dir, stateDir string) (journal.Report, error) {
 			return journal.Report{}, err
 		}
 	}
-	return recoverState(dir, stateDir)
+	return recoverState(context.Background(), dir, stateDir)
 }
 
 // recoverState rolls back the dead runs' journals in state and drops
 // their checkpoints: a run undone cannot be resumed. A checkpoint whose
 // run has no journal left (it ended, or died before it began) goes too.
-func recoverState(dir, state string) (journal.Report, error) {
-	rep, err := journal.Recover(dir, state)
+func recoverState(ctx context.Context, dir, state string) (journal.Report, error) {
+	rep, err := journal.RecoverContext(ctx, dir, state)
 	if err != nil {
 		return rep, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
 // SetSpec lays a run spec over c: each field s sets (a zero field is
@@ -82,6 +83,14 @@ func (c *Config) SetSpec(s *runspec.Spec) error {
 	}
 	if s.CommandTimeout > 0 {
 		c.CommandTimeout = time.Duration(s.CommandTimeout)
+	}
+	if s.MaxFileSize != "" {
+		// Validate parsed it.
+		n, err := fs.ParseSize(s.MaxFileSize)
+		if err != nil {
+			return err
+		}
+		c.MaxFileSize = n
 	}
 	return nil
 }

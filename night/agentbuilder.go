@@ -308,10 +308,10 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left (in the default
-// state directory, or in the workspace's .nightshift/ from an earlier
-// version) is rolled back. A folder that does not exist has nothing to
-// restore.
+// `nightshift recover` does: every journal a dead run left in the default
+// state directory is rolled back (one in the workspace's .nightshift/ is
+// never applied by itself: journal.Legacy). A folder that does not
+// exist has nothing to restore.
 func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
 
 // recoverWorkspace is RecoverWorkspace with the state directory base (""

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // JSON writes the report as one indented JSON document, every list
@@ -66,13 +67,13 @@ func (r *Report) needsText(b *strings.Builder, loc *time.Location) {
 	} else {
 		fmt.Fprintf(b, "Needs a person (%d), the most urgent first:\n", len(items))
 		for i, it := range items {
-			fmt.Fprintf(b, "  %d. %s · %s\n", i+1, kindText[it.Kind], it.What)
+			fmt.Fprintf(b, "  %d. %s · %s\n", i+1, kindText[it.Kind], terminal.Escape(it.What))
 			if it.When != "" {
 				fmt.Fprintf(b, "     %s\n", it.When)
 			}
-			fmt.Fprintf(b, "     Do: %s\n", it.Do)
+			fmt.Fprintf(b, "     Do: %s\n", terminal.Escape(it.Do))
 			for _, c := range it.Commands {
-				fmt.Fprintf(b, "       %s\n", c)
+				fmt.Fprintf(b, "       %s\n", terminal.Escape(c))
 			}
 		}
 		b.WriteString("\n")
@@ -115,10 +116,10 @@ func nightText(b *strings.Builder, n Night) {
 	hm := func(t time.Time) string { return t.In(loc).Format("15:04") }
 	fmt.Fprintf(b, "Night %s  window %s–%s%s\n", n.Name, n.WindowStart.In(loc).Format("2006-01-02 15:04"), hm(n.WindowEnd), clocksChange(n.WindowStart, n.WindowEnd, loc))
 	for _, st := range n.Stops {
-		fmt.Fprintf(b, "  stopped %s at %s: %s; resumed at %s by %s\n", st.End, hm(st.At), st.Reason, hm(st.ResumedAt), st.Owner)
+		fmt.Fprintf(b, "  stopped %s at %s: %s; resumed at %s by %s\n", st.End, hm(st.At), terminal.Escape(st.Reason), hm(st.ResumedAt), terminal.Escape(st.Owner))
 	}
 	if n.Ended() {
-		fmt.Fprintf(b, "  ended %s at %s: %s\n", n.End, hm(n.EndedAt), n.Reason)
+		fmt.Fprintf(b, "  ended %s at %s: %s\n", n.End, hm(n.EndedAt), terminal.Escape(n.Reason))
 	} else {
 		b.WriteString("  still running\n")
 	}
@@ -193,14 +194,14 @@ func failureLine(b *strings.Builder, f ledger.Failure, at string) {
 	if f.Task != 0 {
 		task = fmt.Sprintf("task %d", f.Task)
 	}
-	fmt.Fprintf(b, "    %s%-6s %-14s %s%s: %s\n", at, f.Scope, f.Rule, task, who, f.Reason)
+	fmt.Fprintf(b, "    %s%-6s %-14s %s%s: %s\n", at, f.Scope, f.Rule, task, terminal.Escape(who), terminal.Escape(f.Reason))
 }
 
 func reasonText(r string) string {
 	if r == "" {
 		return ""
 	}
-	return ": " + r
+	return ": " + terminal.Escape(r)
 }
 
 // silentNightText says one night's silent failure.
@@ -317,7 +318,7 @@ func glanceText(b *strings.Builder, t Timeline) {
 		fmt.Fprintf(b, "  %-*s  %s  %d\n", width, string(r.Role)+"/"+r.Worker, cols, len(r.Marks))
 	}
 	if !t.EndedAt.IsZero() {
-		fmt.Fprintf(b, "  ended %s at %s: %s", t.End, t.EndedAt.In(loc).Format("15:04"), t.Reason)
+		fmt.Fprintf(b, "  ended %s at %s: %s", t.End, t.EndedAt.In(loc).Format("15:04"), terminal.Escape(t.Reason))
 		if t.EndedAt.Before(t.WindowEnd) {
 			fmt.Fprintf(b, " (%s before the window closed at %s)", Human(t.WindowEnd.Sub(t.EndedAt)), t.WindowEnd.In(loc).Format("15:04"))
 		}

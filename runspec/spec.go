@@ -128,6 +128,9 @@ type Commands struct {
 	Env List `yaml:"env,omitempty" json:"env,omitempty"`
 	// CommandTimeout bounds each command; default 2m.
 	CommandTimeout Duration `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
+	// MaxFileSize is the largest file the file tools touch ("256MiB",
+	// "1GiB"); past it they answer with an error. Default 256MiB.
+	MaxFileSize string `yaml:"max_file_size,omitempty" json:"max_file_size,omitempty"`
 }
 
 // LongRun is the long-runs group: caching, compaction, the model table.

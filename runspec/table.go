@@ -107,6 +107,8 @@ var Table = []Option{
 	{Field: "Env", Group: SandboxGroup, Flag: "env", Key: "env", RoleKey: "env", Doc: "pass the variable NAME to commands and stdio MCP servers, repeatable (never a credential)"},
 	{Field: "CommandTimeout", Group: SandboxGroup, Flag: "command-timeout", Key: "command_timeout", RoleKey: "command_timeout", Default: "2m",
 		Doc: "how long one command may run before it and everything it started are killed"},
+	{Field: "MaxFileSize", Group: SandboxGroup, Flag: "max-file-size", Key: "max_file_size", Default: "256MiB",
+		Doc: "the largest file read_file, write_file and edit_file touch (256MiB, 1GiB, ...): past it they answer with an error"},
 
 	// long runs
 	{Field: "NoCache", Group: LongRunGroup, Flag: "no-cache", Key: "no_cache", Default: "off", Doc: "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)"},

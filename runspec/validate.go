@@ -8,6 +8,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -179,6 +180,11 @@ func (s *Spec) ValidateIn(base string) error {
 	for _, c := range s.Checks {
 		if _, err := verify.ParseRule(c, base); err != nil {
 			return bad("Checks", "%v", err)
+		}
+	}
+	if s.MaxFileSize != "" {
+		if _, err := fs.ParseSize(s.MaxFileSize); err != nil {
+			return bad("MaxFileSize", "%v", err)
 		}
 	}
 	if s.Keep && s.RollbackOnInterrupt {

@@ -268,6 +268,9 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	if s.CommandTimeout == 0 || changed("command-timeout") {
 		s.CommandTimeout = taskfile.Duration(f.commandTimeout)
 	}
+	if s.MaxFileSize == "" || changed("max-file-size") {
+		s.MaxFileSize = f.maxFileSize
+	}
 	return &s
 }
 

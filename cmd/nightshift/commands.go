@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/command"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
 // commandFlags say how run_command and the cmd: checks run: in which
@@ -24,6 +25,7 @@ type commandFlags struct {
 	sandboxNet     bool
 	env            []string
 	commandTimeout time.Duration
+	maxFileSize    string
 }
 
 func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
@@ -32,6 +34,20 @@ func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, doc("sandbox-net"))
 	fl.StringArrayVar(&f.env, "env", nil, doc("env"))
 	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, doc("command-timeout"))
+	fl.StringVar(&f.maxFileSize, "max-file-size", fs.FormatSize(fs.DefaultMaxFileSize), doc("max-file-size"))
+}
+
+// maxFileSize returns the spec's limit of the file tools, in bytes; 0 is
+// the default.
+func maxFileSize(spec *taskfile.Spec) (int64, error) {
+	if spec.MaxFileSize == "" {
+		return 0, nil
+	}
+	n, err := fs.ParseSize(spec.MaxFileSize)
+	if err != nil {
+		return 0, usagef("--max-file-size (task file: max_file_size): %v", err)
+	}
+	return n, nil
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,

@@ -17,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -377,6 +378,10 @@ func openEvents(path string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, usagef("--events: %v", err)
 	}
+	// Inside the workspace (--dir . --events e.jsonl), it is nightshift's
+	// own file: not the run's change, not the judge's to read, not the
+	// rollback's to cut (package ownfiles).
+	ownfiles.Add(path)
 	return w, nil
 }
 

@@ -31,6 +31,7 @@ func (f *runFlags) flagSpec() runspec.Spec {
 	s.Checks, s.NoJudge, s.JudgeModel, s.MaxVerifyRounds, s.OutputSchema = f.checks, f.noJudge, f.judgeModel, f.maxVerifyRounds, f.outputSchema
 	s.Approve = f.approve
 	s.Sandbox, s.SandboxNet, s.Env, s.CommandTimeout = f.sandbox, f.sandboxNet, f.env, runspec.Duration(f.commandTimeout)
+	s.MaxFileSize = f.maxFileSize
 	s.NoCache, s.ContextWindow, s.ModelsFile = f.noCache, f.contextWindow, f.modelsFile
 	e := f.eco
 	s.MCPFlags, s.MCPClass, s.MCPEnv, s.Subagents, s.SubagentSteps, s.Memory = e.mcp, e.mcpClass, e.mcpEnv, e.subagents, e.subagentSteps, e.memory

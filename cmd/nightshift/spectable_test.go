@@ -58,6 +58,8 @@ func sampleOf(o runspec.Option, v reflect.Value) (sample, bool) {
 		return sample{flag: "0.5", yaml: "0.5", json: "0.5"}, true
 	case "FallbackModel", "JudgeModel":
 		return sample{flag: "m2", yaml: "m2", json: `"m2"`}, true
+	case "MaxFileSize":
+		return sample{flag: "1MiB", yaml: "1MiB", json: `"1MiB"`}, true
 	case "OtelFile":
 		return sample{flag: "traces.jsonl"}, true
 	}
