@@ -5,16 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
-	"github.com/nightshift-dev/nightshift/retry"
-	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
-	"github.com/nightshift-dev/nightshift/tool/fs"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -96,41 +91,10 @@ func notStartedOutcome(err error) agent.Outcome {
 func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
 	cfg := base
 	cfg.Dir, cfg.StateDir, cfg.RunID = dir, "", ""
-	if spec.MaxSteps > 0 {
-		cfg.MaxSteps = spec.MaxSteps
-	}
-	if spec.MaxTokens > 0 {
-		cfg.MaxTokens = spec.MaxTokens
-	}
-	if spec.MaxVerifyRounds > 0 {
-		cfg.MaxVerifyRounds = spec.MaxVerifyRounds
-	}
-	if spec.Retries != nil {
-		cfg.Retry.Retries = retry.Count(*spec.Retries)
-	}
-	if spec.BudgetUSD > 0 {
-		cfg.Budget.USD = spec.BudgetUSD
-	}
-	if spec.BudgetTokens > 0 {
-		cfg.Budget.Tokens = spec.BudgetTokens
-	}
-	if spec.Timeout > 0 {
-		cfg.Timeout = time.Duration(spec.Timeout)
-	}
-	if spec.LoopLimit != nil {
-		cfg.LoopLimit = *spec.LoopLimit
-	}
-	cfg.RollbackOnInterrupt = cfg.RollbackOnInterrupt || spec.RollbackOnInterrupt
-	cfg.NoCache = cfg.NoCache || spec.NoCache
-	if spec.ContextWindow > 0 {
-		cfg.ContextWindow = spec.ContextWindow
-	}
-	if len(spec.Approve) > 0 {
-		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Policy = p
+	// The task's limits, gate rules, sandbox and end-of-run wishes, over
+	// base's: one handover for every front end (lifecycle.Config.SetSpec).
+	if err := cfg.SetSpec(&spec.Spec); err != nil {
+		return cfg, err
 	}
 	servers, err := spec.MCPServers()
 	if err != nil {
@@ -150,30 +114,6 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		return cfg, err
 	}
 	cfg.Verifier = v
-	// How its commands run: the spec's word where it says one.
-	if spec.Sandbox != "" {
-		m, err := sandbox.ParseMode(spec.Sandbox)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Sandbox.Mode = m
-	}
-	cfg.Sandbox.Net = cfg.Sandbox.Net || spec.SandboxNet
-	cfg.Sandbox.Env = append(slices.Clone(cfg.Sandbox.Env), spec.Env...)
-	d, err := spec.CommandDuration()
-	if err != nil {
-		return cfg, err
-	}
-	if d > 0 {
-		cfg.CommandTimeout = d
-	}
-	if spec.MaxFileSize != "" {
-		n, err := fs.ParseSize(spec.MaxFileSize)
-		if err != nil {
-			return cfg, fmt.Errorf("max_file_size: %w", err)
-		}
-		cfg.MaxFileSize = n
-	}
 	return cfg, nil
 }
 

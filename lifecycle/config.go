@@ -156,6 +156,11 @@ type Config struct {
 	// input and result) warn the model once; one more ends the run as
 	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
 	LoopLimit int
+	// MaxCallsPerReply is the most tool calls of one model reply that
+	// run; the calls past it are answered with an is_error result saying
+	// why (`--max-calls-per-reply`). Default 64
+	// (agent.DefaultMaxCallsPerReply); negative: no cap.
+	MaxCallsPerReply int
 
 	// NoCache turns the providers' prompt caching off for every call of
 	// the run (`--no-cache`); default false: caching is on.
@@ -192,6 +197,12 @@ type Config struct {
 	// one, instead of pausing it (`--rollback-on-interrupt`); default
 	// false.
 	RollbackOnInterrupt bool
+	// RollbackOnLimit rolls a run that its budget or its time limit
+	// stopped back like a failed one, instead of pausing it: for a caller
+	// that never resumes such a run (the night's builder, whose attempt
+	// that reached its own limits is a failed step of its task). Default
+	// false: it pauses, resumable with a higher limit.
+	RollbackOnLimit bool
 	// Settings are recorded in the run's checkpoint, untouched, for the
 	// caller to rebuild this Config from when it resumes the run
 	// (ReadCheckpoint): `nightshift run` keeps its flags there. Default
@@ -269,6 +280,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errNoDir
 	case c.Model == nil:
 		return c, errNoModel
+	}
+	if err := c.validate(); err != nil {
+		return c, err
 	}
 	if c.Events == nil {
 		c.Events = event.Discard

@@ -41,7 +41,8 @@ func (out *Result) end(ctx context.Context, tx *journal.Tx, ck *checkpointer, re
 		}
 		ck.drop()
 		return
-	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt):
+	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt) &&
+		!(res.Outcome != agent.Interrupted && cfg.RollbackOnLimit):
 		if err := tx.Suspend(); err != nil {
 			out.JournalErr = fmt.Errorf("suspend: %w", err)
 			return

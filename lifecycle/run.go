@@ -225,7 +225,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
 		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: verifier,
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
-		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
+		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit, MaxCallsPerReply: cfg.MaxCallsPerReply,
 		Checkpoint: ck, Resume: st,
 		NoCache: cfg.NoCache, Fallback: cfg.Fallback,
 		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,

@@ -341,11 +341,8 @@ func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
 	// A meter without limits only counts.
 	meter := budget.NewMeter(budget.Limits{}, budget.Spend{})
-	fb := s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)
-	if fb != nil {
-		fb.Model = meter.Model(fb.Model, fb.Price)
-	}
-	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk, Fallback: fb}
-	resp, err := calls.Model(meter.Model(m, s.p.Pricer(model)), s.cfg.Limiters[model], s.name).Generate(ctx, req)
+	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
+		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters), Meter: meter, Price: s.p.Pricer(model)}
+	resp, err := calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
 	return resp, meter.Spent(), err
 }
