@@ -26,6 +26,9 @@ const (
 	DefaultMaxTokens       = 4096
 	DefaultMaxTokensCap    = 32768
 	DefaultMaxVerifyRounds = 2
+	// DefaultMaxCallsPerReply is the per-reply tool-call cap
+	// (Config.MaxCallsPerReply; runspec.DefaultMaxCallsPerReply).
+	DefaultMaxCallsPerReply = 64
 	// MaxCutsInARow is how many max_tokens cuts in a row end the run as
 	// truncated (seed 000, section 3.2: "truncated three times in a row —
 	// the output itself is out of control").
@@ -121,6 +124,11 @@ type Config struct {
 	// run as step-limit ("loop: TOOL repeated N times"). Default 3
 	// (DefaultLoopLimit); negative turns loop detection off.
 	LoopLimit int
+	// MaxCallsPerReply is the most tool calls of one model reply that
+	// run: the calls past it are answered with an is_error result saying
+	// why, and not run (a reply of 3,000 calls is a flood, not a plan).
+	// Default DefaultMaxCallsPerReply (64); negative: no cap.
+	MaxCallsPerReply int
 	// Checkpoint saves the run's progress after every step, so that a
 	// paused or dead run can be resumed; default none.
 	Checkpoint Checkpointer
@@ -243,6 +251,12 @@ func (c Config) withDefaults() Config {
 		c.LoopLimit = DefaultLoopLimit
 	case c.LoopLimit < 0:
 		c.LoopLimit = 0
+	}
+	switch {
+	case c.MaxCallsPerReply == 0:
+		c.MaxCallsPerReply = DefaultMaxCallsPerReply
+	case c.MaxCallsPerReply < 0:
+		c.MaxCallsPerReply = 0
 	}
 	if c.JudgePrice == nil {
 		c.JudgePrice = c.Price

@@ -1,47 +1,40 @@
 package agent
 
 import (
-	"context"
-
+	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/callstack"
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
-// withFallback puts m, one of the run's models already behind its retry
-// layer and the meter, in front of the run's fallback model, when there
-// is one: the fallback behind a retry layer and the meter of its own,
-// priced at its own price and paced under its own credential. name is
-// the model name m's requests carry ("" keeps the request's: the
-// judge's). A call the fallback takes is a fallback event. answered, when
-// not nil, is set each time the fallback answers (the worker's turns are
-// priced at the price of the model that answered them). rest is the
-// primary's rest, shared by the models whose primary is one model (nil:
-// a rest of its own).
-func (r *run) withFallback(m llm.Model, name string, answered *bool, rest *fallback.Rest) llm.Model {
-	fb := r.cfg.Fallback
-	if fb == nil || fb.Model == nil {
-		return m
-	}
-	p := r.cfg.Retry
-	if fb.Limiter != nil {
-		p.Limiter = fb.Limiter
-	}
-	metered := r.meter.Model(r.withRetryEvents(fb.Model, p), fb.Price)
-	second := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		resp, err := metered.Generate(ctx, req)
-		if err == nil && answered != nil {
-			*answered = true
+// stack puts m, one of the run's models, behind the run's call stack, in
+// the one order of package callstack: the retry layer of p (a retry
+// event for each retry), the run's meter at price, the run's fallback
+// model when there is one (behind a retry layer and the meter of its
+// own, at its own price and under its own credential; a call it takes is
+// a fallback event), and the Observer's span for role. name is the model
+// name m's requests carry ("" keeps the request's: the judge's);
+// answered, when not nil, is set each time the fallback answers (the
+// worker's turns are priced at the price of the model that answered
+// them); rest is the primary's rest, shared by the models whose primary
+// is one model (nil: a rest of its own).
+func (r *run) stack(m llm.Model, p retry.Policy, price budget.Pricer, name string, answered *bool, rest *fallback.Rest, role string) llm.Model {
+	c := callstack.Config{Model: m, Retry: r.withRetryEvents(p), Meter: r.meter, Price: price,
+		Observe: func(m llm.Model) llm.Model { return r.observe(m, role) }}
+	if fb := r.cfg.Fallback; fb != nil && fb.Model != nil {
+		c.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Price: fb.Price,
+			Config: fallback.Config{
+				Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock, Rest: rest,
+				OnFallback: func(e fallback.Event) { r.emit(e.Event()) },
+			}}
+		if answered != nil {
+			c.Second.Answered = func() { *answered = true }
 		}
-		return resp, err
-	})
-	return fallback.New(m, second, fallback.Config{
-		Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock, Rest: rest,
-		OnFallback: func(e fallback.Event) {
-			r.emit(e.Event())
-		},
-	})
+	}
+	return callstack.Build(c)
 }
 
 // modelOf names the model that answered resp, for the turn event: as the

@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(cfg.Model, cfg.Retry), cfg.Price), cfg.ModelName, &r.byFallback, r.rest), RoleWorker)
+	r.model = r.stack(cfg.Model, cfg.Retry, cfg.Price, cfg.ModelName, &r.byFallback, r.rest, RoleWorker)
 	r.judge = r.verifier()
 	if cfg.Resume == nil {
 		r.msgs = append(r.msgs, llm.UserText(task))
@@ -533,7 +533,7 @@ func (r *run) verifier() *verify.Verifier {
 			if r.cfg.JudgeLimiter != nil {
 				p.Limiter = r.cfg.JudgeLimiter
 			}
-			j.Model = r.observe(r.withFallback(r.meter.Model(r.withRetryEvents(j.Model, p), r.cfg.JudgePrice), "", nil, r.judgeRest(&j)), RoleJudge)
+			j.Model = r.stack(j.Model, p, r.cfg.JudgePrice, "", nil, r.judgeRest(&j), RoleJudge)
 			v.Judge = &j
 		}
 	}
@@ -599,9 +599,9 @@ func (r *run) classify(err error) (Outcome, string, error) {
 	return APIFailure, err.Error(), err
 }
 
-// withRetryEvents wraps m in the retry layer, emitting a retry event for
-// every retry besides the policy's own OnRetry.
-func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
+// withRetryEvents is p emitting a retry event for every retry besides
+// its own OnRetry.
+func (r *run) withRetryEvents(p retry.Policy) retry.Policy {
 	prev := p.OnRetry
 	p.OnRetry = func(a retry.Attempt) {
 		if prev != nil {
@@ -609,7 +609,7 @@ func (r *run) withRetryEvents(m llm.Model, p retry.Policy) llm.Model {
 		}
 		r.emit(a.Event())
 	}
-	return retry.Wrap(m, p)
+	return p
 }
 
 func (r *run) end(o Outcome, reason string, err error) *Result {

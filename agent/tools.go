@@ -50,10 +50,14 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 	// A tool that calls models on the run's behalf (a subagent) finds the
 	// run's meter here (MeterOf).
 	ctx = context.WithValue(ctx, runKey{}, r)
-	for _, u := range uses {
+	for i, u := range uses {
 		if b, ok := recorded[u.ID]; ok {
 			r.noteRecorded(u, b)
 			out = append(out, b)
+			continue
+		}
+		if capped := r.cfg.MaxCallsPerReply; capped > 0 && i >= capped {
+			out = append(out, r.overCap(u, len(uses)))
 			continue
 		}
 		if done != nil {
@@ -74,6 +78,23 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 		out = append(out, res)
 	}
 	return out, toolStop{}
+}
+
+// overCapMsg answers a call past the per-reply cap: %[1]d calls in the
+// reply, %[2]d run.
+const overCapMsg = "Not run: your reply made %[1]d tool calls, and at most %[2]d of one reply run (--max-calls-per-reply). Make the calls you still need in your next reply, a few at a time."
+
+// overCap answers a call past Config.MaxCallsPerReply without running it
+// or asking the gate, and records that answer.
+func (r *run) overCap(u llm.Block, calls int) llm.Block {
+	var class tool.Class
+	if t := r.tool(u.Name); t != nil {
+		class = t.Class()
+	}
+	b := llm.ToolResult(u.ID, fmt.Sprintf(overCapMsg, calls, r.cfg.MaxCallsPerReply), true)
+	r.emit(event.NewTool(event.ToolInfo{ID: u.ID, Name: u.Name, Class: string(class), Input: u.Input, IsError: true, Result: b.Text}))
+	r.afterTool(u, class, &b)
+	return b
 }
 
 // unknown answers a resumed run's unrecorded call of class as unknown,

@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
-	"github.com/nightshift-dev/nightshift/retry"
-	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -95,41 +91,10 @@ func notStartedOutcome(err error) agent.Outcome {
 func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
 	cfg := base
 	cfg.Dir, cfg.StateDir, cfg.RunID = dir, "", ""
-	if spec.MaxSteps > 0 {
-		cfg.MaxSteps = spec.MaxSteps
-	}
-	if spec.MaxTokens > 0 {
-		cfg.MaxTokens = spec.MaxTokens
-	}
-	if spec.MaxVerifyRounds > 0 {
-		cfg.MaxVerifyRounds = spec.MaxVerifyRounds
-	}
-	if spec.Retries != nil {
-		cfg.Retry.Retries = retry.Count(*spec.Retries)
-	}
-	if spec.BudgetUSD > 0 {
-		cfg.Budget.USD = spec.BudgetUSD
-	}
-	if spec.BudgetTokens > 0 {
-		cfg.Budget.Tokens = spec.BudgetTokens
-	}
-	if spec.Timeout > 0 {
-		cfg.Timeout = time.Duration(spec.Timeout)
-	}
-	if spec.LoopLimit != nil {
-		cfg.LoopLimit = *spec.LoopLimit
-	}
-	cfg.RollbackOnInterrupt = cfg.RollbackOnInterrupt || spec.RollbackOnInterrupt
-	cfg.NoCache = cfg.NoCache || spec.NoCache
-	if spec.ContextWindow > 0 {
-		cfg.ContextWindow = spec.ContextWindow
-	}
-	if len(spec.Approve) > 0 {
-		p, err := gate.ParsePolicy(append([]string{base.Policy.String()}, spec.Approve...)...)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Policy = p
+	// The task's limits, gate rules, sandbox and end-of-run wishes, over
+	// base's: one handover for every front end (lifecycle.Config.SetSpec).
+	if err := cfg.SetSpec(&spec.Spec); err != nil {
+		return cfg, err
 	}
 	servers, err := spec.MCPServers()
 	if err != nil {
@@ -149,31 +114,16 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 		return cfg, err
 	}
 	cfg.Verifier = v
-	// How its commands run: the spec's word where it says one.
-	if spec.Sandbox != "" {
-		m, err := sandbox.ParseMode(spec.Sandbox)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Sandbox.Mode = m
-	}
-	cfg.Sandbox.Net = cfg.Sandbox.Net || spec.SandboxNet
-	cfg.Sandbox.Env = append(slices.Clone(cfg.Sandbox.Env), spec.Env...)
-	d, err := spec.CommandDuration()
-	if err != nil {
-		return cfg, err
-	}
-	if d > 0 {
-		cfg.CommandTimeout = d
-	}
 	return cfg, nil
 }
 
 // verifierFor builds a task's verifier: its rules, and base's judge with
 // its rubric.
 func verifierFor(spec *taskfile.Spec, base *verify.Verifier) (*verify.Verifier, error) {
-	// The claims check is off when the task's claims key or base says so.
-	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims || base != nil && base.NoClaims}
+	// The claims check is off when the task says claims: false (the
+	// batch's --no-claims, laid over it); base's own check, if it has
+	// one, is kept.
+	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims}
 	if base != nil && !v.NoClaims {
 		v.Claims = base.Claims
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -50,10 +51,10 @@ func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 	specs := []*taskfile.Spec{
 		// The default gate asks before a command, and nobody is there to
 		// ask in a batch: refused.
-		{Name: "gated", Task: "Write notes.md", Dir: "repo", BaseDir: base, Checks: []string{"min-chars:notes.md:100"}},
+		{Name: "gated", Task: "Write notes.md", Dir: "repo", BaseDir: base, Spec: runspec.Spec{Verify: runspec.Verify{Checks: []string{"min-chars:notes.md:100"}}}},
 		// Allowed by the task's rule: the command runs, and the rollback
 		// undoes it too (the journal snapshots before a danger-class tool).
-		{Name: "allowed", Task: "Write notes.md", Dir: "repo", BaseDir: base, Checks: []string{"min-chars:notes.md:100"}, Approve: []string{"run_command=allow"}},
+		{Name: "allowed", Task: "Write notes.md", Dir: "repo", BaseDir: base, Spec: runspec.Spec{Verify: runspec.Verify{Checks: []string{"min-chars:notes.md:100"}}, Gate: runspec.Gate{Approve: []string{"run_command=allow"}}}},
 	}
 	sum, err := batch.Run(context.Background(), batch.Config{Run: run, WorkDir: filepath.Join(base, "work"), Parallel: 1, Clock: c}, specs)
 	if err != nil {
@@ -135,7 +136,7 @@ func TestTaskConfig(t *testing.T) {
 			retries *int
 			want    int
 		}{{&zero, retry.NoRetries}, {&three, 3}, {nil, 0}} {
-			cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Retries: tt.retries}, "dir")
+			cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Spec: runspec.Spec{Limits: runspec.Limits{Retries: tt.retries}}}, "dir")
 			if err != nil || cfg.Retry.Retries != tt.want {
 				t.Errorf("retries %v: Retry.Retries = %d (%v), want %d", tt.retries, cfg.Retry.Retries, err, tt.want)
 			}
@@ -148,7 +149,7 @@ func TestTaskConfig(t *testing.T) {
 		}
 	})
 	t.Run("the task's gate rules go on top of the base's", func(t *testing.T) {
-		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Approve: []string{"run_command=allow"}}, "d")
+		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", Spec: runspec.Spec{Gate: runspec.Gate{Approve: []string{"run_command=allow"}}}}, "d")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,16 +158,16 @@ func TestTaskConfig(t *testing.T) {
 		}
 	})
 	t.Run("the output schema is read relative to the task file", func(t *testing.T) {
-		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", OutputSchema: "answer.schema.json", BaseDir: base}, "d")
+		cfg, err := batch.TaskConfig(from, &taskfile.Spec{Task: "t", BaseDir: base, Spec: runspec.Spec{Verify: runspec.Verify{OutputSchema: "answer.schema.json"}}}, "d")
 		if err != nil || cfg.OutputSchema == nil {
 			t.Errorf("schema %v, %v", cfg.OutputSchema, err)
 		}
 	})
 	t.Run("what would stop a task at its start is an error", func(t *testing.T) {
 		for name, spec := range map[string]*taskfile.Spec{
-			"a bad check":      {Task: "t", Checks: []string{"min-chars:a.md:many"}},
-			"a bad gate rule":  {Task: "t", Approve: []string{"danger=maybe"}},
-			"a missing schema": {Task: "t", OutputSchema: "none.json", BaseDir: base},
+			"a bad check":      {Task: "t", Spec: runspec.Spec{Verify: runspec.Verify{Checks: []string{"min-chars:a.md:many"}}}},
+			"a bad gate rule":  {Task: "t", Spec: runspec.Spec{Gate: runspec.Gate{Approve: []string{"danger=maybe"}}}},
+			"a missing schema": {Task: "t", BaseDir: base, Spec: runspec.Spec{Verify: runspec.Verify{OutputSchema: "none.json"}}},
 		} {
 			if _, err := batch.TaskConfig(from, spec, "d"); err == nil {
 				t.Errorf("%s: no error", name)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -32,9 +33,14 @@ func Run(ctx context.Context, cfg Config, specs []*taskfile.Spec) (*Summary, err
 	if parallel <= 0 {
 		parallel = DefaultParallel
 	}
-	work, err := workDir(cfg.WorkDir)
+	work, err := workDir(cfg.WorkDir, cfg.Continue != nil)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Started != nil && cfg.Continue == nil {
+		if err := cfg.Started(work); err != nil {
+			return nil, fmt.Errorf("batch: %w", err)
+		}
 	}
 	sum := &Summary{WorkDir: work, Tasks: make([]TaskResult, len(specs))}
 	prog := newProgress(cfg.Progress, cfg.Live, len(specs), clk)
@@ -52,7 +58,7 @@ func Run(ctx context.Context, cfg Config, specs []*taskfile.Spec) (*Summary, err
 		prog.started()
 		wg.Go(func() {
 			defer func() { <-slots }()
-			sum.Tasks[i] = runOne(ctx, cfg.Run, clk, spec, dir)
+			sum.Tasks[i] = runOrContinue(ctx, cfg, clk, spec, dir)
 			prog.finished(sum.Tasks[i], true)
 		})
 	}
@@ -80,8 +86,14 @@ func take(ctx context.Context, slots chan struct{}) bool {
 
 // workDir makes (or checks) the folder the workspaces go under. A given
 // folder must be empty: a workspace left by an earlier batch is evidence,
-// not scratch space.
-func workDir(dir string) (string, error) {
+// not scratch space; resumed says it is that batch's, which must exist.
+func workDir(dir string, resumed bool) (string, error) {
+	if resumed {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("batch: work folder %s of the interrupted batch is not there: give the --work it ran with", dir)
+		}
+		return dir, nil
+	}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "nightshift-batch-")
 		if err != nil {
@@ -115,10 +127,36 @@ func runOne(ctx context.Context, run RunFunc, clk clock.Clock, spec *taskfile.Sp
 	return tr
 }
 
+// runOrContinue runs a task, or, in a resumed batch, goes on with it
+// where its workspace is already there.
+func runOrContinue(ctx context.Context, cfg Config, clk clock.Clock, spec *taskfile.Spec, dir string) TaskResult {
+	if cfg.Continue != nil {
+		if _, err := os.Stat(dir); err == nil {
+			started := clk.Now()
+			res, earlier, ok := cfg.Continue(ctx, spec, dir)
+			if ok {
+				if res == nil {
+					res = &agent.Result{Outcome: agent.Failed, Reason: "the task's run returned no result"}
+				}
+				return TaskResult{Name: spec.Name, Dir: dir, Result: res, Earlier: earlier, Elapsed: clk.Now().Sub(started)}
+			}
+			// Its workspace holds no run of it: made, then interrupted
+			// before its first step. It starts afresh.
+			if err := os.RemoveAll(dir); err != nil {
+				return TaskResult{Name: spec.Name, Dir: dir, Result: &agent.Result{Outcome: agent.Failed, Reason: err.Error(), Err: err}}
+			}
+		}
+	}
+	return runOne(ctx, cfg.Run, clk, spec, dir)
+}
+
 // notStarted is the result of a task the batch never reached.
 func notStarted(spec *taskfile.Spec, dir string) TaskResult {
-	return TaskResult{Name: spec.Name, Dir: dir, Result: &agent.Result{
+	// It spent nothing: $0, not an unknown cost that would make the
+	// batch's total unknown.
+	return TaskResult{Name: spec.Name, Dir: dir, NotStarted: true, Result: &agent.Result{
 		Outcome: agent.Interrupted,
 		Reason:  "not started: the batch was interrupted",
+		Cost:    models.USD(0),
 	}}
 }

@@ -27,8 +27,10 @@ turns:
 		t.Fatal(err)
 	}
 	base := lifecycle.Config{Model: scripted.New(sc, scripted.Config{})}
+	spec := &taskfile.Spec{Name: "post", Task: "write post.md", BaseDir: "."}
+	spec.NoJudge = true
 	sum, err := batch.Run(context.Background(), batch.Config{Parallel: 1, WorkDir: t.TempDir(), Run: batch.AgentRunner(base)},
-		[]*taskfile.Spec{{Name: "post", Task: "write post.md", NoJudge: true, BaseDir: "."}})
+		[]*taskfile.Spec{spec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,4 +39,24 @@ type Config struct {
 	Live bool
 	// Clock times the tasks and the batch. Default clock.Real{}.
 	Clock clock.Clock
+	// Continue, when set, goes on with an interrupted batch in WorkDir,
+	// which must then exist (`batch --resume`): a task whose workspace is
+	// there is handed to Continue instead of being prepared and run, and
+	// Continue goes on with it (a paused run) or returns how it ended
+	// before (it is not run twice); a task whose workspace is not there
+	// never started, and runs as in a new batch. Default nil: a new batch,
+	// in an empty WorkDir.
+	Continue ContinueFunc
+	// Started, when set, is called with the work folder once it is made,
+	// before any task starts, in a new batch (not a resumed one): where
+	// the command records what `batch --resume` needs. An error stops
+	// the batch before it starts.
+	Started func(work string) error
 }
+
+// ContinueFunc goes on with a task of an interrupted batch in its
+// workspace dir, which the earlier batch made: it resumes a paused run,
+// or reports how the task ended then (TaskResult.Earlier). started false
+// says the task had not begun there after all (its workspace holds no run
+// of it): the batch then starts it afresh in a new workspace.
+type ContinueFunc func(ctx context.Context, spec *taskfile.Spec, dir string) (res *agent.Result, earlier, started bool)

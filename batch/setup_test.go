@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -73,13 +74,7 @@ func (s *sim) provider(tb testing.TB, wire string) llm.Model {
 func tasks(n int) []*taskfile.Spec {
 	specs := make([]*taskfile.Spec, n)
 	for i := range specs {
-		specs[i] = &taskfile.Spec{
-			Name:    "notes " + string(rune('a'+i%26)),
-			Task:    "Write notes.md with the three steps.",
-			Checks:  []string{"exists:notes.md"},
-			NoJudge: true,
-			BaseDir: ".",
-		}
+		specs[i] = &taskfile.Spec{Name: "notes " + string(rune('a'+i%26)), Task: "Write notes.md with the three steps.", BaseDir: ".", Spec: runspec.Spec{Verify: runspec.Verify{Checks: []string{"exists:notes.md"}, NoJudge: true}}}
 	}
 	return specs
 }

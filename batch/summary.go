@@ -24,6 +24,25 @@ type TaskResult struct {
 	Result *agent.Result
 	// Elapsed is how long the task took, its workspace copy included.
 	Elapsed time.Duration
+	// NotStarted is set for a task the batch never reached (it was
+	// interrupted first): it spent nothing, and `batch --resume` starts
+	// it.
+	NotStarted bool
+	// Earlier is set, in a resumed batch (Config.Continue), for a task
+	// that had ended in the batch that was interrupted: it was not run
+	// again, and Result is how it ended then.
+	Earlier bool
+}
+
+// Paused reports whether the task paused with its changes kept: its
+// budget, its time limit or an interrupt stopped it after it started
+// (`nightshift run --resume`, or `batch --resume`, goes on with it).
+func (t TaskResult) Paused() bool {
+	switch t.Result.Outcome {
+	case agent.Budget, agent.Timeout, agent.Interrupted:
+		return !t.NotStarted
+	}
+	return false
 }
 
 // Summary is how a batch ended.
@@ -32,10 +51,12 @@ type Summary struct {
 	WorkDir string
 	// Tasks are the tasks' results, in the order they were given.
 	Tasks []TaskResult
-	// Done, Unverified and Failed count the tasks by how they ended:
-	// done; unverified (the verifier never passed it: a person must
-	// look); and every other outcome.
-	Done, Unverified, Failed int
+	// Done, Unverified, Paused, NotStarted and Failed count the tasks by
+	// how they ended: done; unverified (the verifier never passed it: a
+	// person must look); paused by a budget, a time limit or an
+	// interrupt, its changes kept to go on with; never started (the
+	// batch was interrupted first); and every other outcome.
+	Done, Unverified, Paused, NotStarted, Failed int
 	// FailsByCheck counts the verifier's FAILs over all tasks by the check
 	// that decided them, so a check that fails everywhere stands out.
 	FailsByCheck map[string]int
@@ -57,13 +78,17 @@ func (s *Summary) Outcome() agent.Outcome {
 
 // count fills the counts from the tasks.
 func (s *Summary) count() {
-	s.Done, s.Unverified, s.Failed = 0, 0, 0
+	s.Done, s.Unverified, s.Paused, s.NotStarted, s.Failed = 0, 0, 0, 0, 0
 	s.FailsByCheck = map[string]int{}
 	for _, t := range s.Tasks {
-		switch t.Result.Outcome {
-		case agent.Done:
+		switch {
+		case t.NotStarted:
+			s.NotStarted++
+		case t.Paused():
+			s.Paused++
+		case t.Result.Outcome == agent.Done:
 			s.Done++
-		case agent.Unverified:
+		case t.Result.Outcome == agent.Unverified:
 			s.Unverified++
 		default:
 			s.Failed++
@@ -85,12 +110,19 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "TASK\tOUTCOME\tSTEPS\tTIME\tCOST\tREASON")
 	total := models.USD(0)
 	for _, t := range s.Tasks {
-		reason := ""
+		reason, outcome := "", string(t.Result.Outcome)
 		if t.Result.Outcome != agent.Done {
 			reason = oneLine(t.Result.Reason, maxReason)
 		}
+		if t.NotStarted {
+			outcome = "not-started"
+		}
+		if t.Earlier {
+			// Ended before the batch was resumed: not run again.
+			outcome += " (earlier)"
+		}
 		total = total.Add(t.Result.Cost)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.Name, t.Result.Outcome, t.Result.Steps, roundDur(t.Elapsed), t.Result.Cost, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.Name, outcome, t.Result.Steps, roundDur(t.Elapsed), t.Result.Cost, reason)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -99,8 +131,15 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if len(s.Tasks) == 1 {
 		noun = "task"
 	}
-	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d · %d %s in %s · cost %s\n",
-		s.Done, s.Unverified, s.Failed, len(s.Tasks), noun, roundDur(s.Elapsed), total)
+	// Paused and never-started tasks are told apart from failed ones:
+	// both go on with `batch --resume`, and a never-started one spent
+	// nothing.
+	stopped := ""
+	if s.Paused > 0 || s.NotStarted > 0 {
+		stopped = fmt.Sprintf(" · paused %d · not started %d", s.Paused, s.NotStarted)
+	}
+	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d%s · %d %s in %s · cost %s\n",
+		s.Done, s.Unverified, s.Failed, stopped, len(s.Tasks), noun, roundDur(s.Elapsed), total)
 	if len(s.FailsByCheck) > 0 {
 		fmt.Fprintf(w, "FAILs by check: %s\n", s.failsLine())
 	}

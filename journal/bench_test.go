@@ -15,7 +15,7 @@ func BenchmarkBefore(b *testing.B) {
 	for i := range b.N {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d", i)), content, 0o644)
 	}
-	j, err := Begin(root, filepath.Join(root, ".nightshift"), "bench")
+	j, err := Begin(root, b.TempDir(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%d", i)), []byte(fmt.Sprintf("%4096d", i)), 0o644)
 	}
-	state := filepath.Join(root, ".nightshift")
+	state := b.TempDir()
 	b.ResetTimer()
 	for range b.N {
 		j, err := Begin(root, state, "bench")

@@ -1,13 +1,13 @@
 package journal
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +29,10 @@ type capture struct {
 	saved map[string]state // contents saved in this step, by hash
 }
 
-func (j *Journal) newCapture() *capture {
-	return &capture{j: j, v: newView(j.root), n: j.steps + 1, seen: map[string]bool{}, saved: map[string]state{}}
+// newCapture starts a step; ctx stops its reads and hashes. Close its
+// view with abort (or after commit).
+func (j *Journal) newCapture(ctx context.Context) *capture {
+	return &capture{j: j, v: newView(ctx, j.root, j.cache), n: j.steps + 1, seen: map[string]bool{}, saved: map[string]state{}}
 }
 
 func (c *capture) stepsDir() string { return filepath.Join(c.j.dir, stepsName) }
@@ -62,15 +64,15 @@ func (c *capture) tree(p string) error {
 	if st.Kind != dir {
 		return nil
 	}
-	return walk(c.j.root, p, c.j.skipped, func(rel string) error {
-		if c.has(rel) {
+	return walk(c.v.ctx, c.j.root, p, c.j.skipped, func(x visit) error {
+		if c.has(x.rel) {
 			return nil
 		}
-		st, err := c.save(rel)
+		st, err := c.saveVisit(x)
 		if err != nil {
-			return fmt.Errorf("journal: save %s: %w", rel, err)
+			return fmt.Errorf("journal: save %s: %w", x.rel, err)
 		}
-		c.add(rel, st)
+		c.add(x.rel, st)
 		return nil
 	})
 }
@@ -78,6 +80,17 @@ func (c *capture) tree(p string) error {
 // save reads the state of p and, for a file whose content is not saved
 // yet, appends the content to this step's pack; commit syncs the pack.
 func (c *capture) save(p string) (state, error) {
+	return c.saveWith(func(w io.Writer, reset func() error) (state, error) { return c.v.stat(p, w, reset) })
+}
+
+// saveVisit is save for a path a walk found.
+func (c *capture) saveVisit(x visit) (state, error) {
+	return c.saveWith(func(w io.Writer, reset func() error) (state, error) {
+		return c.v.statAt(x.dir, x.rel, x.name, x.info, w, reset)
+	})
+}
+
+func (c *capture) saveWith(read func(save io.Writer, reset func() error) (state, error)) (state, error) {
 	if c.pack == nil {
 		// O_TRUNC: a pack of this number can only be left by this run's
 		// own step that failed before its records were written.
@@ -87,7 +100,7 @@ func (c *capture) save(p string) (state, error) {
 		}
 		c.pack = f
 	}
-	st, err := c.v.stat(p, c.pack)
+	st, err := read(c.pack, func() error { return c.rewind(nil) })
 	if err != nil || st.Kind != file {
 		// Nothing worth keeping was written; cut the pack back.
 		return st, c.rewind(err)
@@ -97,7 +110,7 @@ func (c *capture) save(p string) (state, error) {
 		return st, c.rewind(nil)
 	}
 	st.Pack, st.Off = packFile(c.n), c.size
-	c.size += st.Size
+	c.size += st.saved()
 	c.saved[st.Hash] = st
 	return st, nil
 }
@@ -173,6 +186,7 @@ func (c *capture) finishPack() error {
 // abort drops the pack of a step that failed before commit; after a
 // commit it does nothing.
 func (c *capture) abort() {
+	c.v.close()
 	if c.pack != nil {
 		c.pack.Close()
 		os.Remove(c.pack.Name())
@@ -192,7 +206,8 @@ func openBlob(blobs string, st state) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &checked{f: f, r: io.NewSectionReader(f, st.Off, st.Size), h: sha256.New(), want: st.Hash, size: st.Size}, nil
+	n := st.saved()
+	return &checked{f: f, r: io.NewSectionReader(f, st.Off, n), h: sha256.New(), want: sumOf(st.Hash), size: n}, nil
 }
 
 // errDamagedBlob means saved content does not match its hash.
@@ -220,31 +235,6 @@ func (c *checked) Read(p []byte) (int, error) {
 }
 
 func (c *checked) Close() error { return c.f.Close() }
-
-// walk calls fn for every path below the folder start ("." for the whole
-// workspace), parents before children, not following symlinks and not
-// entering the paths skip names.
-func walk(root *os.Root, start string, skip func(string) bool, fn func(rel string) error) error {
-	return fs.WalkDir(root.FS(), filepath.ToSlash(start), func(p string, d fs.DirEntry, err error) error {
-		rel := filepath.FromSlash(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // gone while we looked: nothing to save
-			}
-			return err
-		}
-		if rel == start {
-			return nil
-		}
-		if skip(rel) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		return fn(rel)
-	})
-}
 
 // isUnder reports whether p is inside the folder d.
 func isUnder(p, d string) bool {

@@ -54,8 +54,23 @@
 // run again, and it ends where an uninterrupted one would. It writes
 // nothing in the workspace but the paths it restores.
 //
-// Journals that earlier versions left in the workspace's .nightshift/
-// folder are still found by Begin and applied by Recover.
+// Only what nightshift wrote is ever applied by itself: a journal in the
+// state folder (outside the workspace, where no sandboxed command can
+// write) whose begin record names the workspace and the run. Journals in
+// the workspace's .nightshift/ folder, where earlier versions kept them
+// and where a run or a cloned repository can put one, stop no Begin and
+// are not applied by Recover: Legacy lists what they would change, and
+// RecoverLegacy applies them when a person asks. No journal ever writes
+// under a .git (protect.go).
+//
+// Every walk and hash of the workspace looks at its context between paths
+// and between chunks of a file, skips the holes of sparse files (which are
+// saved and restored by their data: hash.go), takes a file's state from
+// its stat when the file has not changed since it was last read
+// (statcache.go), holds one open folder per level so that depth costs
+// what it costs (walk.go), and takes names of any bytes (encoding.go).
+// nightshift's own files in the workspace (package ownfiles) are never
+// captured, compared or rolled back.
 //
 // A Tx does the wiring and the bookkeeping in the shape of database/sql's
 // Tx: Attach hooks the journal into the workspace (and, when it has

@@ -15,7 +15,9 @@ func Example() {
 	defer os.RemoveAll(root)
 	os.WriteFile(filepath.Join(root, "notes.md"), []byte("old\n"), 0o644)
 
-	j, err := journal.Begin(root, filepath.Join(root, ".nightshift"), "run-1")
+	state, _ := os.MkdirTemp("", "state") // outside the workspace
+	defer os.RemoveAll(state)
+	j, err := journal.Begin(root, state, "run-1")
 	if err != nil {
 		fmt.Println(err)
 		return

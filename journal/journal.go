@@ -1,7 +1,8 @@
 package journal
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/crashpoint"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -19,26 +21,33 @@ type Journal struct {
 	mu      sync.Mutex
 	root    *os.Root
 	rootDir string
-	dir     string   // this run's journal folder
-	skip    string   // the state folder relative to the root; "" if outside
-	lockF   *os.File // the run folder, locked while the run lives
-	afterF  *os.File // after.jsonl, opened on the first After
+	dir     string          // this run's journal folder
+	skip    string          // the state folder relative to the root; "" if outside
+	own     map[string]bool // nightshift's own files in the workspace (lookOwn)
+	lockF   *os.File        // the run folder, locked while the run lives
+	afterF  *os.File        // after.jsonl, opened on the first After
 	m       *model
 	steps   int // durable steps so far
 	done    bool
 	// snap holds every path's state when the last snapshot was taken,
 	// to tell what the command changed.
 	snap     map[string]state
+	snapCtx  context.Context // the open snapshot's: AfterSnapshot works under it
 	onChange func(paths []string)
+	// cache remembers files' states by their stat, for this run.
+	cache *statCache
 }
 
 // Begin starts the journal of run runID for the workspace root, in
 // stateDir/journal/runID, and syncs its begin record to disk. stateDir is
 // the workspace's state folder, outside the workspace
-// (statedir.Workspace). Begin refuses with a *NeedsRecoveryError when an
-// earlier run left a journal, there or in the workspace's .nightshift/
-// folder where earlier versions kept it, and with a *BusyError (ErrBusy)
-// when another run is active in the workspace.
+// (statedir.Workspace); one inside the workspace is refused (an error
+// matching statedir.ErrUnusable), since a run could write a journal
+// there. Begin refuses with a *NeedsRecoveryError when an earlier run
+// left a journal there, and with a *BusyError (ErrBusy) when another run
+// is active in the workspace. A journal an earlier version left in the
+// workspace's .nightshift/ folder does not stop it: nightshift never
+// applies one by itself (see Legacy).
 func Begin(root, stateDir, runID string) (*Journal, error) {
 	if runID == "" || !filepath.IsLocal(runID) || strings.ContainsRune(runID, filepath.Separator) || strings.HasPrefix(runID, ".") {
 		return nil, fmt.Errorf("journal: run ID %q must be a plain name", runID)
@@ -49,6 +58,11 @@ func Begin(root, stateDir, runID string) (*Journal, error) {
 	}
 	absState, err := filepath.Abs(stateDir)
 	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	// A journal is trusted for being where no run can write: a state
+	// folder inside the workspace is no such place.
+	if err := statedir.CheckOutside(absState, absRoot); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if err := checkNoOthers(absRoot, absState); err != nil {
@@ -109,16 +123,17 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{root: r, rootDir: root, dir: dir, lockF: lockF, m: newModel()}
+	j := &Journal{root: r, rootDir: root, dir: dir, lockF: lockF, m: newModel(), cache: newStatCache()}
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
-	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid())}
+	begin := record{Op: opBegin, Run: runID, Root: root, Time: time.Now().UTC(), PID: os.Getpid(), Start: procStart(os.Getpid()), Format: format,
+		Own: ownfiles.In(root)}
 	err = func() error {
 		if err := os.Mkdir(filepath.Join(tmp, stepsName), 0o700); err != nil {
 			return err
 		}
-		data, err := json.Marshal(begin)
+		data, err := encode([]record{begin})
 		if err != nil {
 			return err
 		}
@@ -126,7 +141,7 @@ func create(r *os.Root, root, stateDir, runID string) (*Journal, error) {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(append(data, '\n'))
+		_, err = f.Write(data)
 		if err == nil {
 			err = f.Sync()
 		}
@@ -172,11 +187,31 @@ func (j *Journal) OnChange(fn func(paths []string)) {
 	j.onChange = fn
 }
 
-// skipped reports whether rel is the state folder or inside it: the
-// journal never records its own files.
+// skipped reports whether rel is the state folder or inside it, or a
+// file this process of nightshift writes for itself (its events, traces,
+// report page, ledger: package ownfiles): the journal never records its
+// own files, so a rollback never cuts them back, a command's diff never
+// counts nightshift's appends, and the judge never reads them.
 func (j *Journal) skipped(rel string) bool {
+	if j.own[rel] || j.m.own[rel] {
+		return true
+	}
 	return j.skip != "" && (rel == j.skip || strings.HasPrefix(rel, j.skip+string(filepath.Separator)))
 }
+
+// lookOwn reads which of nightshift's own files lie in the workspace now:
+// a file may be opened after the journal began. The caller holds mu.
+func (j *Journal) lookOwn() {
+	own := ownfiles.In(j.rootDir)
+	j.own = make(map[string]bool, len(own))
+	for _, p := range own {
+		j.own[p] = true
+	}
+}
+
+// ErrOwnFile is wrapped by the error of Before for a file nightshift
+// itself writes during the run: no tool may change it.
+var ErrOwnFile = errors.New("a file nightshift itself writes during this run (its events, traces, report or ledger); tools may not change it")
 
 // clean checks that rel is a path inside the workspace and cleans it.
 func clean(rel string) (string, error) {
@@ -197,13 +232,20 @@ func (j *Journal) Before(rel string) error {
 	if err != nil {
 		return err
 	}
-	if rel == "." || j.skipped(rel) {
+	if rel == "." {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
 		return ErrClosed
+	}
+	j.lookOwn()
+	if j.own[rel] {
+		return fmt.Errorf("journal: %s is %w", filepath.ToSlash(rel), ErrOwnFile)
+	}
+	if j.skipped(rel) {
+		return nil
 	}
 	if _, ok := j.m.prior[rel]; ok {
 		if _, ok := j.m.after[rel]; !ok {
@@ -219,7 +261,7 @@ func (j *Journal) Before(rel string) error {
 		j.m.apply(r)
 		return nil
 	}
-	c := j.newCapture()
+	c := j.newCapture(context.Background())
 	defer c.abort()
 	// Missing parents will be created by the change: remember that they
 	// did not exist so that rollback removes them.
@@ -229,7 +271,7 @@ func (j *Journal) Before(rel string) error {
 		if _, ok := j.m.prior[parent]; ok || c.has(parent) {
 			continue
 		}
-		st, err := c.v.stat(parent, nil)
+		st, err := c.v.stat(parent, nil, nil)
 		if err != nil {
 			return fmt.Errorf("journal: %s: %w", parent, err)
 		}
@@ -249,18 +291,20 @@ func (j *Journal) Before(rel string) error {
 // after record is taken to hold the run's change, which is the safe side.
 func (j *Journal) After(rel string) {
 	rel, err := clean(rel)
-	if err != nil || j.skipped(rel) {
+	if err != nil {
 		return
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.done {
+	if j.done || j.skipped(rel) {
 		return
 	}
 	if _, ok := j.m.prior[rel]; !ok {
 		return
 	}
-	st, err := newView(j.root).stat(rel, nil)
+	v := newView(context.Background(), j.root, j.cache)
+	st, err := v.stat(rel, nil, nil)
+	v.close()
 	if err != nil {
 		return
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 func TestRollbackRestoresExactly(t *testing.T) {
@@ -262,23 +264,13 @@ func TestBeforeRefusesPathsOutside(t *testing.T) {
 	}
 }
 
-func TestAStateFolderInsideTheWorkspaceIsNeverCaptured(t *testing.T) {
+// Issue 25: a journal is trusted for lying where no run can write. A
+// state folder inside the workspace is no such place: Begin refuses it.
+func TestAStateFolderInsideTheWorkspaceIsRefused(t *testing.T) {
 	root, _ := setup(t)
-	stateDir := filepath.Join(root, ".state")
-	j := begin(t, root, stateDir)
-	if err := j.Before(".state/audit.jsonl"); err != nil {
-		t.Errorf("Before on the state folder: %v, want it ignored", err)
-	}
-	if err := j.Snapshot(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	for p := range j.m.prior {
-		if j.skipped(p) {
-			t.Errorf("the journal captured its own state folder: %s", p)
-		}
-	}
-	if _, err := j.Rollback(); err != nil {
-		t.Fatal(err)
+	_, err := Begin(root, filepath.Join(root, ".state"), "run-1")
+	if !errors.Is(err, statedir.ErrUnusable) {
+		t.Fatalf("Begin with the state folder inside the workspace: err = %v, want statedir.ErrUnusable", err)
 	}
 }
 

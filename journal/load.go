@@ -153,6 +153,7 @@ func (s *stored) readAfters() []record {
 			s.damaged("%s, line %d is damaged", afterName, i+1)
 			continue
 		}
+		r.unpackNames()
 		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b record) int { return a.Step - b.Step })

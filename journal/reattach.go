@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -86,6 +87,8 @@ func reopen(root string, d found) (*Journal, error) {
 		return damaged(s.damage[0])
 	case s.m.run != d.run || !sameFolder(s.m.root, root):
 		return damaged(fmt.Sprintf("it is the journal of run %s in %s", s.m.run, s.m.root))
+	case s.m.format < format:
+		return damaged("an earlier version of nightshift wrote it: undo it with nightshift recover")
 	}
 	last, err := lastStep(s.blobs)
 	if err != nil {
@@ -95,7 +98,7 @@ func reopen(root string, d found) (*Journal, error) {
 	if err != nil {
 		return fail(fmt.Errorf("journal: %w", err))
 	}
-	j := &Journal{root: r, rootDir: root, dir: d.dir, lockF: lockF, m: s.m, steps: last}
+	j := &Journal{root: r, rootDir: root, dir: d.dir, lockF: lockF, m: s.m, steps: last, cache: newStatCache()}
 	if rel, err := filepath.Rel(root, filepath.Dir(filepath.Dir(d.dir))); err == nil && filepath.IsLocal(rel) {
 		j.skip = rel
 	}
@@ -127,7 +130,7 @@ func (j *Journal) closeSnapshot() error {
 	if !j.m.snapshotOpen {
 		return nil
 	}
-	c := j.newCapture()
+	c := j.newCapture(context.Background())
 	defer c.abort()
 	err := j.captureAppeared(c)
 	if err != nil {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -27,21 +30,31 @@ type found struct {
 	begun  time.Time
 }
 
-// scanned is what scan found: journals of dead runs, newest first, and
-// the live runs.
+// scanned is what scan found: the journals of dead runs in the state
+// folder, newest first, the live runs, and the journals an earlier
+// version left in the workspace (legacy), which are never applied but
+// when a person asks (RecoverLegacy).
 type scanned struct {
-	dead []found
-	live []Process
+	dead   []found
+	live   []Process
+	legacy []found
 }
 
 // scan lists the journals of the workspace root: in the state folder, and
-// in the workspace's .nightshift/journal/ (earlier versions). root may be
-// "" to look in the state folder only. Leftovers of a Begin or a drop
+// in the workspace's .nightshift/journal/ (earlier versions; root may be
+// "" to look in the state folder only). Leftovers of a Begin or a drop
 // that died midway (.<run>.new, .<run>.gone) are removed on the way: the
 // first never let a change happen, the second had decided.
+//
+// Only a journal in the state folder, which lies outside the workspace
+// and which no sandboxed command can see, can be one nightshift wrote: a
+// journal in the workspace, or in a state folder inside it, could have
+// been written by a run (or shipped by a cloned repository), and is
+// listed as legacy, never as pending.
 func scan(root, stateDir string) (scanned, error) {
 	var s scanned
-	dirs := []found{{dir: journalsDir(stateDir)}}
+	stateTrusted := root == "" || !errors.Is(statedir.CheckOutside(stateDir, root), statedir.ErrUnusable)
+	dirs := []found{{dir: journalsDir(stateDir), legacy: !stateTrusted}}
 	if root != "" {
 		if legacy := legacyJournals(root); legacy != "" && legacy != journalsDir(stateDir) {
 			dirs = append(dirs, found{dir: legacy, legacy: true})
@@ -53,6 +66,9 @@ func scan(root, stateDir string) (scanned, error) {
 			continue
 		}
 		if err != nil {
+			if d.legacy {
+				continue // a planted folder we cannot read is nothing of ours
+			}
 			return s, fmt.Errorf("journal: %w", err)
 		}
 		for _, e := range entries {
@@ -61,7 +77,7 @@ func scan(root, stateDir string) (scanned, error) {
 				continue // a symlink is never followed into
 			}
 			if strings.HasPrefix(e.Name(), ".") {
-				if strings.HasSuffix(e.Name(), newSuffix) || strings.HasSuffix(e.Name(), goneSuffix) {
+				if !d.legacy && (strings.HasSuffix(e.Name(), newSuffix) || strings.HasSuffix(e.Name(), goneSuffix)) {
 					if f, err := lockDir(p); err == nil {
 						os.RemoveAll(p)
 						f.Close()
@@ -73,6 +89,12 @@ func scan(root, stateDir string) (scanned, error) {
 			j := found{run: e.Name(), dir: p, legacy: legacy}
 			first, _ := firstRecord(p, legacy)
 			j.begun = first.Time
+			if d.legacy {
+				// Not ours: neither pending nor, by its lock, alive
+				// (a process a command left could hold one).
+				s.legacy = append(s.legacy, j)
+				continue
+			}
 			alive, err := isLive(p, legacy)
 			if err != nil {
 				return s, fmt.Errorf("journal: %w", err)
@@ -88,9 +110,11 @@ func scan(root, stateDir string) (scanned, error) {
 			s.dead = append(s.dead, j)
 		}
 	}
-	slices.SortFunc(s.dead, func(a, b found) int {
+	newest := func(a, b found) int {
 		return cmp.Or(b.begun.Compare(a.begun), strings.Compare(b.run, a.run))
-	})
+	}
+	slices.SortFunc(s.dead, newest)
+	slices.SortFunc(s.legacy, newest)
 	return s, nil
 }
 
@@ -137,6 +161,7 @@ func firstRecord(dir string, legacy bool) (record, error) {
 	if err := json.Unmarshal([]byte(line), &r); err != nil || r.Op != opBegin {
 		return record{}, fmt.Errorf("no begin record")
 	}
+	r.unpackNames()
 	return r, nil
 }
 
@@ -170,8 +195,8 @@ func isLive(dir string, legacy bool) (bool, error) {
 
 // Pending returns the runs that died midway in the workspace whose state
 // folder is stateDir: their journals are still there and no live process
-// holds them. Newest first. None is not an error. It does not look in the
-// workspace's .nightshift/ folder; Begin and Recover do.
+// holds them. Newest first. None is not an error. Journals in the
+// workspace's .nightshift/ folder are never pending (see Legacy).
 func Pending(stateDir string) ([]string, error) {
 	s, err := scan("", stateDir)
 	var out []string
@@ -182,10 +207,19 @@ func Pending(stateDir string) ([]string, error) {
 }
 
 // Recover restores the workspace root from every journal that a dead run
-// left, in stateDir or in the workspace's .nightshift/journal/ (earlier
-// versions), newest first (each one's prior state is older than the next
-// one's), and drops each journal once its run is undone. Nothing to do is
-// not an error: it returns an empty Report.
+// left in its state folder stateDir, newest first (each one's prior state
+// is older than the next one's), and drops each journal once its run is
+// undone. Nothing to do is not an error: it returns an empty Report.
+//
+// Only what nightshift wrote is applied: a journal in the state folder
+// (outside the workspace, hidden from every sandboxed command) whose
+// begin record names this workspace and the run its folder is named
+// after, in a folder that is yours and that nobody else may write. Any
+// other there is reported as damaged, applied not at all, and kept for
+// Discard. A journal in the workspace's .nightshift/ folder (where
+// earlier versions kept them, and where a run or a cloned repository can
+// put one) is never applied here: Legacy lists it, and RecoverLegacy
+// applies it when a person asks.
 //
 // It refuses with a *BusyError (ErrBusy) while a run, or a command a run
 // started, is alive in the workspace. A journal it cannot apply in full
@@ -194,30 +228,41 @@ func Pending(stateDir string) ([]string, error) {
 // with the Report saying what is damaged, what was restored and what was
 // not. Recover can be stopped at any point and run again.
 func Recover(root, stateDir string) (Report, error) {
-	var rep Report
+	return RecoverContext(context.Background(), root, stateDir)
+}
+
+// RecoverContext is Recover, stopped when ctx is done (a signal): what is
+// left to do is left in the journal, for the next Recover.
+func RecoverContext(ctx context.Context, root, stateDir string) (Report, error) {
 	absRoot, absState, err := absPaths(root, stateDir)
 	if err != nil {
-		return rep, err
+		return Report{}, err
 	}
 	s, err := scan(absRoot, absState)
 	if err != nil {
-		return rep, err
+		return Report{}, err
 	}
-	if busy := busy(s, absRoot); busy != nil {
+	return apply(ctx, absRoot, absState, s, s.dead, false)
+}
+
+// apply applies the journals js of the workspace root in order.
+func apply(ctx context.Context, root, stateDir string, s scanned, js []found, legacy bool) (Report, error) {
+	var rep Report
+	if busy := busy(s, root, len(js) > 0); busy != nil {
 		return rep, busy
 	}
-	if len(s.dead) == 0 {
+	if len(js) == 0 {
 		return rep, nil
 	}
-	r, err := os.OpenRoot(absRoot)
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return rep, fmt.Errorf("journal: %w", err)
 	}
 	defer r.Close()
 	var damaged DamagedError
-	for _, d := range s.dead {
-		one, err := recoverOne(r, absRoot, absState, d)
-		rep.merge(one)
+	for _, d := range js {
+		one, err := recoverOne(ctx, r, root, stateDir, d, legacy, false)
+		rep.Merge(one)
 		if errors.Is(err, ErrDamaged) {
 			damaged.Runs = append(damaged.Runs, d.run)
 			damaged.Journals = append(damaged.Journals, d.dir)
@@ -233,6 +278,73 @@ func Recover(root, stateDir string) (Report, error) {
 	return rep, nil
 }
 
+// LegacyJournal is a journal an earlier version left in the workspace's
+// .nightshift/journal/ folder, as Legacy found it.
+type LegacyJournal struct {
+	Run string
+	Dir string
+	// Would is what applying it (RecoverLegacy) would do: the paths it
+	// would restore, remove and recreate, and those it would leave.
+	Would Report
+	// Refused says why it can never be applied (it names no workspace,
+	// or another one); "" when RecoverLegacy may apply it.
+	Refused string
+}
+
+// Legacy lists the journals that earlier versions left in the workspace's
+// .nightshift/journal/ folder (and any in a state folder inside the
+// workspace), newest first, each with what applying it would change. It
+// changes nothing. Such a journal lies where a run's command, or a cloned
+// repository, could have written it: nightshift never applies it by
+// itself.
+func Legacy(ctx context.Context, root, stateDir string) ([]LegacyJournal, error) {
+	absRoot, absState, err := absPaths(root, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := scan(absRoot, absState)
+	if err != nil || len(s.legacy) == 0 {
+		return nil, err
+	}
+	r, err := os.OpenRoot(absRoot)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer r.Close()
+	var out []LegacyJournal
+	for _, d := range s.legacy {
+		lj := LegacyJournal{Run: d.run, Dir: d.dir}
+		would, err := recoverOne(ctx, r, absRoot, absState, d, true, true)
+		if err != nil && !errors.Is(err, ErrDamaged) {
+			return out, err
+		}
+		lj.Would = would
+		if p := provenance(load(d.dir, d.legacy), d, absRoot, true); p != "" {
+			lj.Refused = p
+		}
+		out = append(out, lj)
+	}
+	return out, nil
+}
+
+// RecoverLegacy applies, when a person asks (`nightshift recover
+// --legacy`), the journals that Legacy lists, newest first, and drops each
+// one once applied. A journal that names no workspace, or another one, is
+// never applied; nothing is written under a protected path (a .git, a
+// core.hooksPath folder, a gitfile's target), not even removed; and it
+// refuses, like Recover, while a run or its command is alive.
+func RecoverLegacy(ctx context.Context, root, stateDir string) (Report, error) {
+	absRoot, absState, err := absPaths(root, stateDir)
+	if err != nil {
+		return Report{}, err
+	}
+	s, err := scan(absRoot, absState)
+	if err != nil {
+		return Report{}, err
+	}
+	return apply(ctx, absRoot, absState, s, s.legacy, true)
+}
+
 func absPaths(root, stateDir string) (string, string, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -246,10 +358,11 @@ func absPaths(root, stateDir string) (string, string, error) {
 }
 
 // busy returns what is alive in the workspace root, if anything: a run
-// holding its journal, or a command a dead run started, found by its mark.
-func busy(s scanned, root string) *BusyError {
+// holding its journal, or, when there is something to apply, a command a
+// dead run started, found by its mark.
+func busy(s scanned, root string, applying bool) *BusyError {
 	live := slices.Clone(s.live)
-	if len(s.dead) > 0 {
+	if applying {
 		for _, pid := range marked(Mark(root)) {
 			live = append(live, Process{PID: pid, Command: true})
 		}
@@ -260,9 +373,41 @@ func busy(s scanned, root string) *BusyError {
 	return &BusyError{Live: live}
 }
 
+// provenance says why the journal d, as read into s, is not one to apply
+// to the workspace root; "" when it is. A journal applies only if its
+// begin record names this workspace and the run its folder is named
+// after; one in the state folder must also be a folder of yours that
+// nobody else may write (a journal in the workspace is never yours to
+// trust, whatever its modes: see Legacy).
+func provenance(s *stored, d found, root string, legacy bool) string {
+	if !legacy {
+		fi, err := os.Lstat(d.dir)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !fi.IsDir():
+			return "it is not a folder"
+		case fi.Mode().Perm()&0o022 != 0:
+			return fmt.Sprintf("its folder may be written by others (mode %v), so nightshift cannot tell that it wrote it", fi.Mode().Perm())
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+			return fmt.Sprintf("its folder belongs to another user (uid %d)", st.Uid)
+		}
+	}
+	switch {
+	case s.m.root == "":
+		return "it names no workspace (its begin record is missing or damaged), so nothing says it was written for this one"
+	case !sameFolder(s.m.root, root):
+		return fmt.Sprintf("it was written for the workspace %s, not %s", s.m.root, root)
+	case s.m.run != d.run:
+		return fmt.Sprintf("its begin record names the run %s, not %s, the run its folder is named after", s.m.run, d.run)
+	}
+	return ""
+}
+
 // recoverOne applies one dead run's journal, and drops it when it was
-// applied in full.
-func recoverOne(r *os.Root, root, stateDir string, d found) (Report, error) {
+// applied in full; with dry set, it only says what it would do.
+func recoverOne(ctx context.Context, r *os.Root, root, stateDir string, d found, legacy, dry bool) (Report, error) {
 	// Hold the run's lock while restoring, so that no other recover or
 	// run works on it at the same time.
 	var lockF *os.File
@@ -285,17 +430,18 @@ func recoverOne(r *os.Root, root, stateDir string, d found) (Report, error) {
 	}
 	s := load(d.dir, d.legacy)
 	rep := Report{Runs: []string{d.run}}
-	if s.m.root != "" && !sameFolder(s.m.root, root) {
-		// Not ours: a journal copied here, or planted in .nightshift/ by
-		// a repository. Applying it could remove any file.
-		rep.Damaged = append(rep.Damaged, fmt.Sprintf("journal of run %s: it was written for the workspace %s, not %s; nothing was applied", d.run, s.m.root, root))
+	if why := provenance(s, d, root, legacy); why != "" {
+		// Not ours: a journal copied here, or planted by a run or a
+		// repository. Applying it could remove or write any file.
+		rep.Damaged = append(rep.Damaged, fmt.Sprintf("journal of run %s: %s; nothing was applied", d.run, why))
 		return rep, ErrDamaged
 	}
 	rep.Damaged = s.damage
-	t := &target{root: r, dir: d.dir, blobs: s.blobs, m: s.m, skip: skipFor(root, stateDir, d.legacy)}
+	t := &target{ctx: ctx, root: r, dir: d.dir, blobs: s.blobs, m: s.m, skip: skipFor(root, stateDir, d.legacy, s.m.own),
+		legacy: legacy, dry: dry, protected: protectedIn(ctx, root)}
 	one, err := t.rollback()
 	one.Runs, one.Damaged = rep.Runs, rep.Damaged
-	if err != nil {
+	if err != nil || dry {
 		return one, err
 	}
 	if !one.Complete() {
@@ -308,9 +454,10 @@ func recoverOne(r *os.Root, root, stateDir string, d found) (Report, error) {
 }
 
 // skipFor returns which workspace paths a journal never recorded: the
-// state folder when it lies inside the workspace, and .nightshift/ for an
-// earlier version's journal, which lived there.
-func skipFor(root, stateDir string, legacy bool) func(string) bool {
+// state folder when it lies inside the workspace, .nightshift/ for an
+// earlier version's journal, which lived there, and nightshift's own
+// files, those its run recorded and those this process writes.
+func skipFor(root, stateDir string, legacy bool, recorded map[string]bool) func(string) bool {
 	var skips []string
 	if rel, err := filepath.Rel(root, stateDir); err == nil && filepath.IsLocal(rel) {
 		skips = append(skips, rel)
@@ -318,7 +465,14 @@ func skipFor(root, stateDir string, legacy bool) func(string) bool {
 	if legacy {
 		skips = append(skips, legacyName)
 	}
+	own := map[string]bool{}
+	for _, p := range ownfiles.In(root) {
+		own[p] = true
+	}
 	return func(p string) bool {
+		if own[p] || recorded[p] {
+			return true
+		}
 		for _, s := range skips {
 			if p == s || isUnder(p, s) {
 				return true
@@ -359,11 +513,11 @@ func Discard(root, stateDir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if busy := busy(s, absRoot); busy != nil {
+	if busy := busy(s, absRoot, len(s.dead)+len(s.legacy) > 0); busy != nil {
 		return nil, busy
 	}
 	var out []string
-	for _, d := range s.dead {
+	for _, d := range append(s.dead, s.legacy...) {
 		if err := dropDir(d.dir); err != nil {
 			return out, fmt.Errorf("journal: discard run %s: %w", d.run, err)
 		}

@@ -24,6 +24,11 @@ type Report struct {
 	// is damaged or missing): they are left as they are, and the journal
 	// is kept.
 	Failed []Conflict
+	// Protected are paths under a protected path (a .git, a
+	// core.hooksPath folder, a gitfile's target) that the journal would
+	// have written: no journal writes there (git runs what is written
+	// there, as the user), so they are left as they are.
+	Protected []Conflict
 	// Damaged says what is wrong with a journal: a record missing or cut
 	// short. A damaged journal is applied as far as it can be, and kept.
 	Damaged []string
@@ -39,7 +44,7 @@ func (c Conflict) String() string { return c.Path + ": " + c.Reason }
 
 // Empty reports whether there was nothing to do.
 func (r Report) Empty() bool {
-	return len(r.Restored)+len(r.Removed)+len(r.Recreated)+len(r.Conflicts)+len(r.Failed)+len(r.Damaged) == 0
+	return len(r.Restored)+len(r.Removed)+len(r.Recreated)+len(r.Conflicts)+len(r.Failed)+len(r.Damaged)+len(r.Protected) == 0
 }
 
 // Complete reports whether every change was undone or deliberately left
@@ -67,18 +72,24 @@ func (r Report) String() string {
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(&b, "CONFLICT   %s (left as it is)\n", c)
 	}
+	for _, c := range r.Protected {
+		fmt.Fprintf(&b, "PROTECTED  %s\n", c)
+	}
 	for _, c := range r.Failed {
 		fmt.Fprintf(&b, "NOT RESTORED %s\n", c)
 	}
 	return b.String()
 }
 
-func (r *Report) merge(o Report) {
+// Merge adds o's lines to r's: the report of two recoveries made one
+// after the other.
+func (r *Report) Merge(o Report) {
 	r.Runs = append(r.Runs, o.Runs...)
 	r.Restored = append(r.Restored, o.Restored...)
 	r.Removed = append(r.Removed, o.Removed...)
 	r.Recreated = append(r.Recreated, o.Recreated...)
 	r.Conflicts = append(r.Conflicts, o.Conflicts...)
 	r.Failed = append(r.Failed, o.Failed...)
+	r.Protected = append(r.Protected, o.Protected...)
 	r.Damaged = append(r.Damaged, o.Damaged...)
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,9 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -21,18 +23,29 @@ import (
 // target is a journal being applied to its workspace: by Rollback, or by
 // Recover after the run died.
 type target struct {
+	ctx   context.Context
 	root  *os.Root
 	dir   string // the run's journal folder; rollback.json is kept there
 	blobs string // the folder of its packs
 	m     *model
 	skip  func(string) bool
+	cache *statCache // the live journal's; nil for recover
+	// legacy is set for a journal an earlier version left in the
+	// workspace, which the run could have written: it never touches a
+	// protected path, not even to remove what it says the run made.
+	legacy bool
+	// dry lists what the rollback would do, and does nothing.
+	dry bool
+	// protected reports the paths no journal writes (protect.go).
+	protected func(string) bool
 }
 
 // rollback puts the workspace back as the journal says it was. It can be
-// stopped at any point (the process killed) and run again: each run picks
-// up where the last one stopped, and ends in the same place.
+// stopped at any point (the process killed, ctx cancelled) and run again:
+// each run picks up where the last one stopped, and ends in the same
+// place.
 func (t *target) rollback() (Report, error) {
-	if err := adoptNew(t.root, t.m, t.skip); err != nil {
+	if err := adoptNew(t.ctx, t.root, t.m, t.skip); err != nil {
 		return Report{}, err
 	}
 	return t.restore()
@@ -41,13 +54,13 @@ func (t *target) rollback() (Report, error) {
 // adoptNew handles a snapshot left open (the process died, or the tool
 // never returned): every path not captured appeared while the command ran,
 // so it counts as created by the run.
-func adoptNew(root *os.Root, m *model, skip func(string) bool) error {
+func adoptNew(ctx context.Context, root *os.Root, m *model, skip func(string) bool) error {
 	if !m.snapshotOpen {
 		return nil
 	}
-	return walk(root, ".", skip, func(rel string) error {
-		if _, ok := m.prior[rel]; !ok {
-			m.prior[rel] = state{Kind: absent}
+	return walk(ctx, root, ".", skip, func(x visit) error {
+		if _, ok := m.prior[x.rel]; !ok {
+			m.prior[x.rel] = state{Kind: absent}
 		}
 		return nil
 	})
@@ -64,8 +77,9 @@ type decision struct {
 }
 
 type conflictJSON struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	Path      string `json:"path"`
+	PathBytes []byte `json:"path_bytes,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // decide reads the decision of an earlier, interrupted attempt, or makes
@@ -77,12 +91,16 @@ func (t *target) decide(paths []string, cur map[string]state) (map[string]string
 		if json.Unmarshal(b, &d) == nil {
 			out := map[string]string{}
 			for _, c := range d.Conflicts {
-				out[filepath.FromSlash(c.Path)] = c.Reason
+				out[filepath.FromSlash(c.path())] = c.Reason
 			}
 			return out, nil
 		}
 	}
 	d := decision{Time: time.Now().UTC(), Conflicts: []conflictJSON{}}
+	if t.dry {
+		// A listing decides nothing for later.
+		path = ""
+	}
 	out := map[string]string{}
 	// While a command ran (a snapshot left open), anything may have
 	// changed any path: nothing the run left earlier tells the command's
@@ -96,8 +114,11 @@ func (t *target) decide(paths []string, cur map[string]state) (map[string]string
 			}
 			why := fmt.Sprintf("changed by something else during the run (it was %s; the run left %s; it is now %s)", prior, left, now)
 			out[p] = why
-			d.Conflicts = append(d.Conflicts, conflictJSON{filepath.ToSlash(p), why})
+			d.Conflicts = append(d.Conflicts, packConflict(filepath.ToSlash(p), why))
 		}
+	}
+	if path == "" {
+		return out, nil
 	}
 	b, err := json.Marshal(d)
 	if err == nil {
@@ -129,14 +150,22 @@ func (s step) inPlace() bool {
 // modes last, since a read-only folder would refuse its files. Nothing is
 // written in the workspace but the paths themselves: a file is written
 // afresh at its own path, so an interrupted write leaves only that path
-// half done, and the next attempt removes it and writes it again.
+// half done, and the next attempt removes it and writes it again. Every
+// path is reached through its open parent folder (a cursor), never
+// through a symlink, and nothing is written under a protected path
+// (protect.go).
 func (t *target) restore() (Report, error) {
 	var rep Report
-	v := newView(t.root)
+	v := newView(t.ctx, t.root, t.cache)
+	defer v.close()
+	if t.m.format < format {
+		// An earlier version's journal: its hashes are all plain.
+		v.cache, v.plain = nil, true
+	}
 	paths := t.m.paths()
 	cur := make(map[string]state, len(paths))
 	for _, p := range paths {
-		st, err := v.stat(p, nil)
+		st, err := v.stat(p, nil, nil)
 		if err != nil {
 			return rep, fmt.Errorf("journal: restore %s: %w", p, err)
 		}
@@ -151,18 +180,25 @@ func (t *target) restore() (Report, error) {
 	failed := map[string]string{}
 	for _, p := range paths {
 		prior := t.m.prior[p]
-		if prior.Kind != file || leave[p] != "" || (cur[p].Kind == file && cur[p].Hash == prior.Hash) {
+		if prior.Kind != file || leave[p] != "" || (cur[p].Kind == file && cur[p].Hash == prior.Hash) || t.refused(p, prior) {
 			continue
 		}
-		if err := checkBlob(t.blobs, prior); err != nil {
+		if err := checkBlob(t.ctx, t.blobs, prior); err != nil {
+			if t.ctx.Err() != nil {
+				return rep, t.ctx.Err()
+			}
 			failed[p] = "its saved content cannot be read back: " + err.Error()
 		}
 	}
 	var changes []step
+	blocking := &blockers{t: t, v: v, cur: cur, leave: leave, memo: map[string]string{}}
 	for _, p := range paths {
 		prior, now := t.m.prior[p], cur[p]
 		switch {
 		case now.same(prior):
+			continue
+		case t.refused(p, prior):
+			rep.Protected = append(rep.Protected, Conflict{p, protectedReason})
 			continue
 		case leave[p] != "":
 			rep.Conflicts = append(rep.Conflicts, Conflict{p, leave[p]})
@@ -175,7 +211,7 @@ func (t *target) restore() (Report, error) {
 			continue
 		}
 		if prior.Kind != absent {
-			if a, ok := t.blockedBy(p, v, cur, leave); ok {
+			if a, ok := blocking.of(p); ok {
 				why := fmt.Sprintf("its folder %s was changed by something else; left as it is", a)
 				leave[p] = why
 				rep.Conflicts = append(rep.Conflicts, Conflict{p, why})
@@ -184,103 +220,191 @@ func (t *target) restore() (Report, error) {
 		}
 		changes = append(changes, step{p, prior, now})
 	}
+	if t.dry {
+		return t.listing(rep, changes), nil
+	}
+	v.close()
+	return t.apply(rep, changes)
+}
 
+// refused reports whether the rollback leaves p alone because it is
+// protected: no journal writes there, and a legacy one (which the run
+// could have written) does not even remove what it says the run made.
+func (t *target) refused(p string, prior state) bool {
+	if t.protected == nil || !t.protected(p) {
+		return false
+	}
+	return t.legacy || prior.Kind != absent
+}
+
+// protectedReason says why a protected path was left as it is.
+const protectedReason = "protected (a .git, a core.hooksPath folder, a gitfile's target or a file git's configuration names: git runs what is written there): no journal writes there; left as it is"
+
+// listing is the Report a rollback would make, without making it.
+func (t *target) listing(rep Report, changes []step) Report {
+	for _, c := range changes {
+		switch {
+		case c.prior.Kind == absent:
+			rep.Removed = append(rep.Removed, c.path)
+		case c.cur.Kind == c.prior.Kind:
+			rep.Restored = append(rep.Restored, c.path)
+		default:
+			rep.Recreated = append(rep.Recreated, c.path)
+		}
+	}
+	return rep
+}
+
+// apply makes the changes restore decided.
+func (t *target) apply(rep Report, changes []step) (Report, error) {
+	c := newCursor(t.root)
+	defer c.close()
 	touched := map[string]bool{} // folders whose entries changed, to sync
 	blocked := map[string]bool{} // paths whose place could not be cleared
-	undo := func(c step, what string) {
-		touched[filepath.Dir(c.path)] = true
+	// Folders that hold a path left in place: they cannot go either, and
+	// the path is named, not each folder above it.
+	holdsBlocked := map[string]bool{}
+	undo := func(s step, what string) {
+		touched[filepath.Dir(s.path)] = true
 		crashpoint.Hit("journal: restore: " + what)
+	}
+	// parent opens the folder of p, which must be a real folder.
+	parent := func(p string) (*os.Root, string, error) {
+		d, name, err := c.parent(p)
+		if err == nil && d == nil {
+			err = fmt.Errorf("its folder %s is not there", filepath.Dir(p))
+		}
+		return d, name, err
+	}
+	remove := func(p string) error {
+		d, name, err := c.parent(p)
+		if err != nil || d == nil {
+			return err // no real folder above it: nothing of ours is there
+		}
+		err = d.Remove(name)
+		c.forget(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
 	}
 
 	// Clear what is in the way: anything but a folder, unless only a
 	// file's mode is to change. A symlink is removed itself, never
 	// followed.
-	for _, c := range changes {
-		if c.cur.Kind == absent || c.cur.Kind == dir || c.inPlace() {
+	for _, s := range changes {
+		if err := t.ctx.Err(); err != nil {
+			return rep, err
+		}
+		if s.cur.Kind == absent || s.cur.Kind == dir || s.inPlace() {
 			continue
 		}
-		if err := t.root.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return rep, fmt.Errorf("journal: remove %s: %w", c.path, err)
+		if err := remove(s.path); err != nil {
+			return rep, fmt.Errorf("journal: remove %s: %w", s.path, err)
 		}
-		undo(c, "removed")
-		if c.prior.Kind == absent {
-			rep.Removed = append(rep.Removed, c.path)
+		undo(s, "removed")
+		if s.prior.Kind == absent {
+			rep.Removed = append(rep.Removed, s.path)
 		}
 	}
-	for _, c := range slices.Backward(changes) {
-		if c.cur.Kind != dir || c.prior.Kind == dir {
+	for _, s := range slices.Backward(changes) {
+		if err := t.ctx.Err(); err != nil {
+			return rep, err
+		}
+		if s.cur.Kind != dir || s.prior.Kind == dir {
 			continue
 		}
-		if err := t.root.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := remove(s.path); err != nil {
 			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
-				blocked[c.path] = true
-				why := "a folder the run created now holds files the run did not make; left in place"
-				if c.prior.Kind != absent {
-					why = fmt.Sprintf("the run put a folder where there was a %s, and it now holds files the run did not make; left in place", c.prior.Kind)
+				blocked[s.path] = true
+				holdsBlocked[filepath.Dir(s.path)] = true
+				if holdsBlocked[s.path] {
+					continue // what is below it is named already
 				}
-				rep.Conflicts = append(rep.Conflicts, Conflict{c.path, why})
+				why := "a folder the run created now holds files the run did not make (or a tree deeper than the journal follows); left in place"
+				if s.prior.Kind != absent {
+					why = fmt.Sprintf("the run put a folder where there was a %s, and it now holds files the run did not make; left in place", s.prior.Kind)
+				}
+				rep.Conflicts = append(rep.Conflicts, Conflict{s.path, why})
 				continue
 			}
-			return rep, fmt.Errorf("journal: remove %s: %w", c.path, err)
+			return rep, fmt.Errorf("journal: remove %s: %w", s.path, err)
 		}
-		undo(c, "removed folder")
-		if c.prior.Kind == absent {
-			rep.Removed = append(rep.Removed, c.path)
+		undo(s, "removed folder")
+		if s.prior.Kind == absent {
+			rep.Removed = append(rep.Removed, s.path)
 		}
 	}
 
 	// Put back what was there, parents first.
-	for _, c := range changes {
-		if c.prior.Kind != dir || c.cur.Kind == dir {
+	for _, s := range changes {
+		if s.prior.Kind != dir || s.cur.Kind == dir {
 			continue
 		}
-		// Writable for now, so that its files can be restored; its own
-		// mode comes last.
-		if err := t.root.Mkdir(c.path, 0o700); err != nil {
-			return rep, fmt.Errorf("journal: recreate %s: %w", c.path, err)
+		d, name, err := parent(s.path)
+		if err == nil {
+			// Writable for now, so that its files can be restored; its
+			// own mode comes last.
+			err = d.Mkdir(name, 0o700)
+			c.forget(s.path)
 		}
-		undo(c, "folder made")
-		rep.Recreated = append(rep.Recreated, c.path)
+		if err != nil {
+			return rep, fmt.Errorf("journal: recreate %s: %w", s.path, err)
+		}
+		undo(s, "folder made")
+		rep.Recreated = append(rep.Recreated, s.path)
 	}
-	for _, c := range changes {
-		if blocked[c.path] {
+	for _, s := range changes {
+		if err := t.ctx.Err(); err != nil {
+			return rep, err
+		}
+		if blocked[s.path] {
 			continue
 		}
-		switch c.prior.Kind {
-		case file:
-			if err := t.restoreFile(c); err != nil {
-				return rep, fmt.Errorf("journal: restore %s: %w", c.path, err)
+		switch s.prior.Kind {
+		case file, symlink:
+			d, name, err := parent(s.path)
+			if err == nil {
+				if s.prior.Kind == file {
+					err = t.restoreFile(d, name, s)
+				} else {
+					err = d.Symlink(s.prior.Target, name)
+				}
 			}
-		case symlink:
-			if err := t.root.Symlink(c.prior.Target, c.path); err != nil {
-				return rep, fmt.Errorf("journal: restore %s: %w", c.path, err)
+			if err != nil {
+				return rep, fmt.Errorf("journal: restore %s: %w", s.path, err)
 			}
 		default:
 			continue
 		}
-		undo(c, "written")
-		if c.cur.Kind == c.prior.Kind {
-			rep.Restored = append(rep.Restored, c.path)
+		undo(s, "written")
+		if s.cur.Kind == s.prior.Kind {
+			rep.Restored = append(rep.Restored, s.path)
 		} else {
-			rep.Recreated = append(rep.Recreated, c.path)
+			rep.Recreated = append(rep.Recreated, s.path)
 		}
 	}
-	for _, c := range slices.Backward(changes) {
-		if c.prior.Kind != dir {
+	for _, s := range slices.Backward(changes) {
+		if s.prior.Kind != dir {
 			continue
 		}
-		if err := t.root.Chmod(c.path, c.prior.Mode); err != nil {
-			return rep, fmt.Errorf("journal: restore mode of %s: %w", c.path, err)
+		d, name, err := parent(s.path)
+		if err == nil {
+			err = d.Chmod(name, s.prior.Mode)
 		}
-		undo(c, "folder mode set")
-		if c.cur.Kind == dir {
-			rep.Restored = append(rep.Restored, c.path)
+		if err != nil {
+			return rep, fmt.Errorf("journal: restore mode of %s: %w", s.path, err)
+		}
+		undo(s, "folder mode set")
+		if s.cur.Kind == dir {
+			rep.Restored = append(rep.Restored, s.path)
 		}
 	}
-	for _, d := range slices.Sorted(maps.Keys(touched)) {
-		if err := syncRootDir(t.root, d); err != nil {
-			return rep, fmt.Errorf("journal: sync %s: %w", d, err)
-		}
+	if err := syncTouched(c, touched); err != nil {
+		return rep, err
+	}
+	for _, s := range changes {
+		t.cache.forget(s.path)
 	}
 	slices.Sort(rep.Removed)
 	slices.Sort(rep.Recreated)
@@ -288,48 +412,76 @@ func (t *target) restore() (Report, error) {
 	return rep, nil
 }
 
-// blockedBy returns the folder above p that keeps it from being put back:
-// one left as it is (a conflict) that is not a folder now, or one the run
-// never touched that something else replaced or removed.
-func (t *target) blockedBy(p string, v *view, cur map[string]state, leave map[string]string) (string, bool) {
-	parts := strings.Split(p, string(filepath.Separator))
-	for i := 1; i < len(parts); i++ {
-		a := filepath.Join(parts[:i]...)
-		if _, captured := t.m.prior[a]; captured {
-			if leave[a] != "" && cur[a].Kind != dir {
-				return a, true
-			}
-			continue
-		}
-		if !v.isDir(a) {
-			return a, true
-		}
-	}
-	return "", false
+// blockers finds the folder above a path that keeps it from being put
+// back: one left as it is (a conflict) that is not a folder now, or one
+// the run never touched that something else replaced or removed. Each
+// folder is looked at once, however many paths lie below it, so a tree
+// thousands of levels deep costs its depth, not the square of it.
+type blockers struct {
+	t     *target
+	v     *view
+	cur   map[string]state
+	leave map[string]string
+	memo  map[string]string // folder → the folder that blocks it, or ""
 }
 
-// restoreFile writes the prior content of c.path from its blob into a
-// fresh file at the path (removed first: see restore), with its mode, and
-// syncs it. A fresh file, not the old one rewritten: a hard link the run
-// made to a file outside the workspace must not carry the old content
-// there.
-func (t *target) restoreFile(c step) error {
-	if c.inPlace() {
-		return t.root.Chmod(c.path, c.prior.Mode)
+// of returns the folder that blocks p, if any.
+func (b *blockers) of(p string) (string, bool) {
+	a := b.dir(filepath.Dir(p))
+	return a, a != ""
+}
+
+func (b *blockers) dir(d string) string {
+	if d == "." || d == "" {
+		return ""
 	}
-	src, err := openBlob(t.blobs, c.prior)
+	if a, ok := b.memo[d]; ok {
+		return a
+	}
+	a := b.dir(filepath.Dir(d))
+	if a == "" {
+		if _, captured := b.t.m.prior[d]; captured {
+			if b.leave[d] != "" && b.cur[d].Kind != dir {
+				a = d
+			}
+		} else if !b.v.isDir(d) {
+			a = d
+		}
+	}
+	b.memo[d] = a
+	return a
+}
+
+// restoreFile writes the prior content of s.path from its blob into a
+// fresh file name in its folder d (removed first: see restore), with its
+// mode, and syncs it. A fresh file, not the old one rewritten: a hard link
+// the run made to a file outside the workspace must not carry the old
+// content there. Content saved in the zero-run form gets its holes back.
+func (t *target) restoreFile(d *os.Root, name string, s step) error {
+	if s.inPlace() {
+		return d.Chmod(name, s.prior.Mode)
+	}
+	src, err := openBlob(t.blobs, s.prior)
 	if err != nil {
 		return fmt.Errorf("saved content: %w", err)
 	}
 	defer src.Close()
-	dst, err := t.root.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dst, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(dst, src)
+	if isZ1(s.prior.Hash) {
+		err = writeZ1(t.ctx, dst, src)
+		if err == nil {
+			// Read to its end, so that the hash is checked.
+			_, err = io.Copy(io.Discard, src)
+		}
+	} else {
+		_, err = copyContext(t.ctx, dst, src)
+	}
 	if err == nil {
 		// Through the descriptor: the mode lands on this very file.
-		err = dst.Chmod(c.prior.Mode)
+		err = dst.Chmod(s.prior.Mode)
 	}
 	if err == nil {
 		err = dst.Sync()
@@ -338,28 +490,56 @@ func (t *target) restoreFile(c step) error {
 		err = cerr
 	}
 	if err != nil {
-		t.root.Remove(c.path)
+		d.Remove(name)
 	}
 	return err
 }
 
 // checkBlob reads a saved content through and checks its hash.
-func checkBlob(blobs string, st state) error {
+func checkBlob(ctx context.Context, blobs string, st state) error {
 	r, err := openBlob(blobs, st)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	_, err = io.Copy(io.Discard, r)
+	_, err = copyContext(ctx, io.Discard, r)
 	return err
 }
 
-// syncRootDir syncs the folder d of root.
-func syncRootDir(root *os.Root, d string) error {
-	f, err := root.Open(d)
-	if errors.Is(err, fs.ErrNotExist) {
+// manySyncs is how many folders a rollback syncs one by one; past it, it
+// syncs the file system once (syncfs), which costs one flush, not
+// thousands (a tree 2,500 levels deep touches 5,000 folders).
+const manySyncs = 64
+
+// syncTouched makes the entries of the folders a rollback changed
+// durable.
+func syncTouched(c *cursor, touched map[string]bool) error {
+	if len(touched) > manySyncs {
+		f, err := c.top.Open(".")
+		if err != nil {
+			return fmt.Errorf("journal: sync: %w", err)
+		}
+		defer f.Close()
+		if err := unix.Syncfs(int(f.Fd())); err != nil {
+			return fmt.Errorf("journal: sync: %w", err)
+		}
 		return nil
 	}
+	for _, d := range slices.Sorted(maps.Keys(touched)) {
+		if err := syncDirIn(c, d); err != nil {
+			return fmt.Errorf("journal: sync %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// syncDirIn syncs the folder d, through the cursor.
+func syncDirIn(c *cursor, d string) error {
+	dir, err := c.dir(d)
+	if err != nil || dir == nil {
+		return err
+	}
+	f, err := dir.Open(".")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package journal
 
-import "path/filepath"
+import (
+	"context"
+	"path/filepath"
+)
 
 // Rollback restores the workspace to its state before the run and drops
 // the journal: changed files get their content and mode back, created
@@ -9,13 +12,18 @@ import "path/filepath"
 // Call Patch first if the attempt should be kept for a person. On an error
 // the journal stays, and Recover can finish the work later, from where
 // this one stopped.
-func (j *Journal) Rollback() (Report, error) {
+func (j *Journal) Rollback() (Report, error) { return j.RollbackContext(context.Background()) }
+
+// RollbackContext is Rollback, stopped when ctx is done (a signal): the
+// journal then stays pending, as after any error, for Recover to finish.
+func (j *Journal) RollbackContext(ctx context.Context) (Report, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
 		return Report{}, ErrClosed
 	}
-	t := &target{root: j.root, dir: j.dir, blobs: j.stepsDir(), m: j.m, skip: j.skipped}
+	j.lookOwn()
+	t := &target{ctx: ctx, root: j.root, dir: j.dir, blobs: j.stepsDir(), m: j.m, skip: j.skipped, cache: j.cache, protected: protectedIn(ctx, j.rootDir)}
 	rep, err := t.rollback()
 	if err != nil {
 		return rep, err

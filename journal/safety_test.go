@@ -320,7 +320,9 @@ func TestADamagedJournalFailsSafe(t *testing.T) {
 		// damage after it leaves a.txt restorable.
 		restored bool
 	}{
-		{"its begin record emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, beginName), 0) }, true},
+		// Issue 25: a journal that names no workspace is not applied at
+		// all; nothing says nightshift wrote it for this one.
+		{"its begin record emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, beginName), 0) }, false},
 		{"a step emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, stepsName, stepFile(2)), 0) }, true},
 		{"a step deleted", func(t *testing.T, dir string) { rm(t, filepath.Join(dir, stepsName, stepFile(2))) }, true},
 		{"a step cut short", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, stepsName, stepFile(2)), 30) }, true},
@@ -418,9 +420,9 @@ func TestADamagedLegacyJournalFailsSafe(t *testing.T) {
 			root, _ := setup(t)
 			dir := legacyJournal(t, root)
 			tt.damage(t, dir)
-			rep, err := Recover(root, t.TempDir())
+			rep, err := RecoverLegacy(t.Context(), root, t.TempDir())
 			if !errors.Is(err, ErrDamaged) {
-				t.Fatalf("Recover: err = %v, want ErrDamaged\n%s", err, rep)
+				t.Fatalf("RecoverLegacy: err = %v, want ErrDamaged\n%s", err, rep)
 			}
 			if len(rep.Damaged) == 0 {
 				t.Errorf("no damage named:\n%s", rep)
@@ -461,18 +463,43 @@ func legacyJournal(t *testing.T, root string) string {
 }
 
 // Existing users: a run that died under an earlier version left its
-// journal in the workspace's .nightshift/journal/. Begin still refuses,
-// and Recover applies it and removes it.
-func TestALegacyPendingJournalIsStillFoundAndApplied(t *testing.T) {
+// journal in the workspace's .nightshift/journal/. Issue 25: that is where
+// a run's command (or a cloned repository) can put one, so it is never
+// applied by itself: Begin does not refuse beside it, Recover leaves it,
+// Legacy lists what it would change, and RecoverLegacy, which a person
+// asks for, applies it and removes it.
+func TestALegacyJournalIsListedAndAppliedOnlyOnRequest(t *testing.T) {
 	root, stateDir := setup(t)
 	want := tree(t, root)
 	dir := legacyJournal(t, root)
-	_, err := Begin(root, stateDir, "new-run")
-	var needs *NeedsRecoveryError
-	if !errors.As(err, &needs) || !slices.Equal(needs.Runs, []string{"old-run"}) {
-		t.Fatalf("Begin beside a legacy journal: err = %v", err)
+	planted := tree(t, root)
+	j, err := Begin(root, stateDir, "new-run")
+	if err != nil {
+		t.Fatalf("Begin beside a legacy journal: err = %v, want none", err)
 	}
-	rep := mustRecover(t, root, stateDir)
+	j.Commit()
+	if pending, _ := Pending(stateDir); len(pending) != 0 {
+		t.Errorf("Pending = %v, want none", pending)
+	}
+	if rep := mustRecover(t, root, stateDir); !rep.Empty() {
+		t.Errorf("Recover applied the legacy journal:\n%s", rep)
+	}
+	assertSame(t, planted, root)
+
+	ls, err := Legacy(t.Context(), root, stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLs := []LegacyJournal{{Run: "old-run", Dir: dir, Would: Report{Runs: []string{"old-run"}, Restored: []string{"a.txt"}, Removed: []string{"made.txt"}}}}
+	if diff := cmp.Diff(wantLs, ls, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Legacy (-want +got):\n%s", diff)
+	}
+	assertSame(t, planted, root)
+
+	rep, err := RecoverLegacy(t.Context(), root, stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if diff := cmp.Diff(Report{Runs: []string{"old-run"}, Restored: []string{"a.txt"}, Removed: []string{"made.txt"}}, rep, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
@@ -488,32 +515,42 @@ func TestALegacyPendingJournalIsStillFoundAndApplied(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the legacy journal is still there: %v", err)
 	}
-	j, err := Begin(root, stateDir, "new-run")
-	if err != nil {
-		t.Fatalf("Begin after recover: %v", err)
-	}
-	j.Commit()
 }
 
 // A journal planted in .nightshift/ by a repository (or copied from
-// another folder) names another workspace: it is never applied.
-func TestAJournalWrittenForAnotherWorkspaceIsNotApplied(t *testing.T) {
-	root, _ := setup(t)
-	dir := legacyJournal(t, root)
-	log, _ := os.ReadFile(filepath.Join(dir, logName))
-	log = []byte(strings.Replace(string(log), root, "/home/someone/else", 1))
-	if err := os.WriteFile(filepath.Join(dir, logName), log, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Recover(root, t.TempDir())
-	if !errors.Is(err, ErrDamaged) {
-		t.Fatalf("err = %v, want ErrDamaged", err)
-	}
-	if got := tree(t, root)["made.txt"]; got == "" {
-		t.Error("a foreign journal removed made.txt")
-	}
-	if len(rep.Damaged) != 1 || !strings.Contains(rep.Damaged[0], "/home/someone/else") {
-		t.Errorf("damage = %v", rep.Damaged)
+// another folder) names another workspace, or none: it is never applied,
+// not even on request.
+func TestALegacyJournalForAnotherWorkspaceOrNoneIsNeverApplied(t *testing.T) {
+	for _, tt := range []struct{ name, root, want string }{
+		{"another workspace", "/home/someone/else", "/home/someone/else"},
+		{"no workspace", "", "names no workspace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, _ := setup(t)
+			dir := legacyJournal(t, root)
+			log, _ := os.ReadFile(filepath.Join(dir, logName))
+			log = []byte(strings.Replace(string(log), fmt.Sprintf(`"root":%q,`, root), fmt.Sprintf(`"root":%q,`, tt.root), 1))
+			if tt.root == "" {
+				log = []byte(strings.Replace(string(log), `"root":"",`, "", 1))
+			}
+			if err := os.WriteFile(filepath.Join(dir, logName), log, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ls, err := Legacy(t.Context(), root, t.TempDir())
+			if err != nil || len(ls) != 1 || !strings.Contains(ls[0].Refused, tt.want) {
+				t.Fatalf("Legacy = %+v, %v; want it refused, naming %q", ls, err, tt.want)
+			}
+			rep, err := RecoverLegacy(t.Context(), root, t.TempDir())
+			if !errors.Is(err, ErrDamaged) {
+				t.Fatalf("err = %v, want ErrDamaged", err)
+			}
+			if got := tree(t, root)["made.txt"]; got == "" {
+				t.Error("a foreign journal removed made.txt")
+			}
+			if len(rep.Damaged) != 1 || !strings.Contains(rep.Damaged[0], tt.want) {
+				t.Errorf("damage = %v", rep.Damaged)
+			}
+		})
 	}
 }
 

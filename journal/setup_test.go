@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -50,8 +51,8 @@ func write(t *testing.T, root, rel, content string, mode fs.FileMode) {
 }
 
 // tree describes every path of the workspace: kind, mode and content,
-// exactly.
-func tree(t *testing.T, root string) map[string]string {
+// exactly; it does not enter the folders named in skip.
+func tree(t *testing.T, root string, skip ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -61,6 +62,9 @@ func tree(t *testing.T, root string) map[string]string {
 		rel, _ := filepath.Rel(root, p)
 		if rel == "." {
 			return nil
+		}
+		if slices.Contains(skip, rel) {
+			return fs.SkipDir
 		}
 		info, err := os.Lstat(p)
 		if err != nil {

@@ -26,36 +26,44 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 	if j.done {
 		return ErrClosed
 	}
-	c := j.newCapture()
+	j.lookOwn()
+	c := j.newCapture(ctx)
 	defer c.abort()
 	snap := map[string]state{}
-	err := walk(j.root, ".", j.skipped, func(rel string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if c.has(rel) {
-			st, err := c.v.stat(rel, nil)
+	// Strict: a tree deeper than the journal follows cannot be rolled
+	// back, so the command does not run.
+	err := walkStrict(ctx, j.root, ".", j.skipped, func(x visit) error {
+		if c.has(x.rel) {
+			st, err := c.v.statAt(x.dir, x.rel, x.name, x.info, nil, nil)
 			if err != nil {
-				return fmt.Errorf("journal: read %s: %w", rel, err)
+				return fmt.Errorf("journal: read %s: %w", x.rel, err)
 			}
-			snap[rel] = st
+			snap[x.rel] = st
 			return nil
 		}
-		st, err := c.save(rel)
+		st, err := c.saveVisit(x)
 		if err != nil {
-			return fmt.Errorf("journal: save %s: %w", rel, err)
+			return fmt.Errorf("journal: save %s: %w", x.rel, err)
 		}
-		c.add(rel, st)
-		snap[rel] = st
+		c.add(x.rel, st)
+		snap[x.rel] = st
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("journal: snapshot: %w", err)
 	}
-	if err := c.commit(record{Op: opSnapshot}); err != nil {
+	// nightshift's own files that appeared since the journal began are
+	// recorded, for a recover after a crash to leave them alone too.
+	var own []record
+	for p := range j.own {
+		if !j.m.own[p] {
+			own = append(own, record{Op: opOwn, Path: p})
+		}
+	}
+	if err := c.commit(append(own, record{Op: opSnapshot})...); err != nil {
 		return err
 	}
-	j.snap = snap
+	j.snap, j.snapCtx = snap, ctx
 	crashpoint.Hit("journal: snapshot taken, command not started")
 	return nil
 }
@@ -64,7 +72,11 @@ func (j *Journal) Snapshot(ctx context.Context) error {
 // not exist before) and the state of every captured path, so that rollback
 // can tell the run's changes from later ones made by something else. It
 // tells OnChange's function which paths the tool changed: the difference
-// between the workspace now and the snapshot.
+// between the workspace now and the snapshot. It works under the context
+// of the Snapshot it ends: once that is cancelled (a time limit, a
+// signal) it stops and leaves the snapshot open, which a rollback or a
+// resumed run reads as "whatever the command could have changed goes
+// back".
 func (j *Journal) AfterSnapshot() error {
 	crashpoint.Hit("journal: command returned, snapshot open")
 	j.mu.Lock()
@@ -72,22 +84,43 @@ func (j *Journal) AfterSnapshot() error {
 	if j.done {
 		return ErrClosed
 	}
-	c := j.newCapture()
-	defer c.abort()
-	err := j.captureAppeared(c)
-	if err != nil {
-		return fmt.Errorf("journal: after snapshot: %w", err)
+	ctx := j.snapCtx
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	j.lookOwn()
+	j.snapCtx = nil
+	c := j.newCapture(ctx)
+	defer c.abort()
+	// One walk does both: what appeared is captured as absent before
+	// the step, and every path's state is read where the walk stands.
 	now := map[string]state{}
-	var afters []record
-	for _, p := range append(j.m.paths(), slices.Sorted(maps.Keys(c.seen))...) {
-		st, err := c.v.stat(p, nil)
+	err := walk(ctx, j.root, ".", j.skipped, func(x visit) error {
+		if !c.has(x.rel) {
+			c.add(x.rel, state{Kind: absent})
+		}
+		st, err := c.v.statAt(x.dir, x.rel, x.name, x.info, nil, nil)
 		if err != nil {
 			// A path that cannot be read gets no after record, and so
 			// counts as the run's change.
-			continue
+			return ctx.Err()
 		}
-		now[p] = st
+		now[x.rel] = st
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("journal: after snapshot: %w", err)
+	}
+	var afters []record
+	for _, p := range slices.Sorted(maps.Keys(mergeKeys(j.m.prior, nil, c.seen))) {
+		st, ok := now[p]
+		if !ok {
+			// Gone, or below something that is no folder now.
+			if st, err = c.v.stat(p, nil, nil); err != nil {
+				continue
+			}
+			now[p] = st
+		}
 		afters = append(afters, record{Op: opAfter, Path: p, State: &st})
 	}
 	var changed []string
@@ -108,9 +141,9 @@ func (j *Journal) AfterSnapshot() error {
 // (AfterSnapshot) or after the run's process died (closeSnapshot), takes
 // this step first.
 func (j *Journal) captureAppeared(c *capture) error {
-	return walk(j.root, ".", j.skipped, func(rel string) error {
-		if !c.has(rel) {
-			c.add(rel, state{Kind: absent})
+	return walk(c.v.ctx, j.root, ".", j.skipped, func(x visit) error {
+		if !c.has(x.rel) {
+			c.add(x.rel, state{Kind: absent})
 		}
 		return nil
 	})
@@ -139,13 +172,18 @@ func (j *Journal) changedSince(now map[string]state) []string {
 	return out
 }
 
-func mergeKeys(a, b map[string]state) map[string]bool {
+func mergeKeys(a, b map[string]state, c ...map[string]bool) map[string]bool {
 	out := make(map[string]bool, len(a)+len(b))
 	for k := range a {
 		out[k] = true
 	}
 	for k := range b {
 		out[k] = true
+	}
+	for _, m := range c {
+		for k := range m {
+			out[k] = true
+		}
 	}
 	return out
 }

@@ -69,6 +69,7 @@ func stepNumber(name string) (n int, pack, ok bool) {
 func encode(recs []record) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, r := range recs {
+		r.packNames()
 		b, err := json.Marshal(r)
 		if err != nil {
 			return nil, err

@@ -96,14 +96,18 @@ func (tx *Tx) Commit() error {
 // and no error, which is what makes `defer tx.Rollback()` safe. When the
 // rollback fails the journal stays pending, released by this process, so
 // that Recover can finish the work.
-func (tx *Tx) Rollback() (Report, error) {
+func (tx *Tx) Rollback() (Report, error) { return tx.RollbackContext(context.Background()) }
+
+// RollbackContext is Rollback, stopped when ctx is done (a signal): the
+// journal then stays pending for Recover, as after any failed rollback.
+func (tx *Tx) RollbackContext(ctx context.Context) (Report, error) {
 	tx.mu.Lock()
 	defer tx.mu.Unlock()
 	if tx.end != "" {
 		return Report{}, nil
 	}
 	tx.end = rolledBack
-	rep, err := tx.j.Rollback()
+	rep, err := tx.j.RollbackContext(ctx)
 	if err != nil {
 		tx.j.suspend()
 	}
@@ -130,6 +134,9 @@ func (tx *Tx) Suspend() error {
 // Patch is the diff of what the run changed so far (see Journal.Patch):
 // call it before Rollback to keep what a failed run attempted.
 func (tx *Tx) Patch() (string, error) { return tx.j.Patch() }
+
+// PatchContext is Patch, stopped when ctx is done.
+func (tx *Tx) PatchContext(ctx context.Context) (string, error) { return tx.j.PatchContext(ctx) }
 
 // Snapshot captures the whole workspace before a danger-class tool runs
 // (see Journal.Snapshot).

@@ -45,3 +45,32 @@ func taskFailures(ctx context.Context, q querier, task int64) ([]Failure, error)
 	r, err := q.query(ctx, "SELECT "+failureCols+" FROM ns_failures WHERE task_id = ? ORDER BY id", task)
 	return collect(r, err, scanFailure)
 }
+
+// Charge is how a failure the ledger records itself is charged (a parking
+// deadline passed, a denial, a failure by hand): the scope and the name
+// of the row of the night's rules table that charges it, and why. The
+// night passes its table's row, which a pipeline file can change; the
+// defaults below are the default table's.
+type Charge struct {
+	Scope Scope
+	Rule  string
+	// Why is the row's reason; empty keeps the failure's own reason
+	// alone.
+	Why string
+}
+
+// The default table's charges of the failures the ledger records.
+var (
+	ParkDeadlineCharge = Charge{Scope: TaskScope, Rule: "park-deadline"}
+	DeniedCharge       = Charge{Scope: TaskScope, Rule: "denied"}
+	ByHandCharge       = Charge{Scope: TaskScope, Rule: "by-hand"}
+)
+
+// reason is a failure's reason under the charge: the failure's own,
+// after the row's why when it has one.
+func (c Charge) reason(own string) string {
+	if c.Why == "" {
+		return own
+	}
+	return c.Why + " (" + own + ")"
+}

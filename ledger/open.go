@@ -24,6 +24,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
 // Config configures a Ledger. The zero value is ready to use.
@@ -124,6 +125,9 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string) (backend, error) {
 	// writing it. synchronous(NORMAL) is safe with WAL: a commit survives
 	// a crash of the process, and only a power cut can lose the last
 	// commits, never corrupt the file.
+	// The database (and SQLite's files beside it) is nightshift's own:
+	// in a workspace, no run's journal captures or rolls it back.
+	ownfiles.AddSQLite(path)
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)

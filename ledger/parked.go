@@ -39,6 +39,12 @@ func approvals(ctx context.Context, q querier, task int64) ([]ParkedAction, erro
 // and records why. The answer and the task's new state are written in one
 // transaction.
 func (l *Ledger) Decide(ctx context.Context, task int64, d Decision, at time.Time) (ParkedAction, error) {
+	return l.DecideCharged(ctx, task, d, at, DeniedCharge)
+}
+
+// DecideCharged is Decide with the charge of a denial (the night's rules
+// table's row for it, which a pipeline file can change).
+func (l *Ledger) DecideCharged(ctx context.Context, task int64, d Decision, at time.Time, denied Charge) (ParkedAction, error) {
 	if d != Approved && d != Denied {
 		return ParkedAction{}, fmt.Errorf("ledger: a person approves or denies, not %q", d)
 	}
@@ -61,7 +67,7 @@ func (l *Ledger) Decide(ctx context.Context, task int64, d Decision, at time.Tim
 		if d == Denied {
 			state, front = Failed, 0
 			if _, err := insertFailure(ctx, q, Failure{Night: out.Night, Step: out.Step, Task: task, Role: Builder,
-				Scope: TaskScope, Rule: "denied", Reason: "a person denied " + out.Action, Manual: true, At: at}); err != nil {
+				Scope: denied.Scope, Rule: denied.Rule, Reason: denied.reason("a person denied " + out.Action), Manual: true, At: at}); err != nil {
 				return err
 			}
 		}
@@ -79,13 +85,13 @@ func (l *Ledger) Expire(ctx context.Context, night int64, now time.Time, requeue
 	var out []ParkedAction
 	err := l.b.inTx(ctx, func(q querier, _ jobOps) error {
 		var err error
-		out, err = expire(ctx, q, night, now, requeue)
+		out, err = expire(ctx, q, night, now, requeue, ParkDeadlineCharge)
 		return err
 	})
 	return out, err
 }
 
-func expire(ctx context.Context, q querier, night int64, now time.Time, requeue bool) ([]ParkedAction, error) {
+func expire(ctx context.Context, q querier, night int64, now time.Time, requeue bool, charge Charge) ([]ParkedAction, error) {
 	r, err := q.query(ctx, "SELECT "+parkedCols+" FROM ns_parked WHERE decision = ? AND deadline <= ? ORDER BY id", Undecided, ms(now))
 	ps, err := collect(r, err, scanParked)
 	if err != nil {
@@ -103,7 +109,7 @@ func expire(ctx context.Context, q querier, night int64, now time.Time, requeue 
 		}
 		reason := fmt.Sprintf("parked past its deadline %s waiting for approval of %s; %s", p.Deadline.Format(time.RFC3339), p.Action, then)
 		if _, err := insertFailure(ctx, q, Failure{Night: night, Step: p.Step, Task: p.Task, Role: Builder,
-			Scope: TaskScope, Rule: "park-deadline", Reason: reason, At: now}); err != nil {
+			Scope: charge.Scope, Rule: charge.Rule, Reason: charge.reason(reason), At: now}); err != nil {
 			return nil, err
 		}
 		if _, err := q.exec(ctx, "UPDATE ns_tasks SET state = ?, updated_at = ? WHERE id = ? AND state = ?", state, ms(now), p.Task, Parked); err != nil {

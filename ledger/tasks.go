@@ -80,6 +80,12 @@ func (l *Ledger) Backlog(ctx context.Context) ([]Task, error) {
 // charged to the task, at its current level, and counted like any other.
 // When night is not 0 the task is also on that night's skip list.
 func (l *Ledger) FailTask(ctx context.Context, id, night int64, reason string, at time.Time) (Failure, error) {
+	return l.FailTaskCharged(ctx, id, night, reason, at, ByHandCharge)
+}
+
+// FailTaskCharged is FailTask with the charge of a failure by hand (the
+// night's rules table's row for it).
+func (l *Ledger) FailTaskCharged(ctx context.Context, id, night int64, reason string, at time.Time, charge Charge) (Failure, error) {
 	t, err := l.Task(ctx, id)
 	if err != nil {
 		return Failure{}, err
@@ -87,8 +93,8 @@ func (l *Ledger) FailTask(ctx context.Context, id, night int64, reason string, a
 	if strings.TrimSpace(reason) == "" {
 		return Failure{}, errors.New("ledger: a failure needs a reason")
 	}
-	f := Failure{Night: night, Task: id, Role: Builder, Level: t.Level, Scope: TaskScope,
-		Rule: "by-hand", Reason: reason, Manual: true, At: at.UTC()}
+	f := Failure{Night: night, Task: id, Role: Builder, Level: t.Level, Scope: charge.Scope,
+		Rule: charge.Rule, Reason: charge.reason(reason), Manual: true, At: at.UTC()}
 	f.ID, err = insertFailure(ctx, l.b.pool(), f)
 	return f, err
 }

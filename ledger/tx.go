@@ -116,7 +116,13 @@ func (t *Tx) Approvals(ctx context.Context, task int64) ([]ParkedAction, error) 
 // Expire settles the parked actions past their deadline at now (see
 // Ledger.Expire).
 func (t *Tx) Expire(ctx context.Context, now time.Time, requeue bool) ([]ParkedAction, error) {
-	return expire(ctx, t.q, t.night.ID, now, requeue)
+	return expire(ctx, t.q, t.night.ID, now, requeue, ParkDeadlineCharge)
+}
+
+// ExpireCharged is Expire with the charge of a parking deadline passed
+// (the night's rules table's row for it).
+func (t *Tx) ExpireCharged(ctx context.Context, now time.Time, requeue bool, charge Charge) ([]ParkedAction, error) {
+	return expire(ctx, t.q, t.night.ID, now, requeue, charge)
 }
 
 // AddNote writes a note for the morning reader unless the night has it

@@ -2,6 +2,8 @@ package lifecycle
 
 import (
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/callstack"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/fallback"
@@ -29,6 +31,10 @@ type Calls struct {
 	// it; without one it lasts only the calls of the Model returned.
 	// Default none.
 	Fallback *agent.Fallback
+	// Meter, when set, counts each call (and keeps its budget), priced
+	// by Price, and the fallback's by Fallback.Price; default none.
+	Meter *budget.Meter
+	Price budget.Pricer
 }
 
 // Model returns m behind the call path: each Generate waits for its turn
@@ -57,20 +63,18 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		e.TS, e.Run = clk.Now(), run
 		events.Emit(e)
 	}
-	primary := retry.Wrap(m, p)
-	fb := c.Fallback
-	if fb == nil || fb.Model == nil {
-		return primary
+	// The one call stack (package callstack), in its one order: retry,
+	// meter, fallback.
+	stack := callstack.Config{Model: m, Retry: p, Meter: c.Meter, Price: c.Price}
+	if fb := c.Fallback; fb != nil && fb.Model != nil {
+		stack.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Price: fb.Price, Config: fallback.Config{
+			Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk, Rest: fb.Rest,
+			OnFallback: func(e fallback.Event) {
+				ev := e.Event()
+				ev.TS, ev.Run = clk.Now(), run
+				events.Emit(ev)
+			},
+		}}
 	}
-	if fb.Limiter != nil {
-		p.Limiter = fb.Limiter
-	}
-	return fallback.New(primary, retry.Wrap(fb.Model, p), fallback.Config{
-		Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk, Rest: fb.Rest,
-		OnFallback: func(e fallback.Event) {
-			ev := e.Event()
-			ev.TS, ev.Run = clk.Now(), run
-			events.Emit(ev)
-		},
-	})
+	return callstack.Build(stack)
 }

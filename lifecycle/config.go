@@ -80,6 +80,11 @@ type Config struct {
 	// CommandTimeout bounds each command of run_command; default
 	// command.DefaultTimeout (2 minutes).
 	CommandTimeout time.Duration
+	// MaxFileSize is the file tools' size limit in bytes: read_file,
+	// write_file and edit_file answer a file or a content past it with an
+	// error result and never read it (fs.Config.MaxFileSize); default
+	// fs.DefaultMaxFileSize (256 MiB).
+	MaxFileSize int64
 	// Warn is told, once each before the run starts, what the person
 	// running it must know about its sandbox: that there is none (mode
 	// none, or auto without bubblewrap). Default: the warnings are only
@@ -151,6 +156,11 @@ type Config struct {
 	// input and result) warn the model once; one more ends the run as
 	// step-limit. Default 3 (agent.DefaultLoopLimit); negative: none.
 	LoopLimit int
+	// MaxCallsPerReply is the most tool calls of one model reply that
+	// run; the calls past it are answered with an is_error result saying
+	// why (`--max-calls-per-reply`). Default 64
+	// (agent.DefaultMaxCallsPerReply); negative: no cap.
+	MaxCallsPerReply int
 
 	// NoCache turns the providers' prompt caching off for every call of
 	// the run (`--no-cache`); default false: caching is on.
@@ -187,6 +197,12 @@ type Config struct {
 	// one, instead of pausing it (`--rollback-on-interrupt`); default
 	// false.
 	RollbackOnInterrupt bool
+	// RollbackOnLimit rolls a run that its budget or its time limit
+	// stopped back like a failed one, instead of pausing it: for a caller
+	// that never resumes such a run (the night's builder, whose attempt
+	// that reached its own limits is a failed step of its task). Default
+	// false: it pauses, resumable with a higher limit.
+	RollbackOnLimit bool
 	// Settings are recorded in the run's checkpoint, untouched, for the
 	// caller to rebuild this Config from when it resumes the run
 	// (ReadCheckpoint): `nightshift run` keeps its flags there. Default
@@ -265,6 +281,9 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Model == nil:
 		return c, errNoModel
 	}
+	if err := c.validate(); err != nil {
+		return c, err
+	}
 	if c.Events == nil {
 		c.Events = event.Discard
 	}
@@ -319,7 +338,8 @@ func DefaultToolNames() []string {
 	return names
 }
 
-// defaultTools are DefaultTools with run_command in sb.
-func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration) []tool.Tool {
-	return append(fs.Tools(root), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
+// defaultTools are DefaultTools with run_command in sb, and the file
+// tools' size limit of the run.
+func defaultTools(root *workspace.Root, sb *sandbox.Sandbox, timeout time.Duration, maxFileSize int64) []tool.Tool {
+	return append(fs.ToolsWith(root, fs.Config{MaxFileSize: maxFileSize}), command.New(command.Config{Dir: root.Dir(), Sandbox: sb, Timeout: timeout}))
 }

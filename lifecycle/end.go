@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -15,7 +16,15 @@ import (
 // a rollback or checkpoint event, which comes just before the outcome
 // event (seed 000, section 4.4: either the whole run completes, or
 // nothing changed, or it waits, undoable, to be finished).
-func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg Config, events event.Sink) {
+//
+// ctx stops the patch and the rollback (a signal during them: the journal
+// stays pending for recover). A run whose end came from ctx itself (an
+// interrupt the night rolls back) is undone under a context that ends no
+// more; a second signal still exits the process at once.
+func (out *Result) end(ctx context.Context, tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg Config, events event.Sink) {
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
 	emit := func(e event.Event) {
 		e.TS, e.Run, e.Step = cfg.Clock.Now(), res.RunID, res.Steps
 		events.Emit(e)
@@ -32,7 +41,8 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 		}
 		ck.drop()
 		return
-	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt):
+	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt) &&
+		!(res.Outcome != agent.Interrupted && cfg.RollbackOnLimit):
 		if err := tx.Suspend(); err != nil {
 			out.JournalErr = fmt.Errorf("suspend: %w", err)
 			return
@@ -46,8 +56,8 @@ func (out *Result) end(tx *journal.Tx, ck *checkpointer, res *agent.Result, cfg 
 	ck.drop()
 	// A patch that cannot be made does not stop the rollback: putting the
 	// workspace back matters more than the record of what it undid.
-	out.Patch, out.PatchErr = tx.Patch()
-	rep, err := tx.Rollback()
+	out.Patch, out.PatchErr = tx.PatchContext(ctx)
+	rep, err := tx.RollbackContext(ctx)
 	if err != nil {
 		out.JournalErr = fmt.Errorf("rollback: %w", err)
 		emit(event.NewRollback(event.RollbackInfo{Err: err}))

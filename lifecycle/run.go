@@ -131,7 +131,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		if tx, err = journal.Reattach(chain, state, resume); err != nil {
 			return nil, err
 		}
-	} else if tx, err = begin(chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
+	} else if tx, err = begin(ctx, chain, state, cfg.RunID, cfg.RecoverPending); err != nil {
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op once the end committed, rolled back or suspended
@@ -161,7 +161,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if cfg.Tools != nil {
 		ts = cfg.Tools(root)
 	} else {
-		ts = defaultTools(root, sb, cfg.CommandTimeout)
+		ts = defaultTools(root, sb, cfg.CommandTimeout, cfg.MaxFileSize)
 	}
 	x, err := openExtras(ctx, cfg, root, state, sb, ts)
 	if err != nil {
@@ -227,7 +227,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
 		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: verifier,
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
-		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit,
+		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit, MaxCallsPerReply: cfg.MaxCallsPerReply,
 		Checkpoint: ck, Resume: st,
 		NoCache: cfg.NoCache, Fallback: cfg.Fallback,
 		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,
@@ -236,7 +236,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
 		// 8. Commit, suspend or rollback, once the outcome is known and
 		// before the outcome event, which stays the run's last.
-		OnEnd: func(res *agent.Result) { out.end(tx, ck, res, cfg, traced(events, span)) },
+		OnEnd: func(res *agent.Result) { out.end(ctx, tx, ck, res, cfg, traced(events, span)) },
 	}, task)
 	out.Result = *res
 	out.MemoryErr = x.remember(ctx, cfg, res)
@@ -344,10 +344,10 @@ func defaultStateDir(dir string) (string, error) {
 
 // begin attaches the run's journal to ws, first recovering what dead
 // runs left when recover is set.
-func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
+func begin(ctx context.Context, ws *guardChain, state, runID string, recover bool) (*journal.Tx, error) {
 	tx, err := journal.Attach(ws, state, runID)
 	if recover && errors.Is(err, journal.ErrNeedsRecovery) {
-		if _, err = recoverState(ws.Dir(), state); err == nil {
+		if _, err = recoverState(ctx, ws.Dir(), state); err == nil {
 			tx, err = journal.Attach(ws, state, runID)
 		}
 	}
@@ -355,8 +355,9 @@ func begin(ws *guardChain, state, runID string, recover bool) (*journal.Tx, erro
 }
 
 // Recover rolls back every journal that runs which died in the workspace
-// dir left, as `nightshift recover` does, earlier versions' journals in
-// its .nightshift/ included; stateDir is the workspace's state folder, ""
+// dir left in its state folder, as `nightshift recover` does (a journal
+// in the workspace's .nightshift/ is never applied here: see
+// journal.Legacy); stateDir is the workspace's state folder, ""
 // for the default (as Config.StateDir). A folder that does not exist, or
 // holds no journal, has nothing to recover.
 func Recover(dir, stateDir string) (journal.Report, error) {
@@ -369,14 +370,14 @@ func Recover(dir, stateDir string) (journal.Report, error) {
 			return journal.Report{}, err
 		}
 	}
-	return recoverState(dir, stateDir)
+	return recoverState(context.Background(), dir, stateDir)
 }
 
 // recoverState rolls back the dead runs' journals in state and drops
 // their checkpoints: a run undone cannot be resumed. A checkpoint whose
 // run has no journal left (it ended, or died before it began) goes too.
-func recoverState(dir, state string) (journal.Report, error) {
-	rep, err := journal.Recover(dir, state)
+func recoverState(ctx context.Context, dir, state string) (journal.Report, error) {
+	rep, err := journal.RecoverContext(ctx, dir, state)
 	if err != nil {
 		return rep, err
 	}

@@ -99,7 +99,7 @@ func (d *delegator) Run(ctx context.Context, input json.RawMessage) tool.Result 
 		// The child's answer goes back to the worker, which is verified
 		// itself: the child needs only the not-empty rule.
 		Retry: d.cfg.Retry, Events: d.sink(n), Clock: d.cfg.Clock, RunID: fmt.Sprintf("%s-d%d", d.cfg.RunID, n),
-		Observer: d.observer, LoopLimit: d.cfg.LoopLimit,
+		Observer: d.observer, LoopLimit: d.cfg.LoopLimit, MaxCallsPerReply: d.cfg.MaxCallsPerReply,
 		// Its calls are the run's: behind the run's meter they count
 		// against its budget, and in its usage and record.
 		Meter: agent.MeterOf(ctx), Price: d.cfg.Price,

@@ -44,7 +44,10 @@ type AgentBuilder struct {
 	// Tools returns the tools of one attempt; default the file tools and
 	// run_command, as `nightshift run` has (the gate decides which run).
 	Tools func(root *workspace.Root) []tool.Tool
-	// Verifier checks each attempt's end; default the not-empty rule.
+	// Verifier checks each attempt's end. Default: with a Pipeline, the
+	// builder role's verification (its checks, then a judge: the role's
+	// judge model, else the attempt's own; none with no_judge), else the
+	// not-empty rule alone.
 	Verifier *verify.Verifier
 	// Policy is the gate's policy; the zero Policy is gate.DefaultSpec
 	// (commands wait for a person, so they park).
@@ -154,14 +157,29 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		}
 	}
 	cfg := lifecycle.Config{
+		Verifier: b.Verifier,
 		Fallback: fb, NoCache: noCache, ContextWindow: window,
 		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
 		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
-		Retry: p, Verifier: b.Verifier, MaxSteps: a.MaxSteps, RecoverPending: true,
+		Retry: p, MaxSteps: a.MaxSteps, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
 		RollbackOnInterrupt: b.RollbackOnInterrupt, Budget: b.Budget, Timeout: b.Timeout, Price: price,
+		// An attempt stopped by its own budget or time limit is a failed
+		// step of its task, which nothing resumes: the lifecycle rolls it
+		// back as it does a failed one (it decides; the night says what
+		// it wants). Should the rollback fail, the next attempt rolls
+		// the journal back before it starts: RecoverPending.
+		RollbackOnLimit: true,
+	}
+	if b.Pipeline != nil {
+		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil); err != nil {
+			return Attempt{Outcome: agent.Usage, Reason: err.Error(), Err: err, Cost: models.USD(0)}
+		}
+		// The attempt's spec goes in its checkpoint: an attempt the next
+		// night continues keeps the limits it started with.
+		cfg.Settings = attemptSettings(b.Pipeline.Roles[ledger.Builder].Spec)
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result
@@ -176,17 +194,6 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	}
 	if err != nil {
 		return fail(err)
-	}
-	if res.Suspended && res.Outcome != agent.Interrupted {
-		// Paused by its budget or its time limit: in the night that is a
-		// failed step of the task, which nothing will resume. Its changes
-		// go now, as a failed attempt's do, not at the task's next
-		// attempt. (Should the rollback fail, the task's next attempt
-		// rolls the journal back before it starts: RecoverPending.)
-		if err := recoverWorkspace(b.StateBase, a.Dir); err != nil {
-			res.Reason += fmt.Sprintf("; its rollback failed (the next attempt retries it): %v", err)
-		}
-		res.Suspended = false
 	}
 	u, cost := spentSince(res.Usage, res.Cost, before)
 	out := Attempt{Outcome: res.Outcome, Answer: res.Answer, Reason: res.Reason, Checks: res.FailedChecks,
@@ -239,8 +246,16 @@ func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*l
 		return res, none, err
 	}
 	before := none
-	if ck, err := lifecycle.ReadCheckpoint(cfg, paused[0]); err == nil && ck.State != nil {
-		before = ck.State.Spent
+	if ck, err := lifecycle.ReadCheckpoint(cfg, paused[0]); err == nil {
+		if ck.State != nil {
+			before = ck.State.Spent
+		}
+		if err := recordedSpec(&cfg, ck.Settings); err != nil {
+			return nil, none, err
+		}
+		if len(ck.Settings) > 0 {
+			cfg.Settings = ck.Settings // what it started with, kept
+		}
 	}
 	res, err := lifecycle.Resume(ctx, cfg, paused[0])
 	return res, before, err
@@ -293,10 +308,10 @@ func (u *gateWatch) Record(e gate.Entry) error {
 }
 
 // RecoverWorkspace restores a task's workspace after a crash, as
-// `nightshift recover` does: every journal a dead run left (in the default
-// state directory, or in the workspace's .nightshift/ from an earlier
-// version) is rolled back. A folder that does not exist has nothing to
-// restore.
+// `nightshift recover` does: every journal a dead run left in the default
+// state directory is rolled back (one in the workspace's .nightshift/ is
+// never applied by itself: journal.Legacy). A folder that does not
+// exist has nothing to restore.
 func RecoverWorkspace(dir string) error { return recoverWorkspace("", dir) }
 
 // recoverWorkspace is RecoverWorkspace with the state directory base (""

@@ -28,6 +28,23 @@ turns:
       - text: "post.md has 4,000 characters."
 `
 
+// judgedSelfReport is selfReport with a judge that passes what it is
+// shown.
+const judgedSelfReport = `
+scripts:
+  - name: judge
+    when: {in: system, contains: "strict verifier"}
+    turns: [{text: "PASS\nfine"}]
+  - name: worker
+    turns:
+      - tool_calls: [{name: write_file, input: {path: post.md, content: "智能体的错误"}}]
+      - text: "post.md has 4,000 characters."
+      - cases:
+          - when: {in: last, contains: "it has 6"}
+            text: "post.md has 6 characters."
+          - text: "post.md has 4,000 characters."
+`
+
 // The night's builder gets the claims check through the run lifecycle,
 // with no rule written for it, and can be told to go without it.
 func TestTheBuilderChecksTheAnswersClaims(t *testing.T) {
@@ -67,18 +84,22 @@ func TestTheBuilderChecksTheAnswersClaims(t *testing.T) {
 }
 
 // A pipeline's builder role says claims: false, and its attempts go
-// without the claims check; by default they have it.
+// without the claims check; by default they have it, through the same
+// verification as the role's checks and judge (Pipeline.builderVerify).
 func TestThePipelinesBuilderRoleSwitchesTheClaimsCheck(t *testing.T) {
 	for _, tc := range []struct {
-		role  string
-		lines []string
+		role, scenario string
+		lines          []string
 	}{
-		{"builder: {models: [b1]}", []string{"[verify · FAIL: claims: post.md has 6 characters, not about 4,000]", "[verify · PASS]"}},
-		{"builder: {models: [b1], claims: false}", []string{"[verify · PASS]"}},
+		// With the role's judge: the claims check FAILs first, and the
+		// judge is asked only once the claims hold.
+		{"builder: {models: [b1]}", judgedSelfReport, []string{"[verify · FAIL: claims: post.md has 6 characters, not about 4,000]", "[verify · PASS]"}},
+		{"builder: {models: [b1], no_judge: true}", selfReport, []string{"[verify · FAIL: claims: post.md has 6 characters, not about 4,000]", "[verify · PASS]"}},
+		{"builder: {models: [b1], no_judge: true, claims: false}", selfReport, []string{"[verify · PASS]"}},
 	} {
 		t.Run(tc.role, func(t *testing.T) {
 			f := setup(t, "window: {start: \"22:00\", end: \"06:00\"}\nmodels:\n  b1: {provider: scripted, scenario: unused.yaml}\nroles:\n  "+tc.role+"\n")
-			sc, err := scripted.Parse([]byte(selfReport))
+			sc, err := scripted.Parse([]byte(tc.scenario))
 			if err != nil {
 				t.Fatal(err)
 			}

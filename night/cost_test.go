@@ -69,7 +69,7 @@ models:
 roles:
   proposer: {models: [idea], ceiling: 1}
   judge: {models: [judge], ceiling: 1}
-  builder: {models: [b1], ceiling: 1}
+  builder: {models: [b1], ceiling: 1, no_judge: true}
 `)
 	f.withTable()
 	models := f.scriptedModels(map[string]string{
@@ -129,7 +129,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, model: priced, scenario: unused.yaml}
 roles:
-  builder: {models: [b1], ceiling: 2, `+limit+`}
+  builder: {models: [b1], ceiling: 2, no_judge: true, `+limit+`}
 `)
 			f.withTable()
 			big := f.add("the big booklet", 9)
@@ -286,7 +286,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, model: priced, scenario: unused.yaml}
 roles:
-  builder: {models: [b1], ceiling: 1}
+  builder: {models: [b1], ceiling: 1, no_judge: true}
 `)
 	f.withTable()
 	f.add("a booklet", 9)
@@ -348,7 +348,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1], ceiling: 1, timeout: 30m}
+  builder: {models: [b1], ceiling: 1, timeout: 30m, no_judge: true}
 `)
 	f.add("a slow booklet", 9)
 	models := f.scriptedModels(map[string]string{"b1": `

@@ -137,7 +137,7 @@ func (s *scheduler) view(ctx context.Context, tx *ledger.Tx, st *tonight) (*view
 	if slices.ContainsFunc(tasks, func(t ledger.Task) bool { return t.State == ledger.Parked }) {
 		// Parking deadlines pass by the night's clock: the ones past are
 		// settled before the night looks at its backlog.
-		expired, err := tx.Expire(ctx, s.clk.Now(), s.p.Park.PastDeadline == "requeue")
+		expired, err := tx.ExpireCharged(ctx, s.clk.Now(), s.p.Park.PastDeadline == "requeue", s.rules.Ledger(ParkDeadline, ledger.Builder))
 		if err != nil {
 			return nil, err
 		}

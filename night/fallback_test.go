@@ -24,7 +24,7 @@ models:
   big: {provider: scripted, scenario: unused.yaml, model: big}
   small: {provider: scripted, scenario: unused.yaml, model: small}
 roles:
-  builder: {models: [big], fallback: small}
+  builder: {models: [big], fallback: small, no_judge: true}
 `
 
 // TestANightStepRescuedByTheFallbackRecordsNoFailure: the builder's
@@ -239,7 +239,7 @@ models:
   big: {provider: anthropic, model: claude-sonnet-5-5}
   small: {provider: anthropic, model: claude-haiku-4-5}
 roles:
-  builder: {models: [big], fallback: small}
+  builder: {models: [big], fallback: small, no_judge: true}
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1], ceiling: 1}
+  builder: {models: [b1], ceiling: 1, no_judge: true}
 `
 
 // scriptedModels builds scripted models on the fixture's clock, by name.
@@ -103,7 +103,7 @@ models:
 roles:
   proposer: {models: [idea], ceiling: 1}
   judge: {models: [judge], ceiling: 1}
-  builder: {models: [b1], ceiling: 1}
+  builder: {models: [b1], ceiling: 1, no_judge: true}
 `)
 	models := f.scriptedModels(map[string]string{
 		"idea": `
@@ -172,7 +172,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1], ceiling: 1, approve: ["run_command=allow"]}
+  builder: {models: [b1], ceiling: 1, approve: ["run_command=allow"], no_judge: true}
 `)
 	task := f.add("fetch the book", 9)
 	dir := filepath.Join(f.p.Path(f.p.WorkDir), "task-1")

@@ -154,7 +154,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1]}
+  builder: {models: [b1], no_judge: true}
 mcp:
   fs: {class: write}
 `)); err == nil {
@@ -178,7 +178,7 @@ window: {start: "22:00", end: "06:00"}
 models:
   b1: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1]}
+  builder: {models: [b1], no_judge: true}
   proposer: {models: [b1], memory: true}
 `)); err == nil {
 		t.Error("memory on the proposer was accepted")

@@ -6,9 +6,8 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/anthropic"
-	"github.com/nightshift-dev/nightshift/llm/openai"
-	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
+	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/retry"
 )
 
@@ -39,34 +38,24 @@ func (m ModelSpec) needsKey() bool { return m.KeyEnv() != "" && m.BaseURL == "" 
 func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[string]llm.Model, error) {
 	out := map[string]llm.Model{}
 	for name, m := range p.Models {
+		cfg := provider.Config{Provider: m.Provider, Model: m.Model, BaseURL: m.BaseURL, MaxTokensField: m.MaxTokensField,
+			Clock: clk, Session: name}
 		switch m.Provider {
 		case "scripted":
-			sc, err := scripted.Load(p.Path(m.Scenario))
-			if err != nil {
-				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
-			}
-			out[name] = scripted.New(sc, scripted.Config{Clock: clk, Session: name})
-		case "anthropic":
-			key := getenv(m.KeyEnv())
-			if key == "" && m.needsKey() {
+			cfg.Scenario = p.Path(m.Scenario)
+		default:
+			cfg.APIKey = getenv(m.KeyEnv())
+			if cfg.APIKey == "" && m.needsKey() {
 				continue
 			}
-			c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model})
-			if err != nil {
-				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
-			}
-			out[name] = c
-		case "openai":
-			key := getenv(m.KeyEnv())
-			if key == "" && m.needsKey() {
-				continue
-			}
-			c, err := openai.New(openai.Config{APIKey: key, BaseURL: m.BaseURL, Model: m.Model, MaxTokensField: m.MaxTokensField})
-			if err != nil {
-				return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
-			}
-			out[name] = c
 		}
+		// The one registry of providers (llm/provider): the night
+		// imports none of them.
+		c, err := provider.Build(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%w: models.%s: %w", ErrBadPipeline, name, err)
+		}
+		out[name] = c
 	}
 	return out, nil
 }
@@ -79,11 +68,14 @@ func BuildModels(p *Pipeline, clk clock.Clock, getenv func(string) string) (map[
 func Limiters(p *Pipeline, reg *retry.Limiters, getenv func(string) string) map[string]*retry.Limiter {
 	out := make(map[string]*retry.Limiter, len(p.Models))
 	for name, m := range p.Models {
-		endpoint, credential := m.Provider+" "+m.BaseURL, "model "+name
+		credential := "model " + name
 		if env := m.KeyEnv(); env != "" {
 			credential = getenv(env)
 		}
-		out[name] = reg.For(endpoint, credential)
+		// The endpoint key of every command (package llm/endpoint):
+		// `nightshift run` on the same server with the same key paces
+		// with this night.
+		out[name] = reg.For(endpoint.Of(m.Provider, m.BaseURL, credential, getenv).Endpoint(), credential)
 	}
 	return out
 }

@@ -1,11 +1,9 @@
 package night
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -24,13 +23,14 @@ import (
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/models"
-	"github.com/nightshift-dev/nightshift/llm/openai"
+	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
+	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // ErrBadPipeline marks a pipeline file that cannot be run (exit status 2).
@@ -83,7 +83,7 @@ type Pipeline struct {
 	// MCP are MCP servers whose tools the builder's attempts get, as in a
 	// task file's mcp: section (a command or a url, a class, classes per
 	// tool; default danger, which at night parks the task).
-	MCP map[string]taskfile.MCPServer `yaml:"mcp"`
+	MCP map[string]runspec.MCPServer `yaml:"mcp"`
 
 	// dir is the pipeline file's folder; relative paths start there.
 	dir string
@@ -158,7 +158,12 @@ type ModelSpec struct {
 	MaxTokensField string `yaml:"max_tokens_field"`
 }
 
-// RoleSpec is one role.
+// RoleSpec is one role: its models, its prompt and its ceiling, and the
+// run configuration of its steps (runspec.Spec, under the keys of the
+// table's pipeline column: max_steps, budget_usd, checks, judge, ...).
+// Only the builder runs tools and has its result verified: the other
+// roles take models, prompt, ceiling, max_steps, fallback and
+// fallback_on.
 type RoleSpec struct {
 	// Models is the ordered list of the role's models (its workers).
 	Models []string `yaml:"models"`
@@ -167,82 +172,60 @@ type RoleSpec struct {
 	// Ceiling is the most steps the role takes in a night; the builder's
 	// default is 14, the others' 0 (none).
 	Ceiling int `yaml:"ceiling"`
-	// MaxSteps is the builder's step brake inside one attempt (model
-	// calls); default 20.
-	MaxSteps int `yaml:"max_steps"`
-	// BudgetUSD and BudgetTokens are each builder attempt's own budget,
-	// as `nightshift run --budget-usd` and `--budget-tokens` (its judge's
-	// calls count); 0 means none. An attempt that reaches it ends budget:
-	// a failed step of its task (attempt-budget), rolled back.
-	BudgetUSD    float64 `yaml:"budget_usd"`
-	BudgetTokens int64   `yaml:"budget_tokens"`
-	// Timeout is each builder attempt's wall-clock limit, as `nightshift
-	// run --timeout`; default none. An attempt that runs past it ends
-	// timeout: a failed step of its task (attempt-timeout), rolled back.
-	Timeout Duration `yaml:"timeout"`
-	// RollbackOnInterrupt rolls an interrupted builder attempt back, as
-	// a failed one, and retries it from its start; default false: its
-	// changes stay, its journal pending, and the next night continues it.
-	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt"`
 	// Subagents gives the builder delegate_task (a read-only sub-agent);
 	// default off.
 	Subagents bool `yaml:"subagents"`
-	// Claims false switches the claims check off for the builder's
-	// attempts (package verify/claims), as --no-claims does; default on.
-	Claims *bool `yaml:"claims"`
 	// Memory gives the builder remember and recall over its task's notes
 	// in the ledger, and starts each attempt with the notes and failure
 	// reasons of the task's earlier attempts; default on.
 	Memory *bool `yaml:"memory"`
-	// Approve holds the builder's gate rules, as in a task file or
-	// --approve: "run_command=deny", "danger=ask". On top of the default
-	// (read and write allowed, danger asks); at night a call the gate
-	// would ask about parks the task, a denied call is refused and the
-	// model is told so.
-	Approve []string `yaml:"approve"`
 	// Fallback names a model under models that answers the role's calls
 	// its own model cannot (retries exhausted on a timing failure, or
 	// two empty answers in a row), as --fallback-model does; FallbackOn
 	// "quota" falls back on quota failures too. A step the fallback
 	// rescued is no failure. Default none.
-	Fallback   string `yaml:"fallback"`
-	FallbackOn string `yaml:"fallback_on"`
-	// Sandbox is how the builder's commands are confined, as --sandbox:
-	// auto (the default), bwrap or none.
-	Sandbox string `yaml:"sandbox"`
-	// SandboxNet lets the builder's sandboxed commands reach the network.
-	SandboxNet bool `yaml:"sandbox_net"`
-	// Env names the variables the builder's commands get on top of the
-	// allow-list, as --env; never a credential.
-	Env []string `yaml:"env"`
-	// CommandTimeout bounds each of the builder's commands; default 2m.
-	CommandTimeout Duration `yaml:"command_timeout"`
+	Fallback string `yaml:"fallback"`
+	// Judge names a model under models that judges the builder's
+	// results, as --judge-model does; default the model of the attempt
+	// (the builder's own), unless no_judge.
+	Judge string `yaml:"judge"`
+	// Keep commits every builder attempt's changes, whatever its
+	// outcome, as --keep does; default false: an attempt that does not
+	// end done is rolled back.
+	Keep bool `yaml:"keep"`
+	// Spec is the rest of the role's keys, as a task file has them:
+	// max_steps (the builder's step brake inside one attempt, default
+	// 20), budget_usd, budget_tokens and timeout (each attempt's own,
+	// reached: a failed step of its task), rollback_on_interrupt, approve,
+	// sandbox, sandbox_net, env, command_timeout, checks, rubric,
+	// no_judge, max_verify_rounds, output_schema, max_tokens, loop_limit,
+	// max_calls_per_reply, context_window and fallback_on. See
+	// docs/night.md.
+	runspec.Spec `yaml:",inline"`
+
+	// schema is output_schema read when the pipeline was loaded: the
+	// content, never the path again.
+	schema *jsonschema.Resolved
+	// lines are the lines of the role's keys, for naming one.
+	lines map[string]int
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
-type Duration time.Duration
+type Duration = runspec.Duration
 
-// UnmarshalYAML reads a Go duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// LoadPipeline reads and checks a pipeline file.
+// LoadPipeline reads and checks a pipeline file. The files it names
+// (a role's output_schema) are read now, relative to it, and kept: a
+// night is checked by what it started with.
 func LoadPipeline(path string) (*Pipeline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
-	p, err := ParsePipeline(data)
+	p, err := parsePipeline(data, filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p.dir, p.file = filepath.Dir(path), path
+	p.file = path
 	if err := p.checkPrices(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -250,14 +233,14 @@ func LoadPipeline(path string) (*Pipeline, error) {
 }
 
 // ParsePipeline reads and checks a pipeline from YAML; unknown fields are
-// errors, so a typo never silently means a default.
-func ParsePipeline(data []byte) (*Pipeline, error) {
+// errors, so a typo never silently means a default. Relative paths are
+// read from the current folder.
+func ParsePipeline(data []byte) (*Pipeline, error) { return parsePipeline(data, "") }
+
+func parsePipeline(data []byte, dir string) (*Pipeline, error) {
 	var p Pipeline
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
-		if errors.Is(err, io.EOF) {
-			// yaml says "EOF" for a file with nothing in it.
+	if err := runspec.DecodeYAML(data, &p); err != nil {
+		if errors.Is(err, runspec.ErrEmpty) {
 			return nil, fmt.Errorf("%w: the file is empty: a pipeline needs at least window, models and roles (docs/night.md)", ErrBadPipeline)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
@@ -265,11 +248,101 @@ func ParsePipeline(data []byte) (*Pipeline, error) {
 	if err := wholenum.Check(data, &p); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
+	p.dir = dir
+	p.roleLines(data)
+	for _, r := range p.Roles {
+		if r != nil {
+			// A role's own keys for the spec's fields (a model named
+			// under models, the builder's switches), so that the role's
+			// Spec says all the table says.
+			r.JudgeModel, r.FallbackModel, r.Spec.Keep, r.Spec.Subagents = r.Judge, r.Fallback, r.Keep, r.Subagents
+		}
+	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 	}
 	p.rests = &rests{m: map[string]*fallback.Rest{}}
 	return &p, nil
+}
+
+// roleLines records the lines of each role's keys.
+func (p *Pipeline) roleLines(data []byte) {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return
+	}
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value != "roles" {
+			continue
+		}
+		roles := top.Content[i+1]
+		for j := 0; j+1 < len(roles.Content); j += 2 {
+			if r := p.Roles[ledger.Role(roles.Content[j].Value)]; r != nil {
+				r.lines = runspec.MappingLines(roles.Content[j+1])
+			}
+		}
+	}
+}
+
+// checkRoleKeys refuses a key a role does not take (a task file's key
+// that names something a pipeline says otherwise, or at its top level),
+// and a builder's key on another role, each with its line.
+func (p *Pipeline) checkRoleKeys(role ledger.Role, r *RoleSpec) error {
+	at := func(key string) string {
+		if n := r.lines[key]; n > 0 {
+			return fmt.Sprintf("line %d: ", n)
+		}
+		return ""
+	}
+	for _, o := range runspec.Table {
+		if o.Key == "" || o.RoleKey == o.Key || r.lines[o.Key] == 0 {
+			continue
+		}
+		switch {
+		case o.RoleKey != "":
+			return fmt.Errorf("%sroles.%s.%s is a task file's key: a pipeline names the model under models, as roles.%s.%s", at(o.Key), role, o.Key, role, o.RoleKey)
+		case o.Key == "models_file" || o.Key == "mcp" || o.Key == "no_cache":
+			return fmt.Errorf("%sroles.%s.%s: %s is the pipeline's own key, for every role: move it to the top level", at(o.Key), role, o.Key, o.Key)
+		}
+		return fmt.Errorf("%sroles.%s.%s is not a key of a pipeline role (a role's keys: models, prompt, ceiling, %s)", at(o.Key), role, o.Key,
+			strings.Join(runspec.RoleKeys(), ", "))
+	}
+	if role == ledger.Builder {
+		return nil
+	}
+	for _, key := range []string{"checks", "rubric", "no_judge", "claims", "judge", "max_verify_rounds", "output_schema", "keep",
+		"max_tokens", "loop_limit", "max_calls_per_reply", "context_window"} {
+		if r.lines[key] > 0 {
+			return fmt.Errorf("%sroles.%s: %s is for the builder, the only role whose steps run tools and are verified", at(key), role, key)
+		}
+	}
+	return nil
+}
+
+// checkVerify checks the builder's verify keys, and reads its
+// output_schema.
+func (p *Pipeline) checkVerify(r *RoleSpec) error {
+	if _, ok := p.Models[r.Judge]; r.Judge != "" && !ok {
+		return fmt.Errorf("roles.builder.judge: model %q is not under models", r.Judge)
+	}
+	if r.Judge != "" && r.NoJudge {
+		return errors.New("roles.builder: judge and no_judge cannot both be given: drop one")
+	}
+	if r.Keep && r.RollbackOnInterrupt {
+		return errors.New("roles.builder: keep and rollback_on_interrupt cannot both be given: drop one")
+	}
+	if err := r.Spec.ValidateIn(p.Path(".")); err != nil {
+		return runspec.InRole(err, string(ledger.Builder), "", r.lines)
+	}
+	if r.OutputSchema != "" {
+		res, err := verify.LoadSchema(p.Path("."), r.OutputSchema)
+		if err != nil {
+			return fmt.Errorf("roles.builder.output_schema: %w", err)
+		}
+		r.schema = res
+	}
+	return nil
 }
 
 func (p *Pipeline) check() error {
@@ -301,6 +374,9 @@ func (p *Pipeline) check() error {
 		}
 		if r == nil || len(r.Models) == 0 {
 			return fmt.Errorf("roles.%s: list at least one model", role)
+		}
+		if err := p.checkRoleKeys(role, r); err != nil {
+			return err
 		}
 		for _, m := range r.Models {
 			if _, ok := p.Models[m]; !ok {
@@ -337,9 +413,6 @@ func (p *Pipeline) check() error {
 		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
 		}
-		if r.Claims != nil && role != ledger.Builder {
-			return fmt.Errorf("roles.%s: claims is for the builder, the only role whose answers are verified", role)
-		}
 		if r.RollbackOnInterrupt && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
 		}
@@ -366,6 +439,9 @@ func (p *Pipeline) check() error {
 		}
 	}
 	b := p.Roles[ledger.Builder]
+	if err := p.checkVerify(b); err != nil {
+		return err
+	}
 	if b.Ceiling == 0 {
 		b.Ceiling = DefaultBuilderCeiling
 	}
@@ -373,20 +449,14 @@ func (p *Pipeline) check() error {
 		b.MaxSteps = DefaultBuilderSteps
 	}
 	for name, m := range p.Models {
-		switch m.Provider {
-		case "scripted", "anthropic", "openai":
-		default:
-			return fmt.Errorf("models.%s: provider %q (scripted, anthropic, openai)", name, m.Provider)
+		if !runspec.IsProvider(m.Provider) {
+			return fmt.Errorf("models.%s: provider %q (%s)", name, m.Provider, strings.Join(runspec.Providers, ", "))
 		}
 		if m.Provider == "scripted" && m.Scenario == "" {
 			return fmt.Errorf("models.%s: a scripted model needs a scenario file", name)
 		}
-		switch {
-		case m.MaxTokensField == "":
-		case m.Provider != "openai":
-			return fmt.Errorf("models.%s: max_tokens_field is for provider openai", name)
-		case m.MaxTokensField != openai.FieldMaxTokens && m.MaxTokensField != openai.FieldMaxCompletionTokens:
-			return fmt.Errorf("models.%s: max_tokens_field %q (%s or %s)", name, m.MaxTokensField, openai.FieldMaxTokens, openai.FieldMaxCompletionTokens)
+		if err := provider.CheckMaxTokensField(m.Provider, m.MaxTokensField); err != nil {
+			return fmt.Errorf("models.%s: %w", name, err)
 		}
 	}
 	if _, err := RulesWith(p.Rules); err != nil {
@@ -609,13 +679,7 @@ func (p *Pipeline) priceName(m ModelSpec) string {
 	if m.Model != "" {
 		return m.Model
 	}
-	switch m.Provider {
-	case anthropic.Provider:
-		return anthropic.DefaultModel
-	case openai.Provider:
-		return openai.DefaultModel
-	}
-	return ""
+	return provider.DefaultModel(m.Provider)
 }
 
 // Pricer prices the calls of the pipeline model name by the model table;

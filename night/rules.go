@@ -47,10 +47,16 @@ const (
 	// Loop: the loop detector ended the attempt (the same tool call, the
 	// same result, again and again).
 	Loop Kind = "loop"
+	// ParkDeadline: a parked task's deadline passed with no answer.
+	ParkDeadline Kind = "park-deadline"
+	// Denied: a person denied a parked task's action.
+	Denied Kind = "denied"
+	// ByHand: a person recorded a failure (`nightshift task fail`).
+	ByHand Kind = "by-hand"
 )
 
 var kinds = []Kind{FailedStep, EmptyAnswer, SecondFailure, QuotaRefused, BudgetSpent, NoTask, APIDown, AuthFailed, ConfigError,
-	AttemptBudget, AttemptTimeout, Loop}
+	AttemptBudget, AttemptTimeout, Loop, ParkDeadline, Denied, ByHand}
 
 // failedStep reports whether k is a failed step of a task: what counts
 // toward a worker's second failure of the night and a task's escalation.
@@ -97,10 +103,23 @@ var DefaultRules = []Rule{
 	{Kind: APIDown, Scope: ledger.WorkerScope, Reason: "the provider stayed down through every retry; the role goes on with its next model"},
 	{Kind: AuthFailed, Scope: ledger.SystemScope, Reason: "the provider refused the credentials: a person must fix them"},
 	{Kind: ConfigError, Scope: ledger.SystemScope, Reason: "the configuration cannot work: a person must fix it"},
+	// The failures the ledger records itself go through the table too
+	// (ledger.Charge), so a pipeline file can change their scope.
+	{Kind: ParkDeadline, Scope: ledger.TaskScope, Reason: "nobody answered the parked task in time: the task, not the worker"},
+	{Kind: Denied, Scope: ledger.TaskScope, Reason: "a person denied the parked task's action: the task, not the worker"},
+	{Kind: ByHand, Scope: ledger.TaskScope, Reason: "a person failed the task by hand"},
 }
 
 // Rules is a rules table.
 type Rules []Rule
+
+// Ledger is the charge of a failure of kind k in role r that the ledger
+// records itself (a parking deadline, a denial, a failure by hand): the
+// table's row for it, as ledger.Charge.
+func (rs Rules) Ledger(k Kind, r ledger.Role) ledger.Charge {
+	row := rs.Charge(k, r)
+	return ledger.Charge{Scope: row.Scope, Rule: string(k), Why: row.Reason}
+}
 
 // RulesWith returns the default table with overrides replacing the rows
 // they match (same failure and role) or added after them.

@@ -19,7 +19,6 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/tracing"
-	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // Config is one night's set-up. Zero fields take the documented defaults.
@@ -182,7 +181,7 @@ func newScheduler(cfg Config) (*scheduler, error) {
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt, Verifier: builderVerifier(br),
+			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt,
 			Budget: budget.Limits{USD: br.BudgetUSD, Tokens: br.BudgetTokens}, Timeout: time.Duration(br.Timeout)}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
@@ -342,21 +341,8 @@ func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
 	// A meter without limits only counts.
 	meter := budget.NewMeter(budget.Limits{}, budget.Spend{})
-	fb := s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters)
-	if fb != nil {
-		fb.Model = meter.Model(fb.Model, fb.Price)
-	}
-	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk, Fallback: fb}
-	resp, err := calls.Model(meter.Model(m, s.p.Pricer(model)), s.cfg.Limiters[model], s.name).Generate(ctx, req)
+	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
+		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters), Meter: meter, Price: s.p.Pricer(model)}
+	resp, err := calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
 	return resp, meter.Spent(), err
-}
-
-// builderVerifier is the verifier of the builder role's attempts: the
-// run lifecycle's default (the not-empty rule and the claims check), or
-// without the claims check when the role says claims: false.
-func builderVerifier(r *RoleSpec) *verify.Verifier {
-	if r != nil && r.Claims != nil && !*r.Claims {
-		return &verify.Verifier{NoClaims: true}
-	}
-	return nil
 }

@@ -26,7 +26,9 @@ models:
   b1: {provider: scripted, scenario: unused.yaml}
   b2: {provider: scripted, scenario: unused.yaml}
 roles:
-  builder: {models: [b1, b2]}
+  # The tests of this fixture are about the night's mechanics: their
+  # scripted builders answer no judge (verify_test.go judges).
+  builder: {models: [b1, b2], no_judge: true}
 `
 
 type fixture struct {

@@ -31,7 +31,7 @@ models:
 roles:
   proposer: {models: [idea], ceiling: 8}
   judge:    {models: [judge]}
-  builder:  {models: [m1, m2], ceiling: 6, max_steps: 6}
+  builder:  {models: [m1, m2], ceiling: 6, max_steps: 6, no_judge: true}
 `
 
 // monthFiles are the pipeline's scenarios: the proposer proposes the first

@@ -3,10 +3,8 @@ package taskfile
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,12 +16,13 @@ import (
 
 	"github.com/nightshift-dev/nightshift/internal/wholenum"
 
-	"github.com/nightshift-dev/nightshift/gate"
-	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/runspec"
 )
 
-// Spec is one task. Zero fields mean "not set here": the command's flags or
-// defaults apply. Flags given on the command line override the file.
+// Spec is one task: its name, its text and its folder, and the run's
+// configuration (runspec.Spec, whose keys a task file has at its top
+// level). Zero fields mean "not set here": the command's flags or defaults
+// apply. Flags given on the command line override the file.
 type Spec struct {
 	// Name identifies the task in batch summaries; default the file name
 	// or the position in a list.
@@ -32,109 +31,47 @@ type Spec struct {
 	Task string `yaml:"task" json:"task"`
 	// Dir is the workspace, relative to the file; batch copies it.
 	Dir string `yaml:"dir,omitempty" json:"dir,omitempty"`
-	// Checks are verifier rules, as for --check.
-	Checks []string `yaml:"checks,omitempty" json:"checks,omitempty"`
-	// Rubric is extra criteria for the judge.
-	Rubric string `yaml:"rubric,omitempty" json:"rubric,omitempty"`
-	// NoJudge leaves only the rules.
-	NoJudge bool `yaml:"no_judge,omitempty" json:"no_judge,omitempty"`
-	// Claims false switches the claims check off (package verify/claims),
-	// as --no-claims does; nil or true: on.
-	Claims *bool `yaml:"claims,omitempty" json:"claims,omitempty"`
-	// JudgeModel is MODEL or PROVIDER:MODEL.
-	JudgeModel string `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
-	// OutputSchema is a JSON Schema file the final answer must satisfy,
-	// relative to the task file.
-	OutputSchema string `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
-	// Approve holds gate policies, as for --approve.
-	Approve []string `yaml:"approve,omitempty" json:"approve,omitempty"`
-	// Sandbox is how commands are confined, as for --sandbox: auto,
-	// bwrap or none; empty means the flag's (auto).
-	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
-	// SandboxNet lets sandboxed commands reach the network, as
-	// --sandbox-net does.
-	SandboxNet bool `yaml:"sandbox_net,omitempty" json:"sandbox_net,omitempty"`
-	// Env names variables commands get on top of the allow-list, as
-	// --env does.
-	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
-	// CommandTimeout bounds each command, as --command-timeout does:
-	// "5m"; empty means the flag's (2m).
-	CommandTimeout string `yaml:"command_timeout,omitempty" json:"command_timeout,omitempty"`
-	// Limits.
-	MaxSteps        int  `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
-	MaxVerifyRounds int  `yaml:"max_verify_rounds,omitempty" json:"max_verify_rounds,omitempty"`
-	MaxTokens       int  `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
-	Retries         *int `yaml:"retries,omitempty" json:"retries,omitempty"`
-	// LoopLimit is how many identical tool calls in a row warn the
-	// model; one more ends the run (-1: no loop detection).
-	LoopLimit *int `yaml:"loop_limit,omitempty" json:"loop_limit,omitempty"`
-
-	// Budgets and time, as for --budget-usd, --budget-tokens and
-	// --timeout: a run that reaches one pauses, resumable.
-	BudgetUSD    float64  `yaml:"budget_usd,omitempty" json:"budget_usd,omitempty"`
-	BudgetTokens int64    `yaml:"budget_tokens,omitempty" json:"budget_tokens,omitempty"`
-	Timeout      Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
-	// ModelsFile overrides and extends the model table (prices, context
-	// windows), relative to the task file, as --models does.
-	ModelsFile string `yaml:"models_file,omitempty" json:"models_file,omitempty"`
-	// RollbackOnInterrupt rolls an interrupted run back instead of
-	// pausing it, as --rollback-on-interrupt does.
-	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
-	// MCP are MCP servers whose tools the run gets, by name: each has a
-	// command (stdio: a list of words, or one line split as a shell
-	// would; a relative program path is read from the task file's
-	// folder) or a url (streamable HTTP), and a class and classes per
-	// tool as for --mcp-class (default danger). See MCPServers.
-	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
-
-	// Long conversations (README, "Long runs"), as --no-cache,
-	// --context-window, --fallback-model and --fallback-on: prompt caching
-	// off; the context window that compaction keeps the history within
-	// (default the model table's); a second model, MODEL or
-	// PROVIDER:MODEL, for calls the worker's cannot answer; and "quota"
-	// to fall back on quota failures too.
-	NoCache       bool   `yaml:"no_cache,omitempty" json:"no_cache,omitempty"`
-	ContextWindow int    `yaml:"context_window,omitempty" json:"context_window,omitempty"`
-	FallbackModel string `yaml:"fallback_model,omitempty" json:"fallback_model,omitempty"`
-	FallbackOn    string `yaml:"fallback_on,omitempty" json:"fallback_on,omitempty"`
+	// Spec is the run's configuration: the keys of runspec.Table.
+	runspec.Spec `yaml:",inline"`
 
 	// BaseDir is the folder relative paths in the spec are read from (the
 	// task file's folder). Not read from the file.
 	BaseDir string `yaml:"-" json:"-"`
+	// lines are the lines of the keys of the file the spec was read
+	// from, for naming a key a check found wrong.
+	lines map[string]int
+	// file names the file (and its line in a list), for the same.
+	file string
 }
 
-// Validate reports what is missing.
+// Validate reports what is missing or cannot run, naming the key, and
+// its file and line when the spec was read from one.
 func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Task) == "" {
-		return errors.New("the task text is empty (set `task:`)")
-	}
-	for _, l := range []struct {
-		key      string
-		negative bool
-	}{
-		{"max_steps", s.MaxSteps < 0}, {"max_tokens", s.MaxTokens < 0}, {"max_verify_rounds", s.MaxVerifyRounds < 0},
-		{"budget_usd", s.BudgetUSD < 0}, {"budget_tokens", s.BudgetTokens < 0}, {"timeout", s.Timeout < 0},
-		{"context_window", s.ContextWindow < 0},
-	} {
-		if l.negative {
-			return fmt.Errorf("%s must not be negative", l.key)
-		}
+		return s.at("task", errors.New("the task text is empty (set `task:`)"))
 	}
 	if _, err := s.MCPServers(); err != nil {
-		return err
+		return s.at("mcp", err)
 	}
-	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
+	if s.lines["command_timeout"] > 0 && s.CommandTimeout == 0 {
+		return s.at("command_timeout", errors.New("command_timeout 0s: want a positive duration such as 5m (leave it out for the default, 2m)"))
 	}
-	if _, err := s.CommandDuration(); err != nil {
-		return err
+	base := s.BaseDir
+	if base == "" {
+		base = "."
 	}
-	for _, a := range s.Approve {
-		if err := gate.CheckSpec(a); err != nil {
-			return fmt.Errorf("approve %q: %w", a, err)
-		}
+	return runspec.In(s.Spec.ValidateIn(base), runspec.FromTaskFile, s.file, s.lines)
+}
+
+// at prefixes err with the file and the line of key, when known.
+func (s *Spec) at(key string, err error) error {
+	if n := s.lines[key]; n > 0 {
+		err = fmt.Errorf("%w (line %d)", err, n)
 	}
-	return CheckFallbackOn(s.FallbackOn)
+	if s.file != "" {
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	return err
 }
 
 // CheckFallbackOn checks a fallback_on (--fallback-on) value: "" (timing
@@ -146,17 +83,17 @@ func CheckFallbackOn(v string) error {
 	return nil
 }
 
-// CommandDuration returns CommandTimeout as a duration; 0 when it is empty.
+// CommandDuration returns CommandTimeout as a duration; 0 when it is not
+// set (the default).
 func (s *Spec) CommandDuration() (time.Duration, error) {
-	if s.CommandTimeout == "" {
-		return 0, nil
+	if s.CommandTimeout < 0 {
+		return 0, fmt.Errorf("command_timeout %s: want a positive duration such as 5m", s.CommandTimeout.D())
 	}
-	d, err := time.ParseDuration(s.CommandTimeout)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("command_timeout %q: want a positive duration such as 5m", s.CommandTimeout)
-	}
-	return d, nil
+	return s.CommandTimeout.D(), nil
 }
+
+// Duration is a time.Duration written as a Go duration string ("90m").
+type Duration = runspec.Duration
 
 // Load reads one task file (YAML; JSON is YAML too).
 func Load(path string) (*Spec, error) {
@@ -172,26 +109,39 @@ func Load(path string) (*Spec, error) {
 	case err != nil:
 		return nil, fmt.Errorf("task file %s: %w", path, err)
 	}
-	s, err := Parse(data)
+	s, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("task file %s: %w", path, err)
 	}
 	s.BaseDir = filepath.Dir(path)
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("task file %s: %w", path, err)
+	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return s, nil
 }
 
-// Parse decodes one task, refusing unknown keys so a typo is not silently
-// ignored.
+// Parse decodes and checks one task, refusing unknown keys so a typo is
+// not silently ignored; relative paths are read from ".".
 func Parse(data []byte) (*Spec, error) {
+	s, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parse decodes one task; its errors name the key, its line and the
+// shape expected (runspec.DecodeYAML).
+func parse(data []byte) (*Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			// yaml says "EOF" for a file with nothing in it.
+	if err := runspec.DecodeYAML(data, &s); err != nil {
+		if errors.Is(err, runspec.ErrEmpty) {
 			return nil, errors.New("the file is empty: a task file needs at least `task: TEXT`")
 		}
 		return nil, err
@@ -199,9 +149,7 @@ func Parse(data []byte) (*Spec, error) {
 	if err := wholenum.Check(data, &s); err != nil {
 		return nil, err
 	}
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
+	s.lines = runspec.KeyLines(data)
 	return &s, nil
 }
 
@@ -231,6 +179,12 @@ func LoadList(path string) ([]*Spec, error) {
 	}
 	for i, s := range specs {
 		s.BaseDir = filepath.Dir(path)
+		if err := s.Validate(); err != nil {
+			if s.Name != "" {
+				return nil, fmt.Errorf("tasks %s: task %s: %w", path, s.Name, err)
+			}
+			return nil, fmt.Errorf("tasks %s: task %d: %w", path, i+1, err)
+		}
 		if s.Name == "" {
 			s.Name = fmt.Sprintf("task-%d", i+1)
 		}
@@ -279,14 +233,15 @@ func parseJSONLines(data []byte) ([]*Spec, error) {
 		if len(line) == 0 {
 			continue
 		}
+		// A JSON line is a YAML document: one decoder, one set of keys,
+		// and errors in the file's terms.
 		var s Spec
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		if err := runspec.DecodeYAML(line, &s); err != nil {
+			return nil, fmt.Errorf("line %d: %s", n, strings.TrimPrefix(err.Error(), "line 1: "))
 		}
-		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		s.lines = map[string]int{}
+		for k := range runspec.KeyLines(line) {
+			s.lines[k] = n
 		}
 		specs = append(specs, &s)
 	}
@@ -295,34 +250,37 @@ func parseJSONLines(data []byte) ([]*Spec, error) {
 
 func parseYAMLList(data []byte) ([]*Spec, error) {
 	// The document's shape says which form it is, so a misspelt key is
-	// reported against that form ("field max_step not found"), not as the
+	// reported against that form ("unknown key max_step"), not as the
 	// other form's mismatch.
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	var specs []*Spec
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
+	var items []*yaml.Node
 	switch {
 	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.SequenceNode:
-		if err := dec.Decode(&specs); err != nil {
+		if err := runspec.DecodeYAML(data, &specs); err != nil {
 			return nil, err
 		}
 		if err := wholenum.Check(data, &specs); err != nil {
 			return nil, err
 		}
+		items = doc.Content[0].Content
 	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
 		var wrapped struct {
 			Tasks []*Spec `yaml:"tasks"`
 		}
-		if err := dec.Decode(&wrapped); err != nil {
+		if err := runspec.DecodeYAML(data, &wrapped); err != nil {
 			return nil, err
 		}
 		if err := wholenum.Check(data, &wrapped); err != nil {
 			return nil, err
 		}
 		specs = wrapped.Tasks
+		if m := doc.Content[0]; len(m.Content) == 2 && m.Content[1].Kind == yaml.SequenceNode {
+			items = m.Content[1].Content
+		}
 	default:
 		return nil, errors.New("want a list of tasks or {tasks: [...]}")
 	}
@@ -330,8 +288,8 @@ func parseYAMLList(data []byte) ([]*Spec, error) {
 		if s == nil {
 			return nil, fmt.Errorf("task %d is empty", i+1)
 		}
-		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("task %d: %w", i+1, err)
+		if i < len(items) {
+			s.lines = runspec.MappingLines(items[i])
 		}
 	}
 	return specs, nil

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -42,11 +44,15 @@ approve: [run_command=deny]
 		zero := 0
 		want := &taskfile.Spec{
 			Name: "install", Task: "Extract the install steps into docs/install.md.",
-			Checks: []string{"exists:docs/install.md", "contains:docs/install.md:step: 5"},
-			Rubric: "All five steps, in order.", MaxSteps: 12, MaxVerifyRounds: 1, Retries: &zero,
-			Approve: []string{"run_command=deny"}, BaseDir: dir,
+			Spec: runspec.Spec{
+				Verify: runspec.Verify{Checks: []string{"exists:docs/install.md", "contains:docs/install.md:step: 5"},
+					Rubric: "All five steps, in order.", MaxVerifyRounds: 1},
+				Limits: runspec.Limits{MaxSteps: 12, Retries: &zero},
+				Gate:   runspec.Gate{Approve: []string{"run_command=deny"}},
+			},
+			BaseDir: dir,
 		}
-		if diff := cmp.Diff(want, s); diff != "" {
+		if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(taskfile.Spec{})); diff != "" {
 			t.Errorf("spec (-want +got):\n%s", diff)
 		}
 	})
@@ -65,10 +71,11 @@ rollback_on_interrupt: true
 			t.Fatal(err)
 		}
 		off := -1
-		want := &taskfile.Spec{Name: "budget", Task: "x", BudgetUSD: 0.5, BudgetTokens: 200000,
-			Timeout: taskfile.Duration(90 * time.Minute), LoopLimit: &off, ModelsFile: "prices.yaml",
-			RollbackOnInterrupt: true, BaseDir: dir}
-		if diff := cmp.Diff(want, s); diff != "" {
+		want := &taskfile.Spec{Name: "budget", Task: "x", Spec: runspec.Spec{
+			Limits:  runspec.Limits{BudgetUSD: 0.5, BudgetTokens: 200000, Timeout: taskfile.Duration(90 * time.Minute), LoopLimit: &off},
+			LongRun: runspec.LongRun{ModelsFile: "prices.yaml"}, End: runspec.End{RollbackOnInterrupt: true}},
+			BaseDir: dir}
+		if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(taskfile.Spec{})); diff != "" {
 			t.Errorf("spec (-want +got):\n%s", diff)
 		}
 		list := write(t, dir, "list.jsonl", `{"task": "y", "timeout": "2h", "budget_usd": 1}`+"\n")

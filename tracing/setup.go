@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
 // ErrConfig marks a tracing set-up that cannot work as given (an
@@ -77,6 +79,8 @@ func Start(ctx context.Context, s Setup) (*Tracer, func(context.Context) error, 
 		if err != nil {
 			return nil, noop, fmt.Errorf("%w: --otel-file: %w", ErrConfig, err)
 		}
+		// nightshift's own file, left out of any run's journal and judge.
+		ownfiles.Add(s.File)
 		exp, err := FileExporter(ctx, file)
 		if err != nil {
 			file.Close()

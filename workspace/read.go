@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,39 @@ func (r *Root) ReadHead(rel string, n int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	return data, max(fi.Size(), int64(len(data))), nil
+}
+
+// SameContent reports whether the regular file at rel holds exactly
+// data. It compares the size first and then reads the file in chunks, so
+// it never holds the file in memory: a write of a few bytes over a 3 GiB
+// file costs a stat.
+func (r *Root) SameContent(rel string, data []byte) (bool, error) {
+	p, err := r.resolve(rel, false)
+	if err != nil {
+		return false, err
+	}
+	f, fi, err := r.openRegular(rel, p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if fi.Size() != int64(len(data)) {
+		return false, nil
+	}
+	buf := make([]byte, min(len(data)+1, 1<<20))
+	for {
+		n, err := f.Read(buf)
+		if n > len(data) || !bytes.Equal(buf[:n], data[:n]) {
+			return false, nil
+		}
+		data = data[n:]
+		if errors.Is(err, io.EOF) {
+			return len(data) == 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // ErrNotRegular is wrapped by the error of a read or an edit of

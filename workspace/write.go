@@ -43,20 +43,39 @@ func (r *Root) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 // reports false. The file keeps its mode. An error from fn is returned as
 // it is.
 func (r *Root) Edit(rel string, fn func(old []byte) ([]byte, error)) (changed bool, err error) {
+	return r.EditLimited(rel, 0, fn)
+}
+
+// EditLimited is Edit for a file of at most limit bytes (0: any size): a
+// larger one is refused with a *TooBigError before it is read, so that an
+// edit never holds more than limit bytes of it in memory.
+func (r *Root) EditLimited(rel string, limit int64, fn func(old []byte) ([]byte, error)) (changed bool, err error) {
 	p, err := r.resolve(rel, false)
 	if err != nil {
 		return false, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	f, _, err := r.openRegular(rel, p)
+	f, fi, err := r.openRegular(rel, p)
 	if err != nil {
 		return false, err
 	}
-	old, err := io.ReadAll(f)
+	if limit > 0 && fi.Size() > limit {
+		f.Close()
+		return false, &TooBigError{Path: rel, Size: fi.Size(), Limit: limit}
+	}
+	src := io.Reader(f)
+	if limit > 0 {
+		// It may grow while it is read.
+		src = io.LimitReader(f, limit+1)
+	}
+	old, err := io.ReadAll(src)
 	f.Close()
 	if err != nil {
 		return false, err
+	}
+	if limit > 0 && int64(len(old)) > limit {
+		return false, &TooBigError{Path: rel, Size: int64(len(old)), Limit: limit}
 	}
 	data, err := fn(old)
 	if err != nil {
@@ -70,6 +89,23 @@ func (r *Root) Edit(rel string, fn func(old []byte) ([]byte, error)) (changed bo
 	}
 	return true, nil
 }
+
+// ErrTooBig is matched by a *TooBigError.
+var ErrTooBig = errors.New("file too big")
+
+// TooBigError is a file past a size limit: the file tools' (their
+// MaxFileSize), which never read such a file whole.
+type TooBigError struct {
+	Path        string
+	Size, Limit int64
+}
+
+func (e *TooBigError) Error() string {
+	return fmt.Sprintf("%s is %d bytes, past the limit of %d bytes", e.Path, e.Size, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrTooBig) true.
+func (e *TooBigError) Is(target error) bool { return target == ErrTooBig }
 
 // Remove removes the file or empty directory at rel. A symlink is removed
 // itself, not what it points to.

@@ -31,6 +31,8 @@ type batchFlags struct {
 	tasks    string
 	parallel int
 	work     string
+	// lims are the batch's limiters, once batchRunner made them.
+	lims *retry.Limiters
 }
 
 // perTaskFlags are run's flags that name one task's own things; in a
@@ -57,9 +59,18 @@ Progress goes to stderr: a live bar on a terminal, one line per finished task
 otherwise. The summary table goes to stdout. Each task's event lines are in
 its log beside its workspace (WORK/007-name.log).
 
+An interrupted batch goes on with nightshift batch --resume --tasks FILE
+--work DIR (the same two): its paused tasks resume from their checkpoints,
+its never-started tasks start with the flags the batch recorded, and a task
+that had ended is not run again.
+
 Exit status: 0 every task ended done, 8 some did not, 2 usage, 130
 interrupted.`,
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.Flags().Changed("resume") {
+				// `--resume RUN`: run's flag, given a run ID.
+				return usagef("--resume goes on with one paused run: nightshift run --resume RUN (%s); batch --resume, with no value, goes on with the interrupted batch in --work", args[0])
+			}
 			if len(args) > 0 {
 				return usagef("batch takes no arguments; give the tasks as --tasks FILE")
 			}
@@ -68,9 +79,12 @@ interrupted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBatch(cmd, &f) },
 	}
 	addRunFlags(cmd, &f.runFlags)
-	for _, n := range append(perTaskFlags, "resume") {
+	for _, n := range perTaskFlags {
 		cmd.Flags().MarkHidden(n) //nolint:errcheck // the flag exists: addRunFlags made it
 	}
+	// batch's --resume takes no run: it goes on with the batch in --work.
+	resume := cmd.Flags().Lookup("resume")
+	resume.NoOptDefVal, resume.Usage = batchResume, "go on with the interrupted batch of --tasks in --work: its paused and never-started tasks (only budget and time flags may be given with it)"
 	fl := cmd.Flags()
 	fl.StringVar(&f.tasks, "tasks", "", "the tasks: a YAML list, a *.jsonl file, or a folder of task files")
 	fl.IntVar(&f.parallel, "parallel", batch.DefaultParallel, "the most tasks running at once")
@@ -85,10 +99,16 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 			return usagef("--%s is set per task in a batch: put it in the tasks file (docs/many-runs.md)", n)
 		}
 	}
-	if cmd.Flags().Changed("resume") {
-		// run's flag, which a batch would ignore: a paused task goes on
-		// as the run it is.
-		return usagef("--resume goes on with one paused run: nightshift run --resume RUN (the batch's summary names the command for each paused task)")
+	resuming := cmd.Flags().Changed("resume")
+	if resuming {
+		if err := checkBatchResume(cmd, f); err != nil {
+			return err
+		}
+		// The flags the batch ran with, as it recorded them: its
+		// never-started tasks start with them.
+		if err := replayBatch(cmd.Flags(), f.work); err != nil {
+			return err
+		}
 	}
 	if err := checkRunFlags(&f.runFlags, cmd.Flags().Changed); err != nil {
 		return err
@@ -105,7 +125,11 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if f.parallel < 1 {
 		return usagef("--parallel must be at least 1")
 	}
-	if err := checkWorkDir(f.work); err != nil {
+	if resuming {
+		if fi, err := os.Stat(f.work); err != nil || !fi.IsDir() {
+			return usagef("batch --resume: --work %s is not the folder of an interrupted batch: give the --work it ran with", f.work)
+		}
+	} else if err := checkWorkDir(f.work); err != nil {
 		return err
 	}
 	if _, err := os.Stat(f.tasks); err != nil {
@@ -129,13 +153,20 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if fh, ok := redact.Underlying(stderr).(*os.File); ok {
 		live = gate.IsTerminal(fh)
 	}
-	sum, err := batch.Run(cmd.Context(), batch.Config{
+	bc := batch.Config{
 		Parallel: f.parallel,
 		WorkDir:  f.work,
 		Run:      runner.Run,
 		Progress: stderr,
 		Live:     live,
-	}, specs)
+	}
+	bc.Started = func(work string) error { return recordBatch(cmd.Flags(), work) }
+	if resuming {
+		bc.Continue = func(ctx context.Context, spec *taskfile.Spec, dir string) (*agent.Result, bool, bool) {
+			return continueBatchTask(ctx, cmd.Flags().Changed, f, dir, f.lims)
+		}
+	}
+	sum, err := batch.Run(cmd.Context(), bc, specs)
 	if err != nil {
 		return usageError(err)
 	}
@@ -157,17 +188,18 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 // through it.
 func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (runner *batch.Agent, done func(), err error) {
 	limiters := f.limiters()
+	f.lims = limiters // batch --resume paces its resumed tasks under them too
 	// Every task starts from the flags' config: the model and its
 	// limiter, the retry policy, --keep and the exit table. Its spec, the
 	// flags' limits, checks and gate rules merged in by batchSpec, adds
 	// the rest (batch.TaskConfig).
-	base, err := runConfig(&f.runFlags, &taskfile.Spec{
-		BaseDir: ".", MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		MaxVerifyRounds: f.maxVerifyRounds, Retries: &f.retries, NoJudge: f.noJudge, Claims: claimsFlag(f.noClaims),
-		BudgetUSD: f.budgetUSD, BudgetTokens: f.budgetTokens, Timeout: taskfile.Duration(f.timeout),
-		LoopLimit: &f.loopLimit, ModelsFile: f.modelsFile, RollbackOnInterrupt: f.rollbackOnInterrupt,
-		NoCache: f.noCache, ContextWindow: f.contextWindow, FallbackModel: f.fallbackModel, FallbackOn: f.fallbackOn,
-	}, limiters)
+	flagSpec := &taskfile.Spec{BaseDir: "."}
+	flagSpec.MaxSteps, flagSpec.MaxTokens, flagSpec.MaxVerifyRounds, flagSpec.Retries = f.maxSteps, f.maxTokens, f.maxVerifyRounds, &f.retries
+	flagSpec.NoJudge, flagSpec.BudgetUSD, flagSpec.BudgetTokens, flagSpec.Timeout = f.noJudge, f.budgetUSD, f.budgetTokens, taskfile.Duration(f.timeout)
+	flagSpec.LoopLimit, flagSpec.ModelsFile, flagSpec.RollbackOnInterrupt = &f.loopLimit, f.modelsFile, f.rollbackOnInterrupt
+	flagSpec.NoCache, flagSpec.ContextWindow, flagSpec.FallbackModel, flagSpec.FallbackOn = f.noCache, f.contextWindow, f.fallbackModel, f.fallbackOn
+	flagSpec.MaxCallsPerReply = f.maxCallsPerReply
+	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,8 +257,9 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	s.Checks = append(append([]string(nil), s.Checks...), f.checks...)
 	s.Approve = append(append([]string(nil), s.Approve...), f.approve...)
 	s.NoJudge = s.NoJudge || f.noJudge
-	if f.noClaims {
-		s.Claims = claimsFlag(true)
+	if s.Claims == nil && f.noClaims {
+		off := false
+		s.Claims = &off // --no-claims, for the tasks that do not say
 	}
 	if s.JudgeModel == "" {
 		s.JudgeModel = f.judgeModel
@@ -236,8 +269,11 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	}
 	s.SandboxNet = s.SandboxNet || f.sandboxNet
 	s.Env = append(append([]string(nil), s.Env...), f.env...)
-	if s.CommandTimeout == "" || changed("command-timeout") {
-		s.CommandTimeout = f.commandTimeout.String()
+	if s.CommandTimeout == 0 || changed("command-timeout") {
+		s.CommandTimeout = taskfile.Duration(f.commandTimeout)
+	}
+	if s.MaxFileSize == "" || changed("max-file-size") {
+		s.MaxFileSize = f.maxFileSize
 	}
 	return &s
 }
@@ -430,14 +466,4 @@ func withoutJudge(fields []agent.StartField) []agent.StartField {
 		}
 	}
 	return out
-}
-
-// claimsFlag is a spec's claims key for --no-claims: off when given, the
-// task's own (nil) when not.
-func claimsFlag(noClaims bool) *bool {
-	if !noClaims {
-		return nil
-	}
-	off := false
-	return &off
 }

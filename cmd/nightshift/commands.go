@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/command"
+	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
 // commandFlags say how run_command and the cmd: checks run: in which
@@ -25,29 +25,29 @@ type commandFlags struct {
 	sandboxNet     bool
 	env            []string
 	commandTimeout time.Duration
+	maxFileSize    string
 }
 
 func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.sandbox, "sandbox", "auto", "how commands are confined: auto (bwrap where it works, else none), bwrap or none (docs/side-effects.md)")
-	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, "let sandboxed commands reach the network")
-	fl.StringArrayVar(&f.env, "env", nil, "pass the variable NAME to commands and stdio MCP servers, repeatable (never a credential)")
-	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, "how long one command may run before it and everything it started are killed")
+	fl.StringVar(&f.sandbox, "sandbox", "auto", doc("sandbox"))
+	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, doc("sandbox-net"))
+	fl.StringArrayVar(&f.env, "env", nil, doc("env"))
+	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, doc("command-timeout"))
+	fl.StringVar(&f.maxFileSize, "max-file-size", fs.FormatSize(fs.DefaultMaxFileSize), doc("max-file-size"))
 }
 
-// mergeCommands puts the flags into spec: a flag given on the command line
-// beats the task file, --env adds to the file's list.
-func mergeCommands(changed func(string) bool, f *commandFlags, spec *taskfile.Spec) {
-	if changed("sandbox") || spec.Sandbox == "" {
-		spec.Sandbox = f.sandbox
+// maxFileSize returns the spec's limit of the file tools, in bytes; 0 is
+// the default.
+func maxFileSize(spec *taskfile.Spec) (int64, error) {
+	if spec.MaxFileSize == "" {
+		return 0, nil
 	}
-	if changed("sandbox-net") {
-		spec.SandboxNet = f.sandboxNet
+	n, err := fs.ParseSize(spec.MaxFileSize)
+	if err != nil {
+		return 0, usagef("--max-file-size (task file: max_file_size): %v", err)
 	}
-	spec.Env = append(slices.Clone(spec.Env), f.env...)
-	if changed("command-timeout") || spec.CommandTimeout == "" {
-		spec.CommandTimeout = f.commandTimeout.String()
-	}
+	return n, nil
 }
 
 // sandboxConfig is the sandbox a task's commands run in: its mode,
@@ -67,7 +67,7 @@ func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {
 	if err != nil {
 		// The flag and the task file's key both set it: name both (it
 		// named only the key, to a person who gave the flag).
-		return 0, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", spec.CommandTimeout)
+		return 0, usagef("--command-timeout (task file: command_timeout) is %s: want a positive duration such as 5m", spec.CommandTimeout.D())
 	}
 	return d, nil
 }

@@ -187,14 +187,12 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 	}
 	f.retryBudget = retry.DefaultBudget
 	retries := 3
-	spec := &taskfile.Spec{
-		Task: sc.task, Checks: sc.checks, NoJudge: sc.noJudge, BaseDir: dir,
-		MaxSteps: agent.DefaultMaxSteps, MaxTokens: agent.DefaultMaxTokens,
-		MaxVerifyRounds: agent.DefaultMaxVerifyRounds, Retries: &retries,
-		// An interrupted scene is rolled back, not paused: its folder is
-		// removed when the demo ends, so there is nothing to resume.
-		RollbackOnInterrupt: true,
-	}
+	spec := &taskfile.Spec{Task: sc.task, BaseDir: dir}
+	spec.Checks, spec.NoJudge = sc.checks, sc.noJudge
+	spec.MaxSteps, spec.MaxTokens, spec.MaxVerifyRounds, spec.Retries = agent.DefaultMaxSteps, agent.DefaultMaxTokens, agent.DefaultMaxVerifyRounds, &retries
+	// An interrupted scene is rolled back, not paused: its folder is
+	// removed when the demo ends, so there is nothing to resume.
+	spec.RollbackOnInterrupt = true
 	cfg, err := runConfig(f, spec, f.limiters())
 	if err != nil {
 		return nil, err

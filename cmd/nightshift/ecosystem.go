@@ -32,12 +32,12 @@ type ecoFlags struct {
 
 func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.mcp, "mcp", nil, `MCP server whose tools the run gets (NAME__tool), repeatable: NAME=COMMAND [ARG...] (stdio, started in the workspace) or NAME=URL (streamable HTTP)`)
-	fl.StringArrayVar(&f.mcpClass, "mcp-class", nil, "class of an MCP server's tools for the gate, repeatable: SERVER=read|write|danger or SERVER__TOOL=CLASS (default danger)")
-	fl.StringArrayVar(&f.mcpEnv, "mcp-env", nil, "give a stdio MCP server the variable NAME of nightshift's environment, repeatable: SERVER=NAME (servers get only PATH, HOME, LANG, ... and --env's otherwise; a credential is given only this way, with a warning)")
-	fl.BoolVar(&f.subagents, "subagents", false, "give the worker delegate_task {brief}: a sub-agent with the read-class tools only")
-	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, "a sub-agent's step brake")
-	fl.BoolVar(&f.memory, "memory", false, "give the worker remember and recall over notes kept per workspace in the state directory; a run starts with earlier runs' notes and failure reasons")
+	fl.StringArrayVar(&f.mcp, "mcp", nil, doc("mcp"))
+	fl.StringArrayVar(&f.mcpClass, "mcp-class", nil, doc("mcp-class"))
+	fl.StringArrayVar(&f.mcpEnv, "mcp-env", nil, doc("mcp-env"))
+	fl.BoolVar(&f.subagents, "subagents", false, doc("subagents"))
+	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, doc("subagent-steps"))
+	fl.BoolVar(&f.memory, "memory", false, doc("memory"))
 	addOtelFlags(cmd, f)
 }
 
@@ -45,9 +45,9 @@ func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
 // the ecosystem's: its pipeline says them).
 func addOtelFlags(cmd *cobra.Command, f *ecoFlags) {
 	fl := cmd.Flags()
-	fl.BoolVar(&f.otel, "otel", false, "export OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318); the OTEL_* variables alone turn it on too")
-	fl.StringVar(&f.otelFile, "otel-file", "", "append the traces to FILE as OTLP JSON lines, for offline use")
-	fl.BoolVar(&f.otelContent, "otel-content", false, "record prompts, answers, tool inputs and results on the spans (default: left out)")
+	fl.BoolVar(&f.otel, "otel", false, doc("otel"))
+	fl.StringVar(&f.otelFile, "otel-file", "", doc("otel-file"))
+	fl.BoolVar(&f.otelContent, "otel-content", false, doc("otel-content"))
 }
 
 // apply puts the flags and the task's mcp: section into cfg: the

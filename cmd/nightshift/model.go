@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/anthropic"
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/models"
-	"github.com/nightshift-dev/nightshift/llm/openai"
-	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/llm/provider"
+	"github.com/nightshift-dev/nightshift/runspec"
 )
 
 // modelFlags are the flags that choose a model.
@@ -40,15 +40,15 @@ type modelFlags struct {
 	other bool
 }
 
-// providers lists the provider names, for messages.
-const providers = "anthropic, openai or scripted"
+// providers lists the provider names, for messages (the one registry:
+// runspec.Providers).
+var providers = runspec.ProviderList()
 
 // resolveProvider applies the default: anthropic when its key is set, else
 // openai when its key is set.
 func resolveProvider(p string, getenv func(string) string) (string, error) {
 	if p != "" {
-		switch p {
-		case "anthropic", "openai", "scripted":
+		if runspec.IsProvider(p) {
 			return p, nil
 		}
 		return "", usagef("unknown provider %q: use %s", p, providers)
@@ -86,13 +86,6 @@ type built struct {
 	provider string
 }
 
-// publicAPI is where a provider's calls go without a base URL: the
-// SDKs' defaults.
-var publicAPI = map[string]string{
-	"anthropic": "https://api.anthropic.com",
-	"openai":    "https://api.openai.com/v1",
-}
-
 // target says where the model's calls go, for a run's start event: the
 // base URL, the provider's public API, or "in-process" for a scripted
 // model.
@@ -103,7 +96,7 @@ func (b *built) target() string {
 	case b.baseURL != "":
 		return b.baseURL
 	}
-	return publicAPI[b.provider]
+	return endpoint.PublicAPI[b.provider]
 }
 
 // resolve builds the model and names its credential.
@@ -119,15 +112,13 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &built{model: m, name: name, endpoint: p, provider: p}
+	b := &built{model: m, name: name, provider: p}
 	switch p {
 	case "anthropic":
 		b.baseURL = cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
-		b.endpoint += " " + b.baseURL
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
 		b.baseURL = cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
-		b.endpoint += " " + b.baseURL
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
 		// A scenario is its own "server": its file, wherever it is
@@ -137,6 +128,9 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 			b.credential = abs
 		}
 	}
+	// The one endpoint key of every command (package llm/endpoint): a
+	// night's model on the same server with the same key paces with it.
+	b.endpoint = endpoint.Of(p, b.baseURL, b.credential, getenv).Endpoint()
 	return b, nil
 }
 
@@ -159,11 +153,11 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 		if f.scenario == "" {
 			return nil, "", usagef("--provider scripted needs --scenario FILE (the format is in docs/scenarios.md)")
 		}
-		sc, err := scripted.Load(f.scenario)
+		m, err := provider.Build(provider.Config{Provider: p, Scenario: f.scenario})
 		if err != nil {
 			return nil, "", scenarioError(f.scenario, err)
 		}
-		return scripted.New(sc, scripted.Config{}), cmp.Or(name, "scripted"), nil
+		return m, cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
@@ -172,7 +166,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 			}
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := anthropic.New(anthropic.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -185,7 +179,7 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 			}
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := openai.New(openai.Config{APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
 			MaxTokensField: f.maxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
@@ -213,7 +207,9 @@ func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf mode
 	if err == nil {
 		jf.provider = worker
 	}
-	if p, m, ok := strings.Cut(spec, ":"); ok && (p == "anthropic" || p == "openai" || p == "scripted") {
+	// PROVIDER:MODEL is read once, by the registry (checkModelSpec
+	// refused a provider with a typo before this).
+	if p, m, _ := runspec.ParseModelRef(spec); p != "" {
 		if p != jf.provider {
 			// A base URL and a cap field belong to the worker's provider.
 			jf.baseURL, jf.maxTokensField = "", ""
@@ -285,6 +281,9 @@ func scenarioError(path string, err error) error {
 func checkModelSpec(flag, spec string) error {
 	if spec != strings.TrimSpace(spec) {
 		return usagef("%s %q: a model name has no spaces around it: write MODEL or PROVIDER:MODEL, or leave it out", flag, spec)
+	}
+	if _, _, err := runspec.ParseModelRef(spec); err != nil {
+		return usagef("%s %v", flag, err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/internal/nightdemo"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
@@ -105,6 +106,9 @@ pipeline file or bad flags.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutFile("html", html); err != nil {
 				return err
+			}
+			if html != "" {
+				ownfiles.Add(html) // written by nightshift: no run's change
 			}
 			if err := checkOutFileAs("otel-file", otel.otelFile, "traces.jsonl"); err != nil {
 				return err

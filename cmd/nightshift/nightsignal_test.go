@@ -49,7 +49,7 @@ func signalPipelineAt(now time.Time, rollback bool) string {
 	return fmt.Sprintf(`window: {start: "%s", end: "%s"}
 models: {maker: {provider: scripted, scenario: maker.yaml}}
 roles:
-  builder: {models: [maker], ceiling: 1, rollback_on_interrupt: %v}
+  builder: {models: [maker], ceiling: 1, rollback_on_interrupt: %v, no_judge: true}
 `, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04"), rollback)
 }
 
@@ -189,7 +189,7 @@ func TestSystemStopIsResumed(t *testing.T) {
 	now := time.Now().UTC()
 	pipeline := fmt.Sprintf(`window: {start: "%s", end: "%s"}
 models: {maker: {provider: scripted, scenario: maker.yaml}}
-roles: {builder: {models: [maker]}}
+roles: {builder: {models: [maker], no_judge: true}}
 `, now.Add(-time.Hour).Format("15:04"), now.Add(time.Hour).Format("15:04"))
 	writeFiles(t, dir, map[string]string{"pipeline.yaml": pipeline, "maker.yaml": "loop: true\nturns:\n  - {status: 401}\n"})
 	db := filepath.Join(dir, "night.db")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,6 +49,20 @@ type runSettings struct {
 	// --subagent-steps, --memory, --otel…): a resumed run has the tools
 	// and the traces it started with.
 	Eco ecoSettings `json:"eco"`
+	// Inputs are the files the spec reads (its output schema, its json:
+	// checks' schemas, its model table), as they were when the run
+	// started: a resumed run is checked and priced by them, not by what
+	// the worker may have written to those paths since.
+	Inputs []recordedInput `json:"inputs,omitempty"`
+}
+
+// recordedInput is one file a run's spec reads, kept in its checkpoint.
+type recordedInput struct {
+	// Key says which: output_schema, models_file, or check N (from 0).
+	Key string `json:"key"`
+	// Path is where it was read from; Content what it held.
+	Path    string `json:"path"`
+	Content []byte `json:"content"`
 }
 
 // ecoSettings are ecoFlags as a run's settings record them.
@@ -78,6 +93,7 @@ func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMe
 	cp := *spec
 	cp.OutputSchema, cp.ModelsFile = absPath(cp.OutputSchema), absPath(cp.ModelsFile)
 	s.Spec = &cp
+	s.Inputs = inputsOf(&cp)
 	if s.Provider == "" {
 		// The provider the environment chose: a resume must not choose
 		// another because a key was set since.
@@ -119,29 +135,11 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return err
 	}
-	var s runSettings
-	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
-		return usagef("run %s has no configuration recorded by nightshift run (a batch or night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
+	g, spec, err := recordedConfig(ck, f.stateDir)
+	if err != nil {
+		return usagef("run %s has no configuration recorded by nightshift run (a night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
 	}
-	g, spec := s.flags(f.stateDir), s.Spec
-	spec.BaseDir = s.BaseDir
-	changed := cmd.Flags().Changed
-	if changed("budget-usd") {
-		spec.BudgetUSD = f.budgetUSD
-	}
-	if changed("budget-tokens") {
-		spec.BudgetTokens = f.budgetTokens
-	}
-	if changed("timeout") {
-		spec.Timeout = taskfile.Duration(f.timeout)
-	}
-	if changed("stall") {
-		g.stall = f.stall
-	}
-	if changed("call-timeout") {
-		g.callTimeout = f.callTimeout
-	}
-	if err := checkBudgets(spec); err != nil {
+	if err := newLimits(cmd.Flags().Changed, f, g, spec); err != nil {
 		return err
 	}
 	cfg, err := runConfig(g, spec, g.limiters())
@@ -162,6 +160,129 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 		return notResumed(err, f.resume, dir, f.stateDir)
 	}
 	return finish(cmd, res, f.stateDir)
+}
+
+// inputsOf reads the files spec reads, for its checkpoint. A file that
+// cannot be read now was read by the run's start already, or the run
+// could not have started: it is left out.
+func inputsOf(spec *taskfile.Spec) []recordedInput {
+	var out []recordedInput
+	add := func(key, path string) {
+		if path == "" {
+			return
+		}
+		if data, err := os.ReadFile(path); err == nil {
+			out = append(out, recordedInput{Key: key, Path: path, Content: data})
+		}
+	}
+	add("output_schema", spec.OutputSchema)
+	add("models_file", spec.ModelsFile)
+	for i, c := range spec.Checks {
+		if _, schema, ok := jsonSchemaOf(c, spec.BaseDir); ok {
+			add(fmt.Sprintf("check %d", i), schema)
+		}
+	}
+	return out
+}
+
+// jsonSchemaOf returns a json:PATH:SCHEMA check's PATH and its schema
+// file's path (relative paths read from base).
+func jsonSchemaOf(check, base string) (path, schema string, ok bool) {
+	kind, rest, _ := strings.Cut(strings.TrimSpace(check), ":")
+	if strings.TrimSpace(kind) != "json" {
+		return "", "", false
+	}
+	path, schema, ok = strings.Cut(rest, ":")
+	schema = strings.TrimSpace(schema)
+	if !ok || schema == "" {
+		return "", "", false
+	}
+	if !filepath.IsAbs(schema) {
+		schema = filepath.Join(base, schema)
+	}
+	return path, absPath(schema), true
+}
+
+// restoreInputs writes the files a paused run's checkpoint kept into a
+// private folder of its state (outside the workspace, where no command
+// of the run reaches) and points spec at them.
+func restoreInputs(s *runSettings, spec *taskfile.Spec, stateBase, dir, runID string) error {
+	if len(s.Inputs) == 0 {
+		return nil
+	}
+	base, err := statedir.Base(stateBase)
+	if err != nil {
+		return err
+	}
+	state, err := statedir.Workspace(base, dir)
+	if err != nil {
+		return err
+	}
+	folder := filepath.Join(state, "inputs", runID)
+	if err := statedir.MkdirPrivate(folder); err != nil {
+		return err
+	}
+	for i, in := range s.Inputs {
+		path := filepath.Join(folder, fmt.Sprintf("%d-%s", i, filepath.Base(in.Path)))
+		if err := statedir.WriteFile(path, in.Content); err != nil {
+			return err
+		}
+		switch {
+		case in.Key == "output_schema":
+			spec.OutputSchema = path
+		case in.Key == "models_file":
+			spec.ModelsFile = path
+		case strings.HasPrefix(in.Key, "check "):
+			var n int
+			if _, err := fmt.Sscanf(in.Key, "check %d", &n); err == nil && n >= 0 && n < len(spec.Checks) {
+				if p, _, ok := jsonSchemaOf(spec.Checks[n], spec.BaseDir); ok {
+					spec.Checks[n] = "json:" + p + ":" + path
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// errNoSettings is a checkpoint without the configuration of a run that
+// nightshift run or batch started.
+var errNoSettings = errors.New("no recorded configuration")
+
+// recordedConfig rebuilds, from a paused run's checkpoint, the flags and
+// the spec its configuration was built from.
+func recordedConfig(ck *lifecycle.Checkpoint, stateDir string) (*runFlags, *taskfile.Spec, error) {
+	var s runSettings
+	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
+		return nil, nil, errNoSettings
+	}
+	spec := s.Spec
+	spec.BaseDir = s.BaseDir
+	spec.Checks = slices.Clone(spec.Checks)
+	if err := restoreInputs(&s, spec, stateDir, s.Dir, ck.Run); err != nil {
+		return nil, nil, err
+	}
+	return s.flags(stateDir), spec, nil
+}
+
+// newLimits gives a resumed run the budget and time limits given anew
+// with --resume (f's, where changed says they were given).
+func newLimits(changed func(string) bool, f, g *runFlags, spec *taskfile.Spec) error {
+	if changed("budget-usd") {
+		spec.BudgetUSD = f.budgetUSD
+	}
+	if changed("budget-tokens") {
+		spec.BudgetTokens = f.budgetTokens
+	}
+	if changed("timeout") {
+		spec.Timeout = taskfile.Duration(f.timeout)
+	}
+	if changed("stall") {
+		g.stall = f.stall
+	}
+	if changed("call-timeout") {
+		g.callTimeout = f.callTimeout
+	}
+	return checkBudgets(spec)
 }
 
 // flags rebuilds the flags a run was started with.

@@ -17,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -53,6 +54,7 @@ type runFlags struct {
 	timeout             time.Duration
 	callTimeout         time.Duration
 	loopLimit           int
+	maxCallsPerReply    int
 	modelsFile          string
 	rollbackOnInterrupt bool
 	resume              string
@@ -107,46 +109,47 @@ Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.dir, "dir", ".", "workspace root the tools may touch")
-	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set)")
-	fl.StringVar(&f.model, "model", "", "model name (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
-	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server")
-	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted (docs/scenarios.md)")
-	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
-	fl.StringVar(&f.maxTokensField, "max-tokens-field", "", "OpenAI wire: send the cap as max_tokens or max_completion_tokens (default: max_completion_tokens for api.openai.com, max_tokens for other servers)")
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "step brake: the most worker model calls")
-	fl.IntVar(&f.retries, "retries", 3, "retries per model call after the first (N means at most N+1 calls)")
-	fl.DurationVar(&f.backoff, "backoff", time.Second, "first retry wait; doubles with jitter, never shorter than Retry-After")
-	fl.IntVar(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, "output cap per call")
-	fl.StringVar(&f.events, "events", "", "write events as JSON lines to FILE (docs/events.md)")
-	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must satisfy")
-	fl.StringVar(&f.taskFile, "task-file", "", "YAML task file: task, checks, rubric, limits (flags override it)")
-	fl.StringArrayVar(&f.checks, "check", nil, "verifier rule, repeatable (docs/checks.md), e.g. min-chars:post.md:4000")
-	fl.BoolVar(&f.noJudge, "no-judge", false, "verify with the rules only, no judge model")
-	fl.BoolVar(&f.noClaims, "no-claims", false, "do not check the final answer's claims by code (docs/checks.md)")
-	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model: MODEL or PROVIDER:MODEL (default: the worker's)")
-	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, "FAILs fed back before a FAIL ends the run as unverified")
-	fl.StringArrayVar(&f.approve, "approve", nil, "gate policy, repeatable, over the default read=allow,write=allow,danger=ask: CLASS=… or TOOL=allow|ask|deny")
-	fl.BoolVar(&f.keep, "keep", false, "commit the workspace changes of every outcome: no rollback, no pause")
-	fl.IntVar(&f.rpm, "rpm", 0, "pace requests to at most N per minute per credential, across this machine's nightshift processes (default: learned from rate-limit headers and 429s)")
-	fl.IntVar(&f.tpm, "tpm", 0, "pace estimated tokens to at most N per minute per credential (default: learned)")
-	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, "total wait allowed per model call; a 429 with Retry-After is waited out within it instead of counting against --retries")
-	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "pause the run (exit 9, resumable) before a call that would take its spend past X dollars, priced by the model table; 0: none")
-	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "pause the run (exit 9, resumable) before a call that would take its tokens past N; 0: none")
-	fl.DurationVar(&f.timeout, "timeout", 0, "pause the run (exit 10, resumable) once it has run this long (wall clock); 0: none")
-	fl.DurationVar(&f.stall, "stall", defaultStall, "cancel and retry a streaming call that receives nothing for this long (until its first byte, plus the time the server needs to read the prompt); 0: never")
-	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, "cancel and retry a call that does not stream and has no reply after this long; 0: never")
-	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, "the same tool call with the same result this many times in a row warns the model once; once more ends the run (step-limit); -1: off")
-	fl.StringVar(&f.modelsFile, "models", "", "YAML FILE of model rows (prices, context windows) laid over the built-in model table (docs/budgets.md)")
-	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, "roll an interrupted run back at once instead of pausing it for --resume")
-	fl.BoolVar(&f.noCache, "no-cache", false, "turn prompt caching off (on by default: Anthropic cache breakpoints, a byte-stable prefix for OpenAI)")
-	fl.IntVar(&f.contextWindow, "context-window", 0, "the model's context window in tokens, for compaction (default: the model table's, else what a local server says: docs/local-models.md; unknown: no compaction)")
-	fl.StringVar(&f.fallbackModel, "fallback-model", "", "a second model, MODEL or PROVIDER:MODEL, for calls whose retries ran out on a timing failure or that were answered empty twice")
-	fl.StringVar(&f.fallbackOn, "fallback-on", "", "quota: fall back on quota failures too (default: they end the run)")
-	fl.StringVar(&f.resume, "resume", "", "go on with the paused run RUN_ID (its recorded configuration; only budget and time flags may be given with it)")
+	fl.StringVar(&f.dir, "dir", ".", doc("dir"))
+	fl.StringVar(&f.provider, "provider", "", doc("provider"))
+	fl.StringVar(&f.model, "model", "", doc("model")+" (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
+	fl.StringVar(&f.baseURL, "base-url", "", doc("base-url"))
+	fl.StringVar(&f.scenario, "scenario", "", doc("scenario"))
+	fl.BoolVar(&f.stream, "stream", false, doc("stream"))
+	fl.StringVar(&f.maxTokensField, "max-tokens-field", "", doc("max-tokens-field"))
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, doc("max-steps"))
+	fl.IntVar(&f.retries, "retries", 3, doc("retries"))
+	fl.DurationVar(&f.backoff, "backoff", time.Second, doc("backoff"))
+	fl.IntVar(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, doc("max-tokens"))
+	fl.StringVar(&f.events, "events", "", doc("events"))
+	fl.StringVar(&f.outputSchema, "output-schema", "", doc("output-schema"))
+	fl.StringVar(&f.taskFile, "task-file", "", doc("task-file"))
+	fl.StringArrayVar(&f.checks, "check", nil, doc("check"))
+	fl.BoolVar(&f.noJudge, "no-judge", false, doc("no-judge"))
+	fl.BoolVar(&f.noClaims, "no-claims", false, doc("no-claims"))
+	fl.StringVar(&f.judgeModel, "judge-model", "", doc("judge-model"))
+	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, doc("max-verify-rounds"))
+	fl.StringArrayVar(&f.approve, "approve", nil, doc("approve"))
+	fl.BoolVar(&f.keep, "keep", false, doc("keep"))
+	fl.IntVar(&f.rpm, "rpm", 0, doc("rpm"))
+	fl.IntVar(&f.tpm, "tpm", 0, doc("tpm"))
+	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, doc("retry-budget"))
+	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, doc("budget-usd"))
+	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, doc("budget-tokens"))
+	fl.DurationVar(&f.timeout, "timeout", 0, doc("timeout"))
+	fl.DurationVar(&f.stall, "stall", defaultStall, doc("stall"))
+	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, doc("call-timeout"))
+	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, doc("loop-limit"))
+	fl.IntVar(&f.maxCallsPerReply, "max-calls-per-reply", agent.DefaultMaxCallsPerReply, doc("max-calls-per-reply"))
+	fl.StringVar(&f.modelsFile, "models", "", doc("models"))
+	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, doc("rollback-on-interrupt"))
+	fl.BoolVar(&f.noCache, "no-cache", false, doc("no-cache"))
+	fl.IntVar(&f.contextWindow, "context-window", 0, doc("context-window"))
+	fl.StringVar(&f.fallbackModel, "fallback-model", "", doc("fallback-model"))
+	fl.StringVar(&f.fallbackOn, "fallback-on", "", doc("fallback-on"))
+	fl.StringVar(&f.resume, "resume", "", doc("resume"))
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
-	fl.Var(keepFlag{&f.keepState}, "keep-state", "prune this workspace's run records and checkpoints older than this at start (30d, 12h; 0 keeps all)")
+	fl.Var(keepFlag{&f.keepState}, "keep-state", doc("keep-state"))
 	addCommandFlags(cmd, &f.commandFlags)
 	addEcoFlags(cmd, &f.eco)
 }
@@ -291,68 +294,18 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if err := checkRunFlags(f, changed); err != nil {
 		return nil, err
 	}
-	if changed("max-steps") || spec.MaxSteps == 0 {
-		spec.MaxSteps = f.maxSteps
-	}
-	if changed("max-tokens") || spec.MaxTokens == 0 {
-		spec.MaxTokens = f.maxTokens
-	}
-	if changed("max-verify-rounds") || spec.MaxVerifyRounds == 0 {
-		spec.MaxVerifyRounds = f.maxVerifyRounds
-	}
-	if changed("retries") || spec.Retries == nil {
-		r := f.retries
-		spec.Retries = &r
-	}
-	if changed("output-schema") {
-		spec.OutputSchema = f.outputSchema
-	} else if spec.OutputSchema != "" {
+	// Paths a task file gives are read relative to it; a flag's, to here.
+	schemaFromFile := spec.OutputSchema != "" && !changed("output-schema")
+	modelsFromFile := spec.ModelsFile != "" && !changed("models")
+	// The flags given win over the file; a field the file leaves unset
+	// takes the flag's default; --check, --approve and --env add to the
+	// file's lists (the run spec's table says which flag is which key).
+	overlay(&spec.Spec, f.flagSpec(), changed)
+	if schemaFromFile {
 		spec.OutputSchema = filepath.Join(spec.BaseDir, spec.OutputSchema)
 	}
-	spec.Checks = append(spec.Checks, f.checks...)
-	if changed("no-judge") {
-		spec.NoJudge = f.noJudge
-	}
-	if changed("no-claims") {
-		on := !f.noClaims
-		spec.Claims = &on
-	}
-	if changed("judge-model") {
-		spec.JudgeModel = f.judgeModel
-	}
-	spec.Approve = append(spec.Approve, f.approve...)
-	if changed("budget-usd") {
-		spec.BudgetUSD = f.budgetUSD
-	}
-	if changed("budget-tokens") {
-		spec.BudgetTokens = f.budgetTokens
-	}
-	if changed("timeout") {
-		spec.Timeout = taskfile.Duration(f.timeout)
-	}
-	if changed("loop-limit") || spec.LoopLimit == nil {
-		n := f.loopLimit
-		spec.LoopLimit = &n
-	}
-	if changed("models") {
-		spec.ModelsFile = f.modelsFile
-	} else if spec.ModelsFile != "" {
+	if modelsFromFile {
 		spec.ModelsFile = filepath.Join(spec.BaseDir, spec.ModelsFile)
-	}
-	if changed("rollback-on-interrupt") {
-		spec.RollbackOnInterrupt = f.rollbackOnInterrupt
-	}
-	if changed("no-cache") {
-		spec.NoCache = f.noCache
-	}
-	if changed("context-window") {
-		spec.ContextWindow = f.contextWindow
-	}
-	if changed("fallback-model") {
-		spec.FallbackModel = f.fallbackModel
-	}
-	if changed("fallback-on") {
-		spec.FallbackOn = f.fallbackOn
 	}
 	if spec.ContextWindow < 0 {
 		return nil, usagef("--context-window must not be negative")
@@ -363,21 +316,13 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if spec.FallbackOn != "" && spec.FallbackModel == "" {
 		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
 	}
-	mergeCommands(changed, &f.commandFlags, spec)
-	for _, l := range []struct {
-		flag, key string
-		n         int
-	}{{"max-steps", "max_steps", spec.MaxSteps}, {"max-tokens", "max_tokens", spec.MaxTokens},
-		{"retries", "retries", *spec.Retries}, {"max-verify-rounds", "max_verify_rounds", spec.MaxVerifyRounds}} {
-		if l.n < 0 {
-			return nil, usagef("--%s (task file: %s) must not be negative, got %d", l.flag, l.key, l.n)
-		}
+	if changed("command-timeout") && f.commandTimeout <= 0 {
+		return nil, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.commandTimeout.String())
 	}
-	if *spec.LoopLimit < -1 {
-		return nil, usagef("--loop-limit (task file: loop_limit) is N repeats, 0 for the default (%d) or -1 for off, got %d", agent.DefaultLoopLimit, *spec.LoopLimit)
-	}
-	if err := checkBudgets(spec); err != nil {
-		return nil, err
+	// One check of every value, wherever it came from: the error names
+	// the flag and the task file's key (runspec.Spec.Validate).
+	if err := spec.Spec.ValidateIn(spec.BaseDir); err != nil {
+		return nil, usageError(err)
 	}
 	if spec.MaxSteps == 0 {
 		return nil, usagef("--max-steps must be at least 1")
@@ -435,6 +380,10 @@ func openEvents(path string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, usagef("--events: %v", err)
 	}
+	// Inside the workspace (--dir . --events e.jsonl), it is nightshift's
+	// own file: not the run's change, not the judge's to read, not the
+	// rollback's to cut (package ownfiles).
+	ownfiles.Add(path)
 	return w, nil
 }
 

@@ -57,6 +57,10 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
+	maxFile, err := maxFileSize(spec)
+	if err != nil {
+		return lifecycle.Config{}, err
+	}
 	commands, err := commandTimeout(spec)
 	if err != nil {
 		return lifecycle.Config{}, err
@@ -131,7 +135,13 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Fallback:            fb,
 		Sandbox:             sbc,
 		CommandTimeout:      commands,
+		MaxFileSize:         maxFile,
 		Start:               append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
+	}
+	// The spec's limits, gate, sandbox and end wishes, through the one
+	// handover every front end uses (the per-reply call cap among them).
+	if err := cfg.SetSpec(&spec.Spec); err != nil {
+		return lifecycle.Config{}, usageError(err)
 	}
 	if err := f.eco.apply(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -17,8 +18,7 @@ func TestRunConfigBoundsEveryCall(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": "turns: [{text: done}]\n"})
 	three, off := 3, -1
-	spec := &taskfile.Spec{Task: "x", BaseDir: dir, MaxSteps: 5, Retries: &three, NoJudge: true,
-		BudgetTokens: 1000, Timeout: taskfile.Duration(time.Hour), LoopLimit: &off, RollbackOnInterrupt: true}
+	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Spec: runspec.Spec{Limits: runspec.Limits{MaxSteps: 5, Retries: &three, BudgetTokens: 1000, Timeout: taskfile.Duration(time.Hour), LoopLimit: &off}, Verify: runspec.Verify{NoJudge: true}, End: runspec.End{RollbackOnInterrupt: true}}}
 	for _, stream := range []bool{false, true} {
 		f := &runFlags{modelFlags: modelFlags{provider: "scripted", scenario: filepath.Join(dir, "s.yaml"), stream: stream, stall: defaultStall},
 			callTimeout: defaultCallTimeout}
@@ -57,8 +57,7 @@ func TestARunCompactsAtTheFallbacksSmallerWindow(t *testing.T) {
 `,
 	})
 	three := 3
-	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Retries: &three, NoJudge: true, ModelsFile: filepath.Join(dir, "models.yaml"),
-		FallbackModel: "scripted:small"}
+	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Spec: runspec.Spec{Limits: runspec.Limits{Retries: &three}, Verify: runspec.Verify{NoJudge: true}, LongRun: runspec.LongRun{ModelsFile: filepath.Join(dir, "models.yaml")}, Model: runspec.Model{FallbackModel: "scripted:small"}}}
 	f := &runFlags{modelFlags: modelFlags{provider: "scripted", model: "big", scenario: filepath.Join(dir, "s.yaml"), stall: defaultStall},
 		callTimeout: defaultCallTimeout}
 	cfg, err := runConfig(f, spec, f.limiters())

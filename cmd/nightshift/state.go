@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // defaultKeepState is how long run records and checkpoints are kept.
@@ -16,7 +14,7 @@ const defaultKeepState = 30 * 24 * time.Hour
 
 // stateDirFlag adds --state-dir to cmd.
 func stateDirFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "state-dir", "", "where nightshift keeps its state (journals, audit log, run records), outside every workspace (default $"+statedir.Env+", else $XDG_STATE_HOME/nightshift, else ~/.local/state/nightshift)")
+	cmd.Flags().StringVar(p, "state-dir", "", doc("state-dir"))
 }
 
 // keepFlag is --keep-state: a duration, with "d" for days ("30d"); 0

@@ -220,9 +220,12 @@ func legacyJournal(t *testing.T, work string) {
 }
 
 // Existing users: a run that died under an earlier version left its
-// journal in the workspace's .nightshift/journal/. `nightshift run` still
-// refuses to start there (exit 7), and `nightshift recover` applies it.
-func TestALegacyPendingJournalStillStopsTheRunAndRecoverAppliesIt(t *testing.T) {
+// journal in the workspace's .nightshift/journal/. Issue 25: that is where
+// a run's command or a cloned repository can write one too, so it is
+// never applied by itself: `nightshift run` starts (no exit 7), `nightshift
+// recover` names it and lists what it would change, and `recover --legacy`
+// applies it.
+func TestALegacyJournalIsListedByRecoverAndAppliedOnlyWithLegacy(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	writeFiles(t, work, map[string]string{"keep.txt": "keep\n"})
@@ -230,12 +233,24 @@ func TestALegacyPendingJournalStillStopsTheRunAndRecoverAppliesIt(t *testing.T) 
 	writeFiles(t, dir, map[string]string{"s.yaml": "turns:\n  - text: Done.\n"})
 
 	res := runCLI(t, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge", "Anything")
-	if res.code != 7 || !strings.Contains(res.stderr, "old-run") || !strings.Contains(res.stderr, "nightshift recover --dir "+work) {
-		t.Fatalf("run beside a legacy journal: exit %d, want 7 naming old-run and recover\n%s", res.code, res.stderr)
+	if res.code != 0 {
+		t.Fatalf("run beside a legacy journal: exit %d, want 0 (it is never applied by itself)\n%s", res.code, res.stderr)
 	}
 	res = runCLI(t, "recover", "--dir", work)
 	if res.code != 0 {
 		t.Fatalf("recover: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{"NOT APPLIED", "old-run", "restore   notes.txt", "remove    made.txt", "nightshift recover --dir " + work + " --legacy"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("recover does not say %q:\n%s", want, res.stderr)
+		}
+	}
+	if got := readFile(t, filepath.Join(work, "notes.txt")); got != "half-done by the old run\n" {
+		t.Errorf("notes.txt = %q: plain recover applied the legacy journal", got)
+	}
+	res = runCLI(t, "recover", "--dir", work, "--legacy")
+	if res.code != 0 {
+		t.Fatalf("recover --legacy: exit %d\n%s", res.code, res.stderr)
 	}
 	if got := readFile(t, filepath.Join(work, "notes.txt")); got != "before\n" {
 		t.Errorf("notes.txt = %q, want the content before the old run", got)
@@ -246,9 +261,69 @@ func TestALegacyPendingJournalStillStopsTheRunAndRecoverAppliesIt(t *testing.T) 
 	if _, err := os.Stat(filepath.Join(work, ".nightshift", "journal", "old-run")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the legacy journal is still there: %v", err)
 	}
-	res = runCLI(t, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge", "Anything")
+	if res := runCLI(t, "recover", "--dir", work, "--legacy", "--discard"); res.code != 2 {
+		t.Errorf("recover --legacy --discard: exit %d, want 2\n%s", res.code, res.stderr)
+	}
+}
+
+// Issue 25, the attack as it was made: a command writes a journal into
+// the workspace's .nightshift/journal/ that "restores" an executable
+// .git/hooks/post-checkout. The next run exited 7 and sent the person to
+// recover, which wrote the hook; the "undo: nightshift recover" advice of
+// a paused run did too. Now the next run starts, following a paused run's
+// advice undoes that run and applies nothing of the planted journal, and
+// even recover --legacy never writes the hook.
+func TestAJournalACommandPlantedIsNeverApplied(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	writeFiles(t, work, map[string]string{"notes.txt": "notes\n", ".git/hooks/README": "hooks\n"})
+	hook := "#!/bin/sh\necho pwned > \"$HOME/pwned\"\n"
+	plant := fmt.Sprintf(`set -e
+j=.nightshift/journal/evil
+mkdir -p $j/blobs
+printf '%%s' '%s' > $j/blobs/pack-1
+printf '{"op":"begin","run":"evil","root":"%%s","time":"2026-01-01T00:00:00Z"}\n' "$PWD" > $j/log.jsonl
+printf '{"op":"before","path":".git/hooks/post-checkout","state":{"kind":"file","mode":493,"hash":"%s","size":%d,"pack":"pack-1"}}\n' >> $j/log.jsonl
+`, hook, sha256Hex(hook), len(hook))
+	planter := fmt.Sprintf("turns:\n  - tool_calls: [{name: run_command, input: {command: \"sh %s\"}}]\n  - text: Done.\n", filepath.Join(dir, "plant.sh"))
+	var s strings.Builder
+	s.WriteString("turns:\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&s, "  - tool_calls: [{name: write_file, input: {path: notes.txt, content: \"step %d\\n\"}}]\n", i)
+	}
+	s.WriteString("  - text: Done.\n")
+	writeFiles(t, dir, map[string]string{"plant.sh": plant, "planter.yaml": planter, "s.yaml": s.String()})
+
+	res := runCLI(t, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "planter.yaml"), "--no-judge",
+		"--sandbox", "none", "--approve", "danger=allow", "Tidy up")
 	if res.code != 0 {
-		t.Fatalf("run after recover: exit %d\n%s", res.code, res.stderr)
+		t.Fatalf("the planting run: exit %d\n%s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, ".nightshift", "journal", "evil", "log.jsonl")); err != nil {
+		t.Fatalf("the command did not plant its journal: %v", err)
+	}
+	res = runCLI(t, "run", "--dir", work, "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+		"--budget-tokens", "3000", "Change notes.txt")
+	if res.code != 9 || !strings.Contains(res.stderr, "undo:   nightshift recover --dir "+work) {
+		t.Fatalf("the next run: exit %d, want 9 (it starts, and pauses) with the undo advice\n%s", res.code, res.stderr)
+	}
+	hookPath := filepath.Join(work, ".git", "hooks", "post-checkout")
+	res = runCLI(t, "recover", "--dir", work)
+	if res.code != 0 || !strings.Contains(res.stderr, "NOT APPLIED") || !strings.Contains(res.stderr, ".git/hooks/post-checkout") {
+		t.Fatalf("recover, as the paused run advised: exit %d, want 0 naming the planted journal\n%s", res.code, res.stderr)
+	}
+	if got := readFile(t, filepath.Join(work, "notes.txt")); got != "notes\n" {
+		t.Errorf("notes.txt = %q, want the paused run undone", got)
+	}
+	if _, err := os.Lstat(hookPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("recover wrote the planted hook: %v", err)
+	}
+	res = runCLI(t, "recover", "--dir", work, "--legacy")
+	if _, err := os.Lstat(hookPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("recover --legacy wrote the planted hook: %v\n%s", err, res.stderr)
+	}
+	if res.code != 0 || !strings.Contains(res.stderr, "protected") {
+		t.Errorf("recover --legacy: exit %d, want 0 saying it left the hook alone:\n%s", res.code, res.stderr)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/ledger"
+	nightpkg "github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/terminal"
 )
 
@@ -256,7 +257,8 @@ func newTaskFailCmd() *cobra.Command {
 				if n, err := l.OpenNight(ctx); err == nil {
 					night = n.ID // tonight's skip list too
 				}
-				f, err := l.FailTask(ctx, id, night, reason, time.Now())
+				// Charged as the rules table's by-hand row says.
+				f, err := l.FailTaskCharged(ctx, id, night, reason, time.Now(), ledgerCharge(nightpkg.ByHand))
 				if err != nil {
 					return notFound(ctx, l, id, "", err)
 				}
@@ -291,7 +293,8 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 				return err
 			}
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
-				p, err := l.Decide(ctx, id, d, time.Now())
+				// A denial is charged as the rules table's denied row says.
+				p, err := l.DecideCharged(ctx, id, d, time.Now(), ledgerCharge(nightpkg.Denied))
 				if err != nil {
 					return notFound(ctx, l, id, verb, err)
 				}
@@ -308,4 +311,10 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
+}
+
+// ledgerCharge is how the default rules table charges a failure the
+// ledger records for a person's command (task fail, task deny).
+func ledgerCharge(k nightpkg.Kind) ledger.Charge {
+	return nightpkg.Rules(nightpkg.DefaultRules).Ledger(k, ledger.Builder)
 }

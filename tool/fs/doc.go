@@ -8,7 +8,9 @@
 // model can act on; none is a Go error. The writing tools are idempotent,
 // so the agent loop may safely run a repeated call again: writing the same
 // content reports "unchanged", and an edit whose result is already there
-// reports "already applied".
+// reports "already applied". A file (or a content) past the tools' size
+// limit (Config.MaxFileSize, 256 MiB by default) gets an error result and
+// is never read: a write compares sizes first and then streams.
 //
 //	root, err := workspace.Open(dir)
 //	if err != nil {

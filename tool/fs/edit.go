@@ -21,6 +21,9 @@ import (
 // appends to a line ("X" -> "X and Y") is not applied twice either.
 type EditFile struct {
 	root *workspace.Root
+	// MaxFileSize is the largest file it edits, and the largest it
+	// leaves (Config); zero means DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 var _ tool.Tool = (*EditFile)(nil)
@@ -73,12 +76,16 @@ func (t *EditFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if fi, err := t.root.Stat(in.Path); err == nil && fi.IsDir() {
 		return tool.Error(isDir(in.Path))
 	}
+	limit := Config{t.MaxFileSize}.maxFileSize()
 	line := 0
-	changed, err := t.root.Edit(in.Path, func(b []byte) ([]byte, error) {
+	changed, err := t.root.EditLimited(in.Path, limit, func(b []byte) ([]byte, error) {
 		content := string(b)
 		at, err := locate(in.Path, content, in.Old, in.New)
 		if err != nil || at < 0 {
 			return b, err
+		}
+		if n := int64(len(content) - len(in.Old) + len(in.New)); n > limit {
+			return b, toolError(fmt.Sprintf("edit_file: the edited %s would be %d bytes, past the file tools' limit of %d bytes (--max-file-size, max_file_size)", in.Path, n, limit))
 		}
 		line = strings.Count(content[:at], "\n") + 1
 		return []byte(content[:at] + in.New + content[at+len(in.Old):]), nil

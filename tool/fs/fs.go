@@ -11,9 +11,54 @@ import (
 	"github.com/nightshift-dev/nightshift/workspace"
 )
 
-// Tools returns the four file tools over r, readers first.
-func Tools(r *workspace.Root) []tool.Tool {
-	return []tool.Tool{NewReadFile(r), NewListDir(r), NewWriteFile(r), NewEditFile(r)}
+// DefaultMaxFileSize is the largest file the file tools read, write or
+// edit when Config.MaxFileSize is zero: 256 MiB.
+const DefaultMaxFileSize = 256 << 20
+
+// Config configures the file tools.
+type Config struct {
+	// MaxFileSize is the largest file, in bytes, that read_file,
+	// write_file and edit_file touch, and the largest content write_file
+	// and edit_file write: past it they answer with an error result that
+	// says so, and never read the file into memory. Zero means
+	// DefaultMaxFileSize (256 MiB); the --max-file-size flag and the
+	// max_file_size key set it.
+	MaxFileSize int64
+}
+
+func (c Config) maxFileSize() int64 {
+	if c.MaxFileSize > 0 {
+		return c.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+// Tools returns the four file tools over r, readers first, with the
+// default Config.
+func Tools(r *workspace.Root) []tool.Tool { return ToolsWith(r, Config{}) }
+
+// ToolsWith returns the four file tools over r, configured by cfg.
+func ToolsWith(r *workspace.Root, cfg Config) []tool.Tool {
+	read, write, edit := NewReadFile(r), NewWriteFile(r), NewEditFile(r)
+	read.MaxFileSize, write.MaxFileSize, edit.MaxFileSize = cfg.MaxFileSize, cfg.MaxFileSize, cfg.MaxFileSize
+	return []tool.Tool{read, NewListDir(r), write, edit}
+}
+
+// tooBig is the error result for a file (or a content) past the limit.
+func tooBig(name, what string, size, limit int64) tool.Result {
+	return tool.Error(fmt.Sprintf("%s: %s is %d bytes, past the file tools' limit of %d bytes (--max-file-size, max_file_size); %s never reads or writes it whole: use run_command to work on it (head, grep, sed), or ask for a higher limit",
+		name, what, size, limit, name))
+}
+
+// checkSize returns an error result when the file at rel is larger than
+// limit; none when it is not, or cannot be stat'ed (the tool's own
+// access then says why).
+func checkSize(r *workspace.Root, name, rel string, limit int64) (tool.Result, bool) {
+	fi, err := r.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= limit {
+		return tool.Result{}, false
+	}
+	return tooBig(name, rel, fi.Size(), limit), true
 }
 
 // pathProperty is the schema of the path input every tool shares.
@@ -64,6 +109,8 @@ func failure(path, noun string, err error) tool.Result {
 		return tool.Error(fmt.Sprintf("no such %s: %s", noun, path))
 	case errors.Is(err, iofs.ErrPermission):
 		return tool.Error("permission denied: " + path)
+	case errors.Is(err, workspace.ErrTooBig):
+		return tool.Error(err.Error() + " (the file tools' limit: --max-file-size); use run_command to work on it")
 	case errors.Is(err, workspace.ErrNotRegular):
 		return tool.Error(fmt.Sprintf("%s is not a regular file; the file tools read and write regular files only", path))
 	case errors.Is(err, syscall.EISDIR):

@@ -21,6 +21,9 @@ type ReadFile struct {
 	// Limit caps the bytes returned; a longer file is cut with a marker
 	// that says so. Zero means DefaultReadLimit (256 KiB).
 	Limit int
+	// MaxFileSize is the largest file it reads at all (Config); zero
+	// means DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 var _ tool.Tool = (*ReadFile)(nil)
@@ -54,6 +57,9 @@ func (t *ReadFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	}
 	if err := notRegular(t.root, "read_file", in.Path); err != nil {
 		return failure(in.Path, "file", err)
+	}
+	if res, big := checkSize(t.root, "read_file", in.Path, Config{t.MaxFileSize}.maxFileSize()); big {
+		return res
 	}
 	data, size, err := t.root.ReadHead(in.Path, int64(limit))
 	if err != nil {

@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,9 @@ import (
 // call is harmless.
 type WriteFile struct {
 	root *workspace.Root
+	// MaxFileSize is the largest content it writes, and the largest file
+	// it replaces (Config); zero means DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 var _ tool.Tool = (*WriteFile)(nil)
@@ -58,13 +60,22 @@ func (t *WriteFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if err := notRegular(t.root, "write_file", in.Path); err != nil {
 		return failure(in.Path, "file", err)
 	}
+	limit := Config{t.MaxFileSize}.maxFileSize()
+	if int64(len(in.Content)) > limit {
+		return tooBig("write_file", "the content", int64(len(in.Content)), limit)
+	}
 	fi, err := t.root.Stat(in.Path)
 	existed := err == nil
 	if existed && fi.IsDir() {
 		return tool.Error(isDir(in.Path))
 	}
+	if existed && fi.Size() > limit {
+		// Replacing it would save all of it in the journal first.
+		return tooBig("write_file", in.Path, fi.Size(), limit)
+	}
 	if existed {
-		if cur, err := t.root.ReadFile(in.Path); err == nil && bytes.Equal(cur, []byte(in.Content)) {
+		// Compared by size, then in chunks: never read whole.
+		if same, err := t.root.SameContent(in.Path, []byte(in.Content)); err == nil && same {
 			return tool.OK(fmt.Sprintf("unchanged: %s already has this content (%d bytes)", in.Path, len(in.Content)))
 		}
 	}
