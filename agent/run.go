@@ -49,6 +49,10 @@ type run struct {
 	// changed is the files a resumed run had changed before, for the
 	// judge (the workspace's own list starts empty with each Run).
 	changed []string
+	// ran is the run's tool calls other than the file tools, for the
+	// claims check (verify.Input.Ran); a resumed run's go on from its
+	// state.
+	ran []verify.Ran
 	// byFallback is true when the fallback model answered the worker's
 	// last call.
 	byFallback bool
@@ -160,6 +164,7 @@ func (r *run) restore(st *State) {
 	r.text.WriteString(st.Text)
 	r.loop = st.Loop
 	r.changed = st.Changed
+	r.ran = st.Ran
 	r.compactions, r.resultsCut = st.Compactions, st.ResultsCut
 	r.learnWindow(st.Window)
 }
@@ -170,7 +175,7 @@ func (r *run) state() *State {
 		Messages: r.msgs, Steps: r.res.Steps, Spent: r.meter.Spent(),
 		FailsByCheck: r.res.FailsByCheck, FailedChecks: r.res.FailedChecks,
 		MaxTokens: r.maxTok, Cuts: r.cuts, Text: r.text.String(), Loop: r.loop,
-		Changed: r.changedFiles(), Compactions: r.compactions, ResultsCut: r.resultsCut,
+		Changed: r.changedFiles(), Ran: r.ran, Compactions: r.compactions, ResultsCut: r.resultsCut,
 		Window: r.learntWindow(),
 	}
 }
@@ -445,7 +450,8 @@ func (r *run) cutToolCall(msg llm.Message) bool {
 // verify runs the verifier on an end of turn. It returns the final result,
 // or nil when the FAIL was fed back and the loop goes on.
 func (r *run) verify(ctx context.Context, answer string) *Result {
-	in := verify.Input{Task: r.task, Answer: answer}
+	// Never nil: this run's calls are known, even when there were none.
+	in := verify.Input{Task: r.task, Answer: answer, Ran: append(make([]verify.Ran, 0, len(r.ran)), r.ran...)}
 	if r.cfg.Root != nil {
 		in.Dir, in.Files = r.cfg.Root.Dir(), r.cfg.Root.FS()
 		in.Changed = r.changedFiles()
@@ -458,12 +464,12 @@ func (r *run) verify(ctx context.Context, answer string) *Result {
 	}
 	r.res.Answer = answer
 	if v.Pass {
-		r.emit(event.NewVerify(true, v.Check, nil, ""))
+		r.emit(verifyEvent(v, nil))
 		return r.end(Done, "the verifier passed the result", nil)
 	}
 	r.res.FailsByCheck[v.Check]++
 	r.res.FailedChecks = checksOf(v)
-	r.emit(event.NewVerify(false, v.Check, r.res.FailedChecks, v.Reason))
+	r.emit(verifyEvent(v, r.res.FailedChecks))
 	fails := 0
 	for _, n := range r.res.FailsByCheck {
 		fails += n
@@ -495,13 +501,25 @@ func checksOf(v verify.Verdict) []string {
 	return out
 }
 
+// verifyEvent is the verify event of verdict v, with the claims the
+// claims check found.
+func verifyEvent(v verify.Verdict, checks []string) event.Event {
+	info := event.VerifyInfo{Pass: v.Pass, Check: v.Check, Checks: checks, Reason: v.Reason, Detail: v.Detail}
+	for _, c := range v.Claims {
+		info.Claims = append(info.Claims, event.ClaimInfo{Kind: c.Kind, Text: c.Text, Start: c.Start, End: c.End,
+			Path: c.Path, Said: c.Said, Measured: c.Measured, Verdict: string(c.Verdict), Note: c.Fact})
+	}
+	return event.NewVerify(info)
+}
+
 // verifier returns the configured verifier with the not-empty rule always
 // first.
 func (r *run) verifier() *verify.Verifier {
 	v := &verify.Verifier{Rules: []verify.Rule{verify.NotEmpty()}}
 	if r.cfg.Verifier != nil {
-		// The sandbox of its cmd: checks and its redactor come along.
-		v.Commands, v.Redact = r.cfg.Verifier.Commands, r.cfg.Verifier.Redact
+		// The sandbox of its cmd: checks, its redactor and its claims
+		// check come along.
+		v.Commands, v.Redact, v.Claims = r.cfg.Verifier.Commands, r.cfg.Verifier.Redact, r.cfg.Verifier.Claims
 		for _, rule := range r.cfg.Verifier.Rules {
 			if rule.Name() != "not-empty" {
 				v.Rules = append(v.Rules, rule)

@@ -6,6 +6,7 @@ import (
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/tool"
+	"github.com/nightshift-dev/nightshift/verify"
 )
 
 // State is a run's progress: everything the loop needs to go on from
@@ -36,6 +37,9 @@ type State struct {
 	Loop Loop `json:"loop,omitzero"`
 	// Changed lists the files the run changed, for the judge.
 	Changed []string `json:"changed,omitempty"`
+	// Ran lists the run's tool calls other than the file tools, with how
+	// each ended, for the claims check.
+	Ran []verify.Ran `json:"ran,omitempty"`
 	// Compactions is how many times the history was compacted, and
 	// ResultsCut how many tool results were cut in it (a resumed run
 	// that cut one has read_result among its tools).

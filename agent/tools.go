@@ -52,6 +52,7 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 	ctx = context.WithValue(ctx, runKey{}, r)
 	for i, u := range uses {
 		if b, ok := recorded[u.ID]; ok {
+			r.noteRecorded(u, b)
 			out = append(out, b)
 			continue
 		}
@@ -73,6 +74,7 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 		if stop.parked != nil || stop.err != nil {
 			return nil, stop
 		}
+		r.noteRan(u, res)
 		out = append(out, res)
 	}
 	return out, toolStop{}

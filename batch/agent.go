@@ -120,7 +120,13 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 // verifierFor builds a task's verifier: its rules, and base's judge with
 // its rubric.
 func verifierFor(spec *taskfile.Spec, base *verify.Verifier) (*verify.Verifier, error) {
-	v := &verify.Verifier{}
+	// The claims check is off when the task says claims: false (the
+	// batch's --no-claims, laid over it); base's own check, if it has
+	// one, is kept.
+	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims}
+	if base != nil && !v.NoClaims {
+		v.Claims = base.Claims
+	}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // escaped; the JSON line keeps the detail as it was.
 func TestAHumanLineIsOneLineShownEscaped(t *testing.T) {
 	tail := "exit status 1; output tail:\n\x1b[2J\x1b[Hall checks passed\r\u202e"
-	e := event.NewVerify(false, "cmd", []string{"cmd"}, tail)
+	e := event.NewVerify(event.VerifyInfo{Check: "cmd", Checks: []string{"cmd"}, Reason: tail})
 	var text, js bytes.Buffer
 	event.NewText(&text).Emit(e)
 	event.NewJSON(&js).Emit(e)

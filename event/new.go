@@ -274,15 +274,62 @@ func NewSchema(problem string) Event {
 	return Event{Type: Schema, Detail: "invalid: " + problem, Data: map[string]any{"error": problem}}
 }
 
+// VerifyInfo is what a verify event says.
+type VerifyInfo struct {
+	// Pass is the verdict; Check the check that decided it.
+	Pass  bool
+	Check string
+	// Checks are, on FAIL, every check that failed; Reason the reason
+	// fed back to the worker, and Detail the same as the record says it
+	// (where a check words it differently for the worker, as the claims
+	// check does; empty means Reason).
+	Checks         []string
+	Reason, Detail string
+	// Claims are the claims the claims check found in the answer.
+	Claims []ClaimInfo
+}
+
+// ClaimInfo is one claim of the final answer, as the claims check found
+// it.
+type ClaimInfo struct {
+	// Kind is what the claim is about (chars, written, tests, ...);
+	// Text the answer's words, at byte offsets Start to End.
+	Kind, Text string
+	Start, End int
+	// Path is the file it is about, if any; Said what the answer claims,
+	// Measured what code found, Verdict true, false or unchecked, and
+	// Note why a claim could not be checked.
+	Path, Said, Measured, Verdict, Note string
+}
+
 // NewVerify returns the verify event: `[verify · PASS]`, or
-// `[verify · FAIL: <reason>]` with every check that failed.
-func NewVerify(pass bool, check string, checks []string, reason string) Event {
-	if pass {
-		return Event{Type: Verify, Detail: "PASS", Data: map[string]any{"verdict": "PASS", "check": check}}
+// `[verify · FAIL: <detail>]` with every check that failed, and the
+// claims the claims check found.
+func NewVerify(v VerifyInfo) Event {
+	data := map[string]any{"verdict": "PASS", "check": v.Check}
+	detail := "PASS"
+	if !v.Pass {
+		d := v.Detail
+		if d == "" {
+			d = v.Reason
+		}
+		data["verdict"], data["checks"], data["reason"] = "FAIL", nonNil(v.Checks), v.Reason
+		detail = "FAIL: " + d
 	}
-	return Event{Type: Verify, Detail: "FAIL: " + reason, Data: map[string]any{
-		"verdict": "FAIL", "check": check, "checks": nonNil(checks), "reason": reason,
-	}}
+	if len(v.Claims) > 0 {
+		claims := make([]any, len(v.Claims))
+		for i, c := range v.Claims {
+			m := map[string]any{"kind": c.Kind, "text": c.Text, "span": []any{c.Start, c.End}, "verdict": c.Verdict}
+			for k, s := range map[string]string{"path": c.Path, "said": c.Said, "measured": c.Measured, "note": c.Note} {
+				if s != "" {
+					m[k] = s
+				}
+			}
+			claims[i] = m
+		}
+		data["claims"] = claims
+	}
+	return Event{Type: Verify, Detail: detail, Data: data}
 }
 
 // RollbackInfo is what a rollback event says.

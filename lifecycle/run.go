@@ -17,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/verify"
+	"github.com/nightshift-dev/nightshift/verify/claims"
 	"github.com/nightshift-dev/nightshift/workspace"
 )
 
@@ -36,7 +37,8 @@ import (
 //  5. the retry policy and the credential's limiter, and the budget, on
 //     every model call of the run (worker and judge, continuations and
 //     regenerations), and the run's time limit;
-//  6. the verifier, which the worker does not control;
+//  6. the verifier, which the worker does not control: its rules and the
+//     claims check (package verify/claims), then its judge;
 //  7. the loop (agent.Run), to exactly one outcome;
 //  8. commit (done, or Keep), suspend (a paused outcome: budget, timeout,
 //     interrupted; the changes and the checkpoint stay for Resume or
@@ -267,13 +269,20 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 }
 
 // verifierIn returns v (or the default verifier) with its cmd: checks run
-// in sb and its reasons, and what its judge is sent, redacted. v itself
-// is not changed: callers share one across runs.
+// in sb, its reasons and what its judge is sent redacted, and the claims
+// check (package verify/claims) unless v says NoClaims. v itself is not
+// changed: callers share one across runs.
 func verifierIn(v *verify.Verifier, sb *sandbox.Sandbox, r *redact.Redactor) *verify.Verifier {
 	out := &verify.Verifier{}
 	if v != nil {
 		c := *v
 		out = &c
+	}
+	switch {
+	case out.NoClaims:
+		out.Claims = nil
+	case out.Claims == nil:
+		out.Claims = claims.New(claims.Config{})
 	}
 	if out.Commands == nil {
 		out.Commands = sb

@@ -311,7 +311,7 @@ func (p *Pipeline) checkRoleKeys(role ledger.Role, r *RoleSpec) error {
 	if role == ledger.Builder {
 		return nil
 	}
-	for _, key := range []string{"checks", "rubric", "no_judge", "judge", "max_verify_rounds", "output_schema", "keep",
+	for _, key := range []string{"checks", "rubric", "no_judge", "claims", "judge", "max_verify_rounds", "output_schema", "keep",
 		"max_tokens", "loop_limit", "max_calls_per_reply", "context_window"} {
 		if r.lines[key] > 0 {
 			return fmt.Errorf("%sroles.%s: %s is for the builder, the only role whose steps run tools and are verified", at(key), role, key)

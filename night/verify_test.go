@@ -14,9 +14,11 @@ import (
 )
 
 // halfDone is seed 000's confident half-finished job at night: the
-// builder writes 3 of the 5 install steps and says it wrote all five.
-// Its judge script (asked by the judge's system prompt) fails it unless
-// the file holds the fifth step.
+// builder writes 3 of the 5 install steps and says it is done. Its judge
+// script (asked by the judge's system prompt) fails it unless the file
+// holds the fifth step. (Its answer counts no steps: "all five" would be
+// a false claim the claims check fails before the judge or a rule is
+// heard.)
 const halfDone = `
 loop: true
 scripts:
@@ -30,7 +32,7 @@ scripts:
   - name: builder
     turns:
       - tool_calls: [{name: write_file, input: {path: docs/install.md, content: "1. download\n2. unpack\n3. make\n"}}]
-      - text: "Done: docs/install.md has all five install steps."
+      - text: "Done: docs/install.md has the install steps."
 `
 
 // verifiedBuilder is a pipeline whose builder role says how its results

@@ -98,6 +98,10 @@ type Verify struct {
 	Rubric string `yaml:"rubric,omitempty" json:"rubric,omitempty"`
 	// NoJudge leaves only the rules; default false: the judge runs.
 	NoJudge bool `yaml:"no_judge,omitempty" json:"no_judge,omitempty"`
+	// Claims false switches the claims check off (package verify/claims:
+	// the final answer's claims counted by code); nil or true: on, the
+	// default. Its flag says it the other way round: --no-claims.
+	Claims *bool `yaml:"claims,omitempty" json:"claims,omitempty"`
 	// JudgeModel is MODEL or PROVIDER:MODEL (in a pipeline: a model under
 	// models); default the worker's model.
 	JudgeModel string `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`

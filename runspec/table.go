@@ -90,6 +90,10 @@ var Table = []Option{
 	{Field: "Checks", Group: VerifyGroup, Flag: "check", Key: "checks", RoleKey: "checks", Doc: "verifier rule, repeatable (docs/checks.md), e.g. min-chars:post.md:4000"},
 	{Field: "Rubric", Group: VerifyGroup, Key: "rubric", RoleKey: "rubric", Doc: "extra criteria for the judge"},
 	{Field: "NoJudge", Group: VerifyGroup, Flag: "no-judge", Key: "no_judge", RoleKey: "no_judge", Default: "off", Doc: "verify with the rules only, no judge model"},
+	// The flag switches off what the key switches on: --no-claims is
+	// claims: false.
+	{Field: "Claims", Group: VerifyGroup, Flag: "no-claims", Key: "claims", RoleKey: "claims", Default: "on",
+		Doc: "do not check the final answer's claims by code (docs/checks.md); as a key, claims: false"},
 	{Field: "JudgeModel", Group: VerifyGroup, Flag: "judge-model", Key: "judge_model", RoleKey: "judge", Default: "the worker's",
 		Doc: "judge model: MODEL or PROVIDER:MODEL (default: the worker's)"},
 	{Field: "MaxVerifyRounds", Group: VerifyGroup, Flag: "max-verify-rounds", Key: "max_verify_rounds", RoleKey: "max_verify_rounds", Default: "2",

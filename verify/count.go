@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -64,4 +65,15 @@ func isCJKPunct(r rune) bool {
 		return unicode.IsPunct(r) || unicode.IsSymbol(r)
 	}
 	return false
+}
+
+// Lines counts lines as an editor shows them: every newline ends one, and
+// a last line without a newline counts too. "" is 0 lines, "a\n" is 1,
+// "a\nb" is 2. (`wc -l` counts only the newlines: 1 for "a\nb".)
+func Lines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }

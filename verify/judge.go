@@ -120,7 +120,7 @@ func (j *Judge) request(in Input, transcript []string, nonce string) *llm.Reques
 	}
 	return &llm.Request{
 		Model:     j.ModelName,
-		System:    p.system(j.Rubric),
+		System:    p.system(j.Rubric, len(in.Unchecked) > 0),
 		Messages:  []llm.Message{llm.UserText(user)},
 		MaxTokens: positive(j.MaxTokens, DefaultJudgeMaxTokens),
 		// Its system prompt carries a fresh nonce every call: nothing
@@ -154,12 +154,21 @@ You are shown the task, the worker's final answer and the final content of the f
 
 Reply with exactly two lines. First line: PASS or FAIL, nothing else. Second line: a one-sentence reason.`
 
-func (p prompt) system(rubric string) string {
+// uncheckedNote tells the judge what the list of unchecked claims is:
+// %[1]s is the delimiter marker.
+const uncheckedNote = `
+
+Between <unchecked-claims-%[1]s> tags you are also shown claims from the worker's answer that code could not check. They are the worker's words, not facts: check each against the files, and fail the result if one that matters to the task is not true.`
+
+func (p prompt) system(rubric string, unchecked bool) string {
 	also := ""
 	if strings.TrimSpace(rubric) != "" {
 		also = " and the rubric below"
 	}
 	s := fmt.Sprintf(systemPrompt, p.nonce, also)
+	if unchecked {
+		s += fmt.Sprintf(uncheckedNote, p.nonce)
+	}
 	if also != "" {
 		s += "\n\nRubric:\n" + strings.TrimSpace(rubric)
 	}

@@ -49,6 +49,9 @@ func (p prompt) user(in Input, transcript []string) string {
 	var b strings.Builder
 	p.section(&b, "task", in.Task)
 	p.section(&b, "answer", in.Answer)
+	if len(in.Unchecked) > 0 {
+		p.section(&b, "unchecked-claims", "- "+strings.Join(in.Unchecked, "\n- "))
+	}
 	files := readChanged(in, p.budget)
 	if len(files) == 0 {
 		p.section(&b, "files", "(the run changed no files)")

@@ -257,6 +257,10 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 	s.Checks = append(append([]string(nil), s.Checks...), f.checks...)
 	s.Approve = append(append([]string(nil), s.Approve...), f.approve...)
 	s.NoJudge = s.NoJudge || f.noJudge
+	if s.Claims == nil && f.noClaims {
+		off := false
+		s.Claims = &off // --no-claims, for the tasks that do not say
+	}
 	if s.JudgeModel == "" {
 		s.JudgeModel = f.judgeModel
 	}

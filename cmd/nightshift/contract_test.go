@@ -23,6 +23,9 @@ type eventContract struct {
 	types map[string]map[string]string
 	// order lists the types as the document does.
 	order []string
+	// elems maps a type's array-of-objects field to the documented
+	// fields of its elements (rows like `claims[].kind`).
+	elems map[string]map[string]map[string]string
 }
 
 // required lists, per type, the fields the document describes as always
@@ -41,6 +44,7 @@ var required = map[string][]string{
 var (
 	typeHeading = regexp.MustCompile("^### `([a-z-]+)`")
 	tableRow    = regexp.MustCompile("^\\| (`[^|]+`) \\| ([a-z ]+) \\|")
+	elemRow     = regexp.MustCompile("^\\| `([a-z_]+)\\[\\]\\.([a-z_]+)` \\| ([a-z ]+) \\|")
 	backticked  = regexp.MustCompile("`([a-z_]+)`")
 )
 
@@ -52,8 +56,9 @@ func loadEventContract(t *testing.T, path string) *eventContract {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	c := &eventContract{common: map[string]string{}, types: map[string]map[string]string{}}
+	c := &eventContract{common: map[string]string{}, types: map[string]map[string]string{}, elems: map[string]map[string]map[string]string{}}
 	fields := c.common
+	typ := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -61,6 +66,17 @@ func loadEventContract(t *testing.T, path string) *eventContract {
 			fields = map[string]string{}
 			c.types[m[1]] = fields
 			c.order = append(c.order, m[1])
+			typ = m[1]
+			continue
+		}
+		if m := elemRow.FindStringSubmatch(line); m != nil {
+			if c.elems[typ] == nil {
+				c.elems[typ] = map[string]map[string]string{}
+			}
+			if c.elems[typ][m[1]] == nil {
+				c.elems[typ][m[1]] = map[string]string{}
+			}
+			c.elems[typ][m[1]][m[2]] = strings.TrimSpace(m[3])
 			continue
 		}
 		if m := tableRow.FindStringSubmatch(line); m != nil {
@@ -105,13 +121,14 @@ func checkJSONType(doc string, v any) bool {
 	case "object":
 		_, ok := v.(map[string]any)
 		return ok
-	case "array of strings":
+	case "array of strings", "array of numbers", "array of objects":
 		a, ok := v.([]any)
 		if !ok {
 			return false
 		}
+		elem := map[string]string{"array of strings": "string", "array of numbers": "number", "array of objects": "object"}[doc]
 		for _, e := range a {
-			if _, ok := e.(string); !ok {
+			if !checkJSONType(elem, e) {
 				return false
 			}
 		}
@@ -177,6 +194,19 @@ func (c *eventContract) checkFields(e map[string]any) error {
 		}
 		if !checkJSONType(doc, v) {
 			return fmt.Errorf(" (%s): field %q is %#v, want a %s", typ, name, v, doc)
+		}
+		if doc == "array of objects" {
+			for i, e := range v.([]any) {
+				for k, ev := range e.(map[string]any) {
+					edoc, ok := c.elems[typ][name][k]
+					if !ok {
+						return fmt.Errorf(" (%s): field %s[%d].%s is not documented", typ, name, i, k)
+					}
+					if !checkJSONType(edoc, ev) {
+						return fmt.Errorf(" (%s): field %s[%d].%s is %#v, want a %s", typ, name, i, k, ev, edoc)
+					}
+				}
+			}
 		}
 	}
 	for _, name := range required[typ] {

@@ -72,7 +72,12 @@ func demoScenes() []scene {
 			files:    map[string]string{"README.md": demoReadme},
 		},
 		{
-			title:    "the self-reported count: the min-chars rule counts what the model never did",
+			title:    "the self-reported count, no rule written: the claims check counts what the model never did",
+			task:     "Write a post about agent failures into post.md, at least 4000 characters.",
+			scenario: demoPost(),
+		},
+		{
+			title:    "the same count with a min-chars rule: the rule and the claims check state the same 3,341",
 			task:     "Write a post about agent failures into post.md, at least 4000 characters.",
 			scenario: demoPost(),
 			checks:   []string{"min-chars:post.md:4000"},
@@ -80,7 +85,7 @@ func demoScenes() []scene {
 	}
 }
 
-// demoPost fills the post scene with a Chinese post of exactly 3,341
+// demoPost fills the post scenes with a Chinese post of exactly 3,341
 // characters, then one of 4,210.
 func demoPost() string {
 	short, long := chinesePost(3341), chinesePost(4210)

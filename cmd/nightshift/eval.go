@@ -10,6 +10,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/verify/claims/claimeval"
 	"github.com/nightshift-dev/nightshift/verify/eval"
 )
 
@@ -58,7 +59,7 @@ func newEvalCmd() *cobra.Command {
 	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
 	fl.IntVar(&retries, "retries", retry.DefaultRetries, "retries per judge call after the first")
 	fl.DurationVar(&backoff, "backoff", time.Second, "first retry wait")
-	cmd.AddCommand(newEvalReliabilityCmd())
+	cmd.AddCommand(newEvalClaimsCmd(), newEvalReliabilityCmd())
 	// The eval package marks the user's mistakes with ErrUsage: exit 2.
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
@@ -69,6 +70,26 @@ func newEvalCmd() *cobra.Command {
 		}
 		err := run(c, args)
 		if errors.Is(err, eval.ErrUsage) {
+			return usageError(err)
+		}
+		return err
+	}
+	return cmd
+}
+
+// newEvalClaimsCmd is `nightshift eval claims [CASES]`: the claims check
+// measured on the shipped cases or the user's, no model.
+func newEvalClaimsCmd() *cobra.Command {
+	cmd := claimeval.NewCmd()
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if err := checkInputFile("the case file", args[0], "the format is in docs/eval.md"); err != nil {
+				return err
+			}
+		}
+		err := run(c, args)
+		if errors.Is(err, claimeval.ErrUsage) {
 			return usageError(err)
 		}
 		return err

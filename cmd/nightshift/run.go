@@ -38,6 +38,7 @@ type runFlags struct {
 	taskFile        string
 	checks          []string
 	noJudge         bool
+	noClaims        bool
 	judgeModel      string
 	maxVerifyRounds int
 	approve         []string
@@ -124,6 +125,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.StringVar(&f.taskFile, "task-file", "", doc("task-file"))
 	fl.StringArrayVar(&f.checks, "check", nil, doc("check"))
 	fl.BoolVar(&f.noJudge, "no-judge", false, doc("no-judge"))
+	fl.BoolVar(&f.noClaims, "no-claims", false, doc("no-claims"))
 	fl.StringVar(&f.judgeModel, "judge-model", "", doc("judge-model"))
 	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, doc("max-verify-rounds"))
 	fl.StringArrayVar(&f.approve, "approve", nil, doc("approve"))

@@ -294,7 +294,7 @@ func checkDir(dir string) error {
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
 func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
-	v := &verify.Verifier{}
+	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
 		if err != nil {

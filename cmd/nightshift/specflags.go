@@ -29,6 +29,10 @@ func (f *runFlags) flagSpec() runspec.Spec {
 	stall, call := runspec.Duration(f.stall), runspec.Duration(f.callTimeout)
 	s.Stall, s.CallTimeout, s.LoopLimit, s.MaxCallsPerReply = &stall, &call, &f.loopLimit, f.maxCallsPerReply
 	s.Checks, s.NoJudge, s.JudgeModel, s.MaxVerifyRounds, s.OutputSchema = f.checks, f.noJudge, f.judgeModel, f.maxVerifyRounds, f.outputSchema
+	if f.noClaims {
+		off := false
+		s.Claims = &off // --no-claims is claims: false; not given, the task's own
+	}
 	s.Approve = f.approve
 	s.Sandbox, s.SandboxNet, s.Env, s.CommandTimeout = f.sandbox, f.sandboxNet, f.env, runspec.Duration(f.commandTimeout)
 	s.MaxFileSize = f.maxFileSize

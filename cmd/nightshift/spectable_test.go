@@ -54,6 +54,9 @@ func sampleOf(o runspec.Option, v reflect.Value) (sample, bool) {
 		return sample{flag: "GOFLAGS", yaml: "[GOFLAGS]", json: `["GOFLAGS"]`}, true
 	case "SubagentSteps":
 		return sample{flag: "7", flagExtra: []string{"--subagents"}}, true
+	case "Claims":
+		// --no-claims is claims: false.
+		return sample{flag: "true", yaml: "false", json: "false"}, true
 	case "BudgetUSD":
 		return sample{flag: "0.5", yaml: "0.5", json: "0.5"}, true
 	case "FallbackModel", "JudgeModel":

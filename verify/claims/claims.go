@@ -1,0 +1,372 @@
+package claims
+
+import (
+	"context"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/nightshift-dev/nightshift/verify"
+)
+
+// Defaults of Config.
+const (
+	// DefaultAbout is how far off an approximate figure may be: a tenth.
+	DefaultAbout = 0.1
+	// DefaultMaxClaims bounds the claims read from one answer.
+	DefaultMaxClaims = 200
+)
+
+// Config configures the claims check. Zero values mean the defaults.
+type Config struct {
+	// About is the tolerance of an approximate figure ("about 4,000",
+	// "~4k", "4,000字左右", and a round figure such as "4,000 characters"
+	// or "12 KB", which reads as an estimate): the measured value may be
+	// this fraction of it off, and at least 1. Default DefaultAbout (0.1).
+	About float64
+	// MaxClaims bounds the claims read from one answer; the rest of the
+	// answer is not read. Default DefaultMaxClaims (200).
+	MaxClaims int
+}
+
+// Check is the claims check: it implements verify.ClaimChecker.
+type Check struct {
+	cfg Config
+}
+
+var _ verify.ClaimChecker = (*Check)(nil)
+
+// New returns the claims check with cfg's tolerances.
+func New(cfg Config) *Check {
+	if cfg.About <= 0 {
+		cfg.About = DefaultAbout
+	}
+	if cfg.MaxClaims <= 0 {
+		cfg.MaxClaims = DefaultMaxClaims
+	}
+	return &Check{cfg: cfg}
+}
+
+// Claims reads in.Answer and returns the claims it found, in the order of
+// the answer, each checked against the workspace (in.Files or in.Dir), the
+// paths the run changed (in.Changed) and its calls (in.Ran: its commands
+// and its file tools' writes). It never calls a model and never fails:
+// what it cannot check is unchecked.
+func (c *Check) Claims(ctx context.Context, in verify.Input) []verify.Claim {
+	fsys, done, err := in.Open()
+	if err != nil {
+		fsys, done = nil, func() {}
+	}
+	defer done()
+	// What the file tools wrote counts as changed, even where the content
+	// was already there: the worker did write it.
+	changed := slices.Clone(in.Changed)
+	for _, r := range in.Ran {
+		if r.Path != "" && r.OK {
+			changed = append(changed, r.Path)
+		}
+	}
+	x := &checker{in: in, w: newWorkspace(fsys, changed), tol: c.cfg.About, max: c.cfg.MaxClaims, seen: map[string]bool{}}
+	x.asks = taskAsks(in.Task)
+	for _, s := range splitSentences(in.Answer) {
+		if ctx.Err() != nil || len(x.out) >= x.max {
+			break
+		}
+		x.sentence(&s)
+	}
+	// In the order of the answer; one sentence's claims are found kind by
+	// kind.
+	slices.SortStableFunc(x.out, func(a, b verify.Claim) int { return a.Start - b.Start })
+	return x.out
+}
+
+// checker is one run of the check over one answer.
+type checker struct {
+	in   verify.Input
+	w    *workspace
+	tol  float64
+	max  int
+	asks []ask
+	out  []verify.Claim
+	seen map[string]bool
+	// prev is the one file the sentence before named, if it named one:
+	// "I wrote essay.md. It is 812 words long."; prevTests is true when
+	// it spoke of tests ("I added 4 tests; they all pass").
+	prev      string
+	prevTests bool
+	// texts are the changed text files (textFiles).
+	texts []string
+}
+
+// sentence reads every claim of s.
+func (x *checker) sentence(s *sentence) {
+	if s.question || s.conditional {
+		return
+	}
+	var files []mention
+	for _, m := range findFiles(s.text) {
+		// "README" is a file only where there is one; else a word.
+		if m.bare {
+			if _, ok := x.w.resolve(m.name); !ok {
+				continue
+			}
+		}
+		files = append(files, m)
+	}
+	for _, c := range findCounts(s, x.askedAny) {
+		x.countClaim(s, c, files)
+	}
+	x.changeClaims(s, files)
+	x.commandClaims(s)
+	x.prevTests = strings.Contains(strings.ToLower(s.text), "test") || strings.Contains(s.text, "测试")
+	x.prev = ""
+	for _, m := range files {
+		if x.prev != "" && x.prev != m.name {
+			x.prev = ""
+			break
+		}
+		x.prev = m.name
+	}
+}
+
+// claim starts a claim of kind spanning [start, end) of s.
+func (x *checker) claim(s *sentence, kind string, start, end int) *verify.Claim {
+	return &verify.Claim{Kind: kind, Text: s.text[start:end], Start: s.start + start, End: s.start + end}
+}
+
+// add records c unless the answer made the same claim already.
+func (x *checker) add(c *verify.Claim) {
+	key := c.Kind + "\x00" + c.Path + "\x00" + c.Said
+	if x.seen[key] || len(x.out) >= x.max {
+		return
+	}
+	x.seen[key] = true
+	x.out = append(x.out, *c)
+}
+
+func (x *checker) truth(c *verify.Claim) {
+	c.Verdict = verify.ClaimTrue
+	x.add(c)
+}
+
+func (x *checker) falsity(c *verify.Claim, feedback, fact string) {
+	c.Verdict, c.Feedback, c.Fact = verify.ClaimFalse, "claims: "+feedback, "claims: "+fact
+	x.add(c)
+}
+
+func (x *checker) unchecked(c *verify.Claim, why string) {
+	c.Verdict, c.Fact = verify.ClaimUnchecked, why
+	x.add(c)
+}
+
+var (
+	// wholeRe names the whole of a document as the subject of a size:
+	// "Total length", "the post is", "全文". Without a file name, only
+	// such a sentence is about the one file the run changed.
+	wholeRe = regexp.MustCompile(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
+	// pastSizeRe, before a figure, makes it a size the file had before:
+	// "README.md was 340 lines; it is now 120".
+	pastSizeRe = regexp.MustCompile(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
+	// pronounRe opens a sentence about the file the one before named.
+	pronounRe = regexp.MustCompile(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
+	// partRe names a part of a file: a size of it is no size of the
+	// file.
+	partRe = regexp.MustCompile(`(?i)\b(?:function|method|class|struct|type|test|loop|block|section|paragraph|sentence|title|heading|intro|introduction|conclusion|abstract|part|snippet|example|comment|docstring|commit|message|header|footer|column|field|each|every|per|average|longest|shortest|first|second|third|last|summary of|diff|patch|change|changes|prompt|answer|reply|response|this message)\b|每|段落|小节|章节|这一段|第一段|标题|摘要|函数|平均|最长|最短`)
+)
+
+// countClaim checks one figure with a unit: about a named file, about
+// the one file the run changed, or the answer's own count of what the
+// task asked for.
+func (x *checker) countClaim(s *sentence, c count, files []mention) {
+	cl := s.clauseAt(c.at)
+	clause := s.text[cl[0]:cl[1]]
+	if killed(clause) || partRe.MatchString(withoutFiles(clause, files, cl[0])) || pastSizeRe.MatchString(clause[:max(c.at-cl[0], 0)]) {
+		// Not a claim, or a size of a part: "the longest function in
+		// main.go is 45 lines", "each entry is under 120 characters".
+		return
+	}
+	kind := c.kind
+	if kind == "" {
+		// Another noun counts only when the task asked for that many.
+		if _, ok := x.asked(c.noun); !ok {
+			return
+		}
+		kind = kindItems
+	}
+	m, named := nearestFile(s, c, files)
+	if !named && x.prev != "" && pronounRe.MatchString(s.text) {
+		// "It is 812 words long": the file of the sentence before.
+		x.fileCount(s, c, kind, x.prev, c.start, c.end)
+		return
+	}
+	if !named {
+		if c.kind == "" || (kind == kindItems && x.askedAny(c.noun)) {
+			if _, ok := x.asked(c.noun); ok {
+				x.answerClaim(s, c)
+			}
+			return
+		}
+		x.implicitClaim(s, c)
+		return
+	}
+	x.fileCount(s, c, kind, m.name, min(c.start, m.start), max(c.end, m.end))
+}
+
+// withoutFiles is clause (at offset off of its sentence) with the file
+// names blanked: "abstract.md" names a file, not an abstract.
+func withoutFiles(clause string, files []mention, off int) string {
+	b := []byte(clause)
+	for _, m := range files {
+		for i := max(m.start-off, 0); i < min(m.end-off, len(b)); i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// askedAny reports whether the task asked for a count of noun.
+func (x *checker) askedAny(noun string) bool {
+	_, ok := x.asked(noun)
+	return ok
+}
+
+// nearestFile is the file a figure is about: one in its clause, else in
+// its sentence, the nearest before it, else after it.
+func nearestFile(s *sentence, c count, files []mention) (mention, bool) {
+	cl := s.clauseAt(c.at)
+	var inClause []mention
+	for _, m := range files {
+		if m.start >= cl[0] && m.start < cl[1] {
+			inClause = append(inClause, m)
+		}
+	}
+	pool := inClause
+	if len(pool) == 0 {
+		pool = files
+	}
+	var best *mention
+	for i := range pool {
+		if pool[i].end <= c.start {
+			best = &pool[i]
+		}
+	}
+	if best == nil {
+		for i := range pool {
+			if pool[i].start >= c.end {
+				best = &pool[i]
+				break
+			}
+		}
+	}
+	if best == nil {
+		return mention{}, false
+	}
+	return *best, true
+}
+
+// implicitClaim checks a size given without a file name ("Total length:
+// 3,847 characters") against the one text file the run changed, or the
+// changed file the sentence names by its stem ("the post": post.md). A
+// size of something else ("the function is 40 lines") is left alone.
+func (x *checker) implicitClaim(s *sentence, c count) {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s.text), func(r rune) bool {
+		return !isAlnum(r) && r != '-' && r != '_'
+	}) {
+		words[w] = true
+	}
+	var candidates, named []string
+	for _, p := range x.textFiles() {
+		candidates = append(candidates, p)
+		// The sentence may name it by its stem: "the post" is post.md,
+		// "Summary is 180 words" summary.md.
+		if stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p))); len(stem) >= 3 && words[stem] {
+			named = append(named, p)
+		}
+	}
+	switch {
+	case len(named) > 0:
+		candidates = named
+	case !wholeRe.MatchString(s.text):
+		return
+	}
+	if len(candidates) != 1 {
+		cl := x.claim(s, c.kind, c.start, c.end)
+		cl.Said = c.b.said() + " " + pluralUnit(c.b.one(), c.unit)
+		x.unchecked(cl, "the answer does not say which file")
+		return
+	}
+	x.fileCount(s, c, c.kind, candidates[0], c.start, c.end)
+}
+
+// textFiles returns the changed paths that are text files now, sorted,
+// found once per check.
+func (x *checker) textFiles() []string {
+	if x.texts == nil {
+		x.texts = []string{}
+		for p := range x.w.changed {
+			if x.w.isText(p) {
+				x.texts = append(x.texts, p)
+			}
+		}
+		slices.Sort(x.texts)
+	}
+	return x.texts
+}
+
+// fileCount checks a claimed size or count of the file name.
+func (x *checker) fileCount(s *sentence, c count, kind, name string, start, end int) {
+	cl := x.claim(s, kind, start, end)
+	unit := c.unit
+	if kind == kindItems && (unit == "items" && c.noun != "" && c.noun != "items" && !strings.HasPrefix(c.noun, "条")) {
+		unit = c.noun
+	}
+	cl.Said = c.b.said() + " " + pluralUnit(c.b.one(), unit)
+	p, found := x.w.resolve(name)
+	if !found {
+		if x.w.ambiguous(name) {
+			cl.Path = name
+			x.unchecked(cl, name+" could be several files")
+			return
+		}
+		cl.Path, cl.Measured = name, "does not exist"
+		x.falsity(cl, "you said "+name+" has "+cl.Said+"; "+name+" does not exist", name+" does not exist (you said "+cl.Said+")")
+		return
+	}
+	cl.Path = p
+	f := x.w.read(p)
+	switch {
+	case f.isDir:
+		x.unchecked(cl, p+" is a folder")
+		return
+	case f.err != nil:
+		if !x.w.exists(p) {
+			cl.Measured = "does not exist"
+			x.falsity(cl, "you said "+p+" has "+cl.Said+"; "+p+" does not exist", p+" does not exist (you said "+cl.Said+")")
+			return
+		}
+		x.unchecked(cl, p+" could not be read")
+		return
+	}
+	var counts []int
+	if kind == kindItems {
+		counts = itemCounts(p, f.data, c.noun)
+	} else {
+		counts = measure(kind, f.data, c.zi, c.noSpaces)
+	}
+	if len(counts) == 0 {
+		x.unchecked(cl, "nothing in "+p+" to count "+unit+" by")
+		return
+	}
+	for _, n := range counts {
+		if c.b.holds(float64(n), x.tol) {
+			cl.Measured = countOf(n, unit)
+			x.truth(cl)
+			return
+		}
+	}
+	cl.Measured = countOf(counts[0], unit)
+	x.falsity(cl, "you said "+p+" has "+cl.Said+"; it has "+group(float64(counts[0])),
+		p+" has "+countOf(counts[0], unit)+", not "+c.b.said())
+}
