@@ -22,6 +22,9 @@ import "time"
 const (
 	// cutFactor is the multiplicative decrease on a 429.
 	cutFactor = slowDownFactor
+	// edgeFactor is the decrease when the rate refused is one that held
+	// a whole window: the limit is just under it.
+	edgeFactor = 0.9
 	// ceilingGap is how close under a refused rate the binary search
 	// stops: 12 %, just more than the gap the probe's first step (an
 	// eighth) opens, so that a refused first step rests at once at the
@@ -32,14 +35,20 @@ const (
 	// further refused probe, up to maxPlateauDoublings times.
 	plateauWindows      = 8
 	maxPlateauDoublings = 4
+	// stormFall is how far under the last ceiling a refused rate must
+	// be for the refusals to be a storm or a fallen limit (see cut).
+	stormFall = 0.8
 	// maxProbeStep bounds the probe's growth at doubling per window.
 	maxProbeStep = 3
 	// minUse is the share of the paced calls a window must have made to
 	// say anything of the pace: a window in which the runs were busy
-	// elsewhere (tools, a judge) proved nothing, and raising the rate on
-	// it would meet the limit later with a burst (TCP's congestion
-	// window validation, RFC 7661).
-	minUse = 0.5
+	// elsewhere (tools, a judge), or took turns booked before the pace
+	// was raised, proved nothing, and raising the rate on it would run
+	// away from the limit and meet it later with a burst (TCP's
+	// congestion window validation, RFC 7661). Regression: twenty
+	// processes with a queue of turns booked seconds ahead at the old
+	// spacing raised a limit of 120 a minute to 420 before a 429 said so.
+	minUse = 0.8
 )
 
 // learnWindow keeps the longest Retry-After of the bare 429s as the
@@ -64,48 +73,90 @@ func (st *state) probeWindow() time.Duration {
 }
 
 // cut is the decrease after a 429 to calls paced at the learned rate.
-// When a lower rate held a whole window since the last refusal (good),
-// the limit lies between the two: the refused rate becomes the ceiling
-// and the pace goes back to the rate that held, which the server has
-// just shown it takes. Otherwise (no rate held yet, or the one that
-// held is refused now: the limit fell, or a storm of other calls on the
-// key fills it), nothing brackets the limit and the pace falls to 3/4,
-// the multiplicative decrease, as often as the server refuses it.
-func (st *state) cut() {
+// When a lower rate held since the last refusal (good), the limit lies
+// between the two: the refused rate becomes the ceiling, and the pace
+// goes back to the rate that held. When the rate that held is the one
+// refused, the pace falls by a tenth; otherwise to 3/4, the
+// multiplicative decrease, as often as the server refuses it.
+func (st *state) cut(now time.Time) {
 	refused := st.learned
-	if st.good > 0 && st.good < refused {
+	switch {
+	case st.good > 0 && st.good < refused:
 		if st.step > 0 {
 			// A probe above a rate that held was refused: rest longer
 			// under the ceiling before the next.
 			st.refusedProbes++
 		}
 		st.ceiling, st.learned = refused, st.good
-	} else {
-		// What held, and what probes above it met, say nothing any
-		// more: the rate comes back by probing, without resting.
+	case st.good > 0:
+		// The rate that held is refused now: calls spaced near the
+		// limit collide with its edge, or a window that held them by
+		// the luck of their timing fills up. The limit is just under.
+		st.good, st.ceiling = 0, refused
+		st.learned = refused * edgeFactor
+	case st.ceiling > 0 && refused >= stormFall*st.ceiling:
+		// Refused again near the last ceiling: under it, by more.
+		st.ceiling = refused
+		st.learned = refused * cutFactor
+	default:
+		// Nothing brackets the limit: a first guess refused, or a rate
+		// far under the last ceiling (a storm of other calls on the
+		// key, or a limit that fell). What probes met above the old
+		// ceiling says nothing of the new limit: probe again from the
+		// cut, without resting.
 		st.good, st.ceiling, st.refusedProbes = 0, 0, 0
 		st.learned = refused * cutFactor
 	}
 	st.step, st.rested = 0, 0
+	st.repace(now)
+}
+
+// repace starts judging a new pace (probeUp). The turns already booked
+// keep the spacing they were booked at, so the new pace starts after the
+// last of them: twenty processes keep a queue of turns seconds long, and
+// a raise judged by the calls of that queue was judged by the old pace
+// (regression: a limit of 120 a minute was raised to 420).
+func (st *state) repace(now time.Time) {
+	st.pacedFrom, st.paced = latest(now, st.lastStart), 0
 }
 
 // probeUp raises the learned rate once its pace has held for a whole
-// window without a 429 while the runs used it (see the constants).
+// window without a 429 while the runs used it (see the constants). A
+// pace above a sliding window's limit is refused only once the window is
+// full of calls at that pace, so it holds when a window has passed and
+// more calls than a window's worth at the pace were answered since it
+// started.
 func (st *state) probeUp(now time.Time) {
-	w := st.probeWindow()
-	if st.probeAt.IsZero() {
-		st.probeAt = now.Add(w)
+	if st.pacedFrom.IsZero() {
+		st.repace(now)
 		return
 	}
-	if now.Before(st.probeAt) {
+	if now.Before(st.pacedFrom) {
+		return // a call of the queue booked at the old pace
+	}
+	st.paced++
+	// A window's worth of calls at the pace, and two more: a sliding
+	// window refuses a pace above its limit at the first call past a
+	// window's worth, unless the calls' timing happened to spare it;
+	// a pace slower than a call per window fills no window at all.
+	elapsed := now.Sub(st.pacedFrom)
+	perWindow := st.learned * float64(st.window) / float64(minute)
+	need := 1
+	if perWindow >= 1 {
+		need = int(perWindow) + 2
+	}
+	if elapsed < st.probeWindow() || st.paced < need {
 		return
 	}
-	st.probeAt = now.Add(w)
-	need := max(1, int(minUse*st.learned*float64(w)/float64(minute)))
-	if st.successes(now.Add(-w)) < need {
+	if float64(st.paced) < minUse*st.learned*float64(elapsed)/float64(minute) {
+		// The calls went out slower than the pace: the runs were busy
+		// elsewhere, or took turns booked at an older, slower pace.
+		// Judge the next window.
+		st.repace(now)
 		return
 	}
 	st.good = st.learned
+	defer st.repace(now)
 	switch {
 	case st.ceiling > 0 && st.ceiling-st.learned > ceilingGap*st.ceiling:
 		st.learned = (st.learned + st.ceiling) / 2
@@ -125,6 +176,6 @@ func (st *state) probeUp(now time.Time) {
 // forgetLearned drops what bare 429s taught, keeping the window.
 func (st *state) forgetLearned() {
 	st.learned, st.good, st.ceiling = 0, 0, 0
-	st.step, st.rested, st.refusedProbes = 0, 0, 0
-	st.probeAt = time.Time{}
+	st.step, st.rested, st.refusedProbes, st.paced = 0, 0, 0, 0
+	st.pacedFrom = time.Time{}
 }

@@ -131,9 +131,13 @@ func TestA429CutsTheLearnedRate(t *testing.T) {
 	limited := &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 5 * s}
 	l.Observe(nil, limited) // learns 12 calls over 17s; the window is 5s
 	held := l.State().LearnedRPM
-	// The pace holds from the end of the hold for a whole window.
-	c.Advance(10 * s)
-	l.Observe(nil, nil)
+	// The pace holds from the end of the hold (5s) for a whole window
+	// (5s), and for two calls more than a window holds at the pace (3.5).
+	c.Advance(5 * s)
+	for range 5 {
+		c.Advance(1500 * time.Millisecond)
+		l.Observe(nil, nil)
+	}
 	probe := l.State().LearnedRPM
 	if want := held * 9 / 8; probe != want {
 		t.Fatalf("learned %v rpm after a window without a 429, want an eighth more, %v", probe, want)
@@ -144,18 +148,21 @@ func TestA429CutsTheLearnedRate(t *testing.T) {
 			t.Errorf("learned %v rpm after the probe's 429, want the %v that held", got, held)
 		}
 	})
-	t.Run("a 429 to a rate that held cuts it to three quarters", func(t *testing.T) {
+	t.Run("a 429 to the rate that held cuts it by a tenth: the limit is just under", func(t *testing.T) {
 		c.Advance(10 * s)
 		l.Observe(nil, limited)
-		if got, want := l.State().LearnedRPM, held*3/4; got != want {
+		if got, want := l.State().LearnedRPM, held*0.9; got != want {
 			t.Errorf("learned %v rpm, want %v", got, want)
 		}
 	})
-	t.Run("and again at each new episode", func(t *testing.T) {
-		c.Advance(10 * s)
-		l.Observe(nil, limited)
-		if got, want := l.State().LearnedRPM, held*9/16; got != want {
-			t.Errorf("learned %v rpm, want %v", got, want)
+	t.Run("a 429 with no rate that held cuts it to three quarters, at each new episode", func(t *testing.T) {
+		want := held * 0.9
+		for range 3 {
+			c.Advance(10 * s)
+			l.Observe(nil, limited)
+			if want *= 0.75; l.State().LearnedRPM != want {
+				t.Errorf("learned %v rpm, want %v", l.State().LearnedRPM, want)
+			}
 		}
 	})
 }

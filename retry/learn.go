@@ -68,8 +68,8 @@ func (l *Limiter) Observe(h http.Header, err error) {
 }
 
 // hold blocks every call until t. The turns already handed out were
-// booked before the server refused: their holders take a new turn after
-// t (see Wait) instead of calling into the refusal one after another.
+// booked before the server refused: their holders take a new turn from
+// t on (see Wait) instead of calling into the refusal one after another.
 func (st *state) hold(t time.Time) {
 	if !t.After(st.blocked) {
 		return
@@ -77,6 +77,11 @@ func (st *state) hold(t time.Time) {
 	st.blocked = t
 	st.gen++
 	st.nextReq, st.nextTok = t, t
+	// The turns booked after now are void, so the next one is not
+	// spaced after the last of them: twenty processes' queue of turns
+	// reached ten seconds ahead, and every 429 left the limit unused
+	// for as long (regression, issue 26: 98 s for 40 s of work).
+	st.lastStart = time.Time{}
 }
 
 // learnHeaders sets the header paces from the strictest window h names.
@@ -169,7 +174,7 @@ func (st *state) slowDown(now time.Time, retryAfter time.Duration) {
 	}
 	if st.learned > 0 {
 		// Paced at the learned rate and still refused: it was too fast.
-		st.cut()
+		st.cut(now.Add(retryAfter))
 	} else {
 		// What the server accepts: the successes of the last minute
 		// over the time from the oldest of them until the server takes
@@ -188,7 +193,7 @@ func (st *state) slowDown(now time.Time, retryAfter time.Duration) {
 	st.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/st.learned)))
 	// The new pace starts when the hold ends, and is judged by the
 	// window that follows.
-	st.probeAt = now.Add(retryAfter).Add(st.probeWindow())
+	st.repace(now.Add(retryAfter))
 }
 
 // speedUp follows a success (already recorded). While the first 429's

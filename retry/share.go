@@ -214,7 +214,8 @@ type fileState struct {
 	Window       int64                 `json:"window,omitempty"`
 	GoodRPM      float64               `json:"good_rpm,omitempty"`
 	CeilingRPM   float64               `json:"ceiling_rpm,omitempty"`
-	ProbeAt      int64                 `json:"probe_at,omitempty"`
+	PacedFrom    int64                 `json:"paced_from,omitempty"`
+	Paced        int                   `json:"paced,omitempty"`
 	ProbeStep    int                   `json:"probe_step,omitempty"`
 	Rested       int                   `json:"rested,omitempty"`
 	RefusedProbe int                   `json:"refused_probes,omitempty"`
@@ -258,7 +259,8 @@ func fileOf(st *state) fileState {
 		Window:       int64(st.window),
 		GoodRPM:      st.good,
 		CeilingRPM:   st.ceiling,
-		ProbeAt:      unixNano(st.probeAt),
+		PacedFrom:    unixNano(st.pacedFrom),
+		Paced:        st.paced,
 		ProbeStep:    st.step,
 		Rested:       st.rested,
 		RefusedProbe: st.refusedProbes,
@@ -302,8 +304,9 @@ func (fs fileState) state() state {
 		window:        time.Duration(fs.Window),
 		good:          fs.GoodRPM,
 		ceiling:       fs.CeilingRPM,
-		probeAt:       fromNano(fs.ProbeAt),
+		pacedFrom:     fromNano(fs.PacedFrom),
 		step:          fs.ProbeStep,
+		paced:         fs.Paced,
 		rested:        fs.Rested,
 		refusedProbes: fs.RefusedProbe,
 		lastEst:       fs.LastEstimate,

@@ -31,8 +31,10 @@ type state struct {
 	// 429, ceiling the last one refused (0 = none): the limit lies
 	// between them.
 	good, ceiling float64
-	// probeAt is when the current pace will have held a window.
-	probeAt time.Time
+	// pacedFrom is when the current pace started, paced how many calls
+	// were answered since.
+	pacedFrom time.Time
+	paced     int
 	// step counts the probe's steps above a rate that held, rested the
 	// windows spent under the ceiling, refusedProbes the probes above
 	// the ceiling that were refused (each doubles the rest).
