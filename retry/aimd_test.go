@@ -191,3 +191,42 @@ func TestLimitersSharingAFileLearnAsOne(t *testing.T) {
 		}
 	}
 }
+
+// Regression (issue 26): twenty processes with a queue of turns booked
+// seconds ahead at an old, slower spacing raised the rate every window on
+// calls that went out at the old pace, from 120 a minute to 420, before
+// a 429 said so. Calls slower than the pace prove nothing of it.
+func TestARateIsNotRaisedByCallsSlowerThanItsPace(t *testing.T) {
+	s := time.Second
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{Clock: c})
+	for range 12 {
+		l.Observe(nil, nil)
+		c.Advance(s)
+	}
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 5 * s})
+	learned := l.State().LearnedRPM // 42 a minute: a call every 1.4s
+	c.Advance(5 * s)
+	for range 20 { // a call every 3s: 20 a minute
+		c.Advance(3 * s)
+		l.Observe(nil, nil)
+	}
+	if got := l.State().LearnedRPM; got != learned {
+		t.Errorf("learned %v rpm after a minute of calls at half the pace, want still %v", got, learned)
+	}
+}
+
+// Regression (issue 26): after a 429, the next turn was booked after the
+// last of the turns the hold had voided, so twenty processes, whose queue
+// reached ten seconds ahead, left the limit unused that long after every
+// refusal (98 s for 40 s of work).
+func TestTheFirstTurnAfterA429IsAtTheEndOfItsHold(t *testing.T) {
+	c := &frozenClock{now: epoch}
+	l := retry.NewLimiter(retry.LimiterConfig{RPM: 60, Clock: c})
+	waitsOf(t, l, c, 10, 0) // a queue of turns 0s to 9s ahead
+	l.Observe(nil, &llm.Error{Class: llm.RateLimited, Status: 429, RetryAfter: 2 * time.Second})
+	want := []time.Duration{2 * time.Second, 3 * time.Second}
+	if got := waitsOf(t, l, c, 2, 0); got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("waits after the 429 = %v, want %v: from the hold's end, a pace apart", got, want)
+	}
+}
