@@ -94,7 +94,7 @@ type Client struct {
 	stall  time.Duration
 	// prefill times a stream's first byte (stall.Prefill).
 	prefill *stall.Prefill
-	clock  clock.Clock
+	clock   clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
