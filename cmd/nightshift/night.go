@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tracing"
@@ -63,8 +64,8 @@ func newNightCmd() *cobra.Command {
 	var pipeline, db, stateDir, clockName, from, html string
 	var demo bool
 	var nights int
-	var work ledger.Config // --workers, --lease
-	var otel ecoFlags      // --otel, --otel-file, --otel-content
+	var work ledger.Config     // --workers, --lease
+	var otel runspec.Ecosystem // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
 		Use:   "night --pipeline FILE [--db DB] [--workers N] [--lease D] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
@@ -110,7 +111,7 @@ pipeline file or bad flags.`,
 			if html != "" {
 				ownfiles.Add(html) // written by nightshift: no run's change
 			}
-			if err := checkOutFileAs("otel-file", otel.otelFile, "traces.jsonl"); err != nil {
+			if err := checkOutFileAs("otel-file", otel.OtelFile, "traces.jsonl"); err != nil {
 				return err
 			}
 			if demo {
@@ -189,7 +190,7 @@ func (s *nightSetup) close() {
 // setUpNights loads and checks the pipeline and opens what its nights
 // need, on clk, with the ledger working as work says (Workers, Lease);
 // before runs on the ledger once it is open.
-func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
+func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *runspec.Ecosystem, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
 	live := false
 	if fh, ok := redact.Underlying(cmd.ErrOrStderr()).(*os.File); ok {
@@ -242,7 +243,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
 	s.closers = append(s.closers, func() { closeLimiters(reg, cmd.ErrOrStderr()) })
 	s.limiters = night.Limiters(p, reg, os.Getenv)
-	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
+	tr, stopTrace, err := startTrace(ctx, otel, cmd.ErrOrStderr())
 	if err != nil {
 		return s, err
 	}
@@ -277,7 +278,7 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 
 // runNight runs one night, prints how it ended and, with html, writes
 // the morning report's page.
-func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
+func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *runspec.Ecosystem, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	s, err := setUpNights(cmd, path, db, stateDir, otel, work, clk, before)
 	defer s.close()
 	if err != nil {
@@ -299,7 +300,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlag
 
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *runspec.Ecosystem, work ledger.Config, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -390,7 +391,7 @@ func demoPage() (string, error) {
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock,
 // prints the report and writes its page (html, default demoPage()).
-func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *runspec.Ecosystem) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err

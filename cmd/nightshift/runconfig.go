@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
@@ -34,7 +35,7 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	mf := f.modelFlags
+	mf := modelFlagsOf(&spec.Spec)
 	if mf.stall == 0 {
 		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
 	}
@@ -42,7 +43,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	if f.retryBudget < 0 {
+	if spec.RetryBudget < 0 {
 		return lifecycle.Config{}, usagef("--retry-budget must not be negative")
 	}
 	policy, err := gate.ParsePolicy(spec.Approve...)
@@ -79,15 +80,15 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	if f.callTimeout < 0 {
+	callTimeout := specDuration(spec.CallTimeout, defaultCallTimeout)
+	if callTimeout < 0 {
 		return lifecycle.Config{}, usagef("--call-timeout must not be negative")
 	}
 	// A call that does not stream is bounded as a whole; a stream is
 	// watched for silence instead (--stall), since a healthy one may run
 	// longer than any whole-call limit.
-	var callTimeout time.Duration
-	if !f.stream {
-		callTimeout = f.callTimeout
+	if spec.Stream {
+		callTimeout = 0
 	}
 	loopLimit := 0
 	if spec.LoopLimit != nil {
@@ -112,8 +113,8 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
 			Retries:     retry.Count(*spec.Retries),
-			Backoff:     f.backoff,
-			Budget:      f.retryBudget,
+			Backoff:     spec.Backoff.D(),
+			Budget:      spec.RetryBudget.D(),
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
 		},
@@ -126,7 +127,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		JudgeLimiter:        judgeLimiter,
 		OutputSchema:        schema,
 		Verifier:            v,
-		Keep:                f.keep,
+		Keep:                spec.Keep,
 		Exit:                exitFor,
 		StateBase:           f.stateDir,
 		KeepState:           keepState(f.keepState),
@@ -143,10 +144,25 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err := cfg.SetSpec(&spec.Spec); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	if err := f.eco.apply(&cfg, spec); err != nil {
+	if err := applyEco(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	return cfg, nil
+}
+
+// modelFlagsOf is the model group of a spec as the model's resolution
+// takes it (modelFlags.resolve), its stall watch's nil the default.
+func modelFlagsOf(s *runspec.Spec) modelFlags {
+	return modelFlags{provider: s.Provider, model: s.ModelName, baseURL: s.BaseURL, scenario: s.Scenario,
+		stream: s.Stream, maxTokensField: s.MaxTokensField, stall: specDuration(s.Stall, defaultStall)}
+}
+
+// specDuration is a spec's optional duration: def when it is not set.
+func specDuration(d *runspec.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.D()
 }
 
 // contextWindow is the worker's context window: the spec's
