@@ -58,12 +58,11 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	maxFile, err := maxFileSize(spec)
-	if err != nil {
+	// Their messages name the flag and the key (the spec lays them).
+	if _, err := maxFileSize(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
-	commands, err := commandTimeout(spec)
-	if err != nil {
+	if _, err := commandTimeout(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	var schema *jsonschema.Resolved
@@ -90,10 +89,6 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.Stream {
 		callTimeout = 0
 	}
-	loopLimit := 0
-	if spec.LoopLimit != nil {
-		loopLimit = *spec.LoopLimit
-	}
 	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
@@ -108,8 +103,6 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
-		MaxSteps:        spec.MaxSteps,
-		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
 			Retries:     retry.Count(*spec.Retries),
@@ -118,36 +111,42 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
 		},
-		Budget:              budget.Limits{USD: spec.BudgetUSD, Tokens: spec.BudgetTokens},
-		Price:               price,
-		JudgePrice:          judgePrice,
-		Timeout:             time.Duration(spec.Timeout),
-		LoopLimit:           loopLimit,
-		RollbackOnInterrupt: spec.RollbackOnInterrupt,
-		JudgeLimiter:        judgeLimiter,
-		OutputSchema:        schema,
-		Verifier:            v,
-		Keep:                spec.Keep,
-		Exit:                exitFor,
-		StateBase:           f.stateDir,
-		KeepState:           keepState(f.keepState),
-		NoCache:             spec.NoCache,
-		ContextWindow:       contextWindow(spec, b, table),
-		Fallback:            fb,
-		Sandbox:             sbc,
-		CommandTimeout:      commands,
-		MaxFileSize:         maxFile,
-		Start:               append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
+		Price:         price,
+		JudgePrice:    judgePrice,
+		JudgeLimiter:  judgeLimiter,
+		OutputSchema:  schema,
+		Verifier:      v,
+		Exit:          exitFor,
+		StateBase:     f.stateDir,
+		KeepState:     keepState(f.keepState),
+		ContextWindow: contextWindow(spec, b, table),
+		Fallback:      fb,
+		Sandbox:       sbc,
+		Start:         append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
-	// The spec's limits, gate, sandbox and end wishes, through the one
-	// handover every front end uses (the per-reply call cap among them).
-	if err := cfg.SetSpec(&spec.Spec); err != nil {
+	// The spec's limits, gate, sandbox and end wishes: the lifecycle
+	// takes the spec itself (the per-reply call cap among them), and
+	// records it in the run's checkpoint. Checked here, so that a value
+	// that cannot run is a usage error before anything starts.
+	if err := specWithoutRules(&spec.Spec).Validate(); err != nil {
+		return lifecycle.Config{}, usageError(err)
+	}
+	cfg.Spec = &spec.Spec
+	if cfg, err = cfg.WithSpec(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
 	if err := applyEco(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	return cfg, nil
+}
+
+// specWithoutRules is s without its rules, which buildVerifier parses
+// from the task's own folder and names as the person wrote them.
+func specWithoutRules(s *runspec.Spec) *runspec.Spec {
+	c := *s
+	c.Checks = nil
+	return &c
 }
 
 // modelFlagsOf is the model group of a spec as the model's resolution
@@ -362,7 +361,7 @@ func notStarted(err error, dir, stateDir string) error {
 	}
 	var unknown *gate.UnknownToolError
 	switch {
-	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):
+	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown), errors.Is(err, runspec.ErrInvalid):
 		// Asked for something that cannot be had: nothing ran.
 		return usageError(err)
 	case errors.Is(err, journal.ErrNeedsRecovery):
