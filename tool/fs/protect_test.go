@@ -215,7 +215,7 @@ func TestAWriteWhoseProtectedPathCheckIsStoppedIsRefused(t *testing.T) {
 	// call whose context ended before it started, not one that ends
 	// while the walk goes on.
 	for _, tt := range []struct {
-		tool  interface {
+		tool interface {
 			Run(context.Context, json.RawMessage) tool.Result
 		}
 		input string
