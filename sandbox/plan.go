@@ -116,6 +116,7 @@ func (s *Sandbox) planWith(ctx context.Context, noPlaceholders bool) *plan {
 		s.guard(p, pr.Path, pr.Why, pr.Dir)
 	}
 	s.guardStateDir(p)
+	s.guardOwn(p)
 	links := w.cover(maxHardLinkMounts)
 	p.linked = map[string]string{}
 	covers := map[string]bool{}
@@ -210,6 +211,8 @@ func (p *plan) mounts(ws string) []string {
 	var a []string
 	for _, r := range p.ro {
 		switch {
+		case r.why == whyOwn:
+			a = append(a, hide(r.path)...)
 		case r.why == whyStateDir:
 			// Empty as well as read-only: what an old version left there
 			// is none of a command's business.

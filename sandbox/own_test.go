@@ -1,0 +1,77 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
+)
+
+// Issue 25 (the trust review): nightshift's own files in the workspace
+// (--events with --dir ., the ledger's SQLite files) were writable by
+// commands, and the journal leaves them out of its rollback: a command
+// could read the night's ledger, cut the events, or plant a rollback
+// journal beside the ledger (night.db-journal) that SQLite plays back
+// into it the next time it opens it. They are bound to /dev/null for
+// commands, and one that does not exist yet gets a placeholder for the
+// command's lifetime.
+func TestBwrapKeepsNightshiftsOwnFilesOutOfReach(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	events := filepath.Join(ws, "events.jsonl")
+	db := filepath.Join(ws, "state", "night.db")
+	writeFile(t, events, `{"type":"turn","text":"the conversation"}`+"\n", 0o644)
+	writeFile(t, db, "SQLite format 3\x00 the ledger", 0o644)
+	writeFile(t, db+"-wal", "wal", 0o644)
+	defer ownfiles.Add(events)()
+	defer ownfiles.AddSQLite(db)()
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+
+	out, _ := runLine(t, sb, `cat events.jsonl state/night.db state/night.db-wal; echo x >> events.jsonl; echo hot > state/night.db-journal
+rm -f events.jsonl state/night.db 2>/dev/null; mv state/night.db-wal elsewhere 2>/dev/null; ln -s /etc/passwd state/night.db-shm 2>/dev/null; echo done`)
+	if strings.Contains(out, "conversation") || strings.Contains(out, "ledger") || strings.Contains(out, "wal") {
+		t.Errorf("the command read nightshift's own files: %q", out)
+	}
+	if !strings.Contains(out, "done") {
+		t.Errorf("output %q", out)
+	}
+	if got := readString(t, events); got != `{"type":"turn","text":"the conversation"}`+"\n" {
+		t.Errorf("events.jsonl = %q", got)
+	}
+	if got := readString(t, db); got != "SQLite format 3\x00 the ledger" {
+		t.Errorf("night.db = %q", got)
+	}
+	if got := readString(t, db+"-wal"); got != "wal" {
+		t.Errorf("night.db-wal = %q", got)
+	}
+	for _, p := range []string{db + "-journal", db + "-shm", filepath.Join(ws, "state", "elsewhere")} {
+		if fi, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is there after the command (%v): a command made one of nightshift's own files, or the placeholder stayed", p, fi.Mode())
+		}
+	}
+	// nightshift itself still writes them while a command runs.
+	f, err := os.OpenFile(events, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("more\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, events); !strings.HasSuffix(got, "more\n") {
+		t.Errorf("events.jsonl = %q", got)
+	}
+}
+
+func readString(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
