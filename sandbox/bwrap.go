@@ -100,6 +100,12 @@ func (s *Sandbox) bwrapArgs(p *plan, l launch) []string {
 	}
 	a = append(a, "--bind", s.dir, s.dir)
 	if p != nil {
+		// First, so that the read-only and hidden paths beneath land on
+		// top of them: bwrap binds from the host's view, which would
+		// cover what was mounted beneath before.
+		for _, d := range p.pin {
+			a = append(a, "--bind", d, d)
+		}
 		// Every .git and what git runs from (hooks, gitdir targets),
 		// every hard-linked file read-only, sockets hidden.
 		a = append(a, p.mounts(s.dir)...)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
@@ -28,10 +29,22 @@ const whyOwn = "nightshift writes it for itself during this run (its events, tra
 // database the next time it opens it, so one a command writes would
 // change the ledger. One that does not exist yet gets an empty
 // placeholder for the command's lifetime (holdOwnPlaceholder), bound
-// the same way, so that the command cannot make it.
+// the same way, so that the command cannot make it. The folders that
+// hold one, up to the workspace, are pinned (plan.pin): a command cannot
+// move such a folder aside and leave a symlink in its place, through
+// which nightshift would write its report page, or SQLite its files,
+// outside the workspace.
 func (s *Sandbox) guardOwn(p *plan) {
+	pinned := map[string]bool{}
 	for _, rel := range ownfiles.In(s.dir) {
 		path := filepath.Join(s.dir, rel)
+		// Its folders, up to the workspace, cannot be moved aside.
+		for d := filepath.Dir(path); d != s.dir && under(d, s.dir); d = filepath.Dir(d) {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !pinned[d] {
+				pinned[d] = true
+				p.pin = append(p.pin, d)
+			}
+		}
 		switch _, err := os.Lstat(path); {
 		case err == nil:
 			p.ro = append(p.ro, roPath{path, whyOwn})
@@ -45,6 +58,7 @@ func (s *Sandbox) guardOwn(p *plan) {
 			}
 		}
 	}
+	slices.Sort(p.pin) // a folder before the folders in it
 }
 
 // holdOwnPlaceholder is holdPlaceholder for one of nightshift's own

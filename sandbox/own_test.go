@@ -75,3 +75,39 @@ func readString(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// Issue 25 (the trust review): the folder that holds one of
+// nightshift's own files (--html out/report.html, --db state/night.db)
+// could be moved aside by a command and a symlink left in its place:
+// nightshift, outside the sandbox, then wrote its report page (and
+// SQLite its files) where the link led. Such folders cannot be moved or
+// removed by a command.
+func TestBwrapCommandsCannotMoveTheFolderOfNightshiftsOwnFiles(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	page := filepath.Join(ws, "out", "pages", "report.html")
+	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer ownfiles.Add(page)() // not written yet: the night writes it at its end
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+	for _, line := range []string{
+		"mv out elsewhere && ln -s /etc out",
+		"mv out/pages out/p && ln -s /etc out/pages",
+		"rm -rf out/pages; ln -s /etc out/pages",
+		"rm -rf out; ln -s /etc out",
+	} {
+		runLine(t, sb, line+" 2>/dev/null; echo x > out/pages/other.txt 2>/dev/null; true")
+		fi, err := os.Lstat(filepath.Dir(page))
+		if err != nil || !fi.IsDir() {
+			t.Fatalf("after %q the page's folder is %v, %v: a command moved it", line, fi, err)
+		}
+		if fi, err := os.Lstat(filepath.Join(ws, "out")); err != nil || !fi.IsDir() {
+			t.Fatalf("after %q out is %v, %v", line, fi, err)
+		}
+	}
+	// The folder is still the command's to write in.
+	if got := readString(t, filepath.Join(ws, "out", "pages", "other.txt")); got != "x\n" {
+		t.Errorf("out/pages/other.txt = %q", got)
+	}
+}
