@@ -111,3 +111,31 @@ func TestBwrapCommandsCannotMoveTheFolderOfNightshiftsOwnFiles(t *testing.T) {
 		t.Errorf("out/pages/other.txt = %q", got)
 	}
 }
+
+// Issue 25 (the trust review): bubblewrap was found with exec.LookPath
+// on the user's PATH, which may hold a folder of the workspace (a
+// project's bin/, node_modules/.bin): a run's command could put a
+// `bwrap` there, and the next nightshift in that workspace started it,
+// with the user's rights, outside any sandbox. No PATH entry inside the
+// workspace is looked in.
+func TestBwrapIsNeverTakenFromTheWorkspace(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(ws, "bin", "bwrap"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n", 0o755)
+	t.Setenv("PATH", filepath.Join(ws, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	// As in a new process: nothing found yet.
+	probeMu.Lock()
+	saved := probeResult
+	probeResult = map[string]probed{}
+	probeMu.Unlock()
+	t.Cleanup(func() { probeMu.Lock(); probeResult = saved; probeMu.Unlock() })
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+	expect(t, sb, "echo hi", "hi\n")
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the bwrap in the workspace was started")
+	}
+	if under(sb.bwrap, ws) {
+		t.Errorf("bwrap is %s, inside the workspace", sb.bwrap)
+	}
+}

@@ -136,7 +136,7 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		p := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(lookOutside(cfg.Bwrap, dir))
 		path, perr := p.path, p.err
 		if perr == nil {
 			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
