@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/workspace"
 )
 
 // prompt assembles the judge's user message. Every part is fenced by tags
@@ -81,6 +83,8 @@ type shownFile struct {
 	path  string
 	data  []byte
 	shown string
+	// size is the file's size, of which data may hold only the start.
+	size int64
 	// note says why the content is not the whole file: deleted,
 	// truncated, binary, unreadable.
 	note string
@@ -105,7 +109,11 @@ func readChanged(in Input, budget int) []shownFile {
 		f := shownFile{path: path}
 		data, err := []byte(nil), openErr
 		if err == nil {
-			data, err = readFrom(fsys, path)
+			// Never more than the whole budget of one file: a command can
+			// leave a file of any size (a sparse terabyte costs it
+			// nothing), and reading it whole ran the process out of
+			// memory.
+			data, f.size, err = readHead(fsys, path, int64(budget))
 		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -115,9 +123,9 @@ func readChanged(in Input, budget int) []shownFile {
 			f.shown = "(not readable: " + describeFileError(err) + ")"
 		case len(data) == 0:
 			f.note, f.shown = "empty", "(empty file)"
-		case isBinary(data):
+		case isBinary(cutRune(data, f.size)):
 			f.note = "binary"
-			f.shown = fmt.Sprintf("(binary file, %d bytes, not shown)", len(data))
+			f.shown = fmt.Sprintf("(binary file, %d bytes, not shown)", f.size)
 		default:
 			f.data = data
 		}
@@ -143,16 +151,41 @@ func readChanged(in Input, budget int) []shownFile {
 		}
 		left -= n
 		f.shown = string(f.data[:n])
-		if n < len(f.data) {
+		if int64(n) < max(f.size, int64(len(f.data))) {
 			f.note = "truncated"
 			f.shown = strings.TrimRight(f.shown, "\n") +
-				fmt.Sprintf("\n[... truncated: showing the first %d of %d bytes]", n, len(f.data))
+				fmt.Sprintf("\n[... truncated: showing the first %d of %d bytes]", n, max(f.size, int64(len(f.data))))
 		}
 	}
 	return files
 }
 
+// cutRune drops a character cut in two at the end of data, the start of
+// a file of size bytes: the cut is the reader's, not the file's.
+func cutRune(data []byte, size int64) []byte {
+	if int64(len(data)) >= size {
+		return data
+	}
+	for k := 0; k < utf8.UTFMax && k < len(data); k++ {
+		if utf8.Valid(data[:len(data)-k]) {
+			return data[:len(data)-k]
+		}
+	}
+	return data
+}
+
 // isBinary reports content a judge cannot read as text.
 func isBinary(b []byte) bool {
 	return slices.Contains(b, 0) || !utf8.Valid(b)
+}
+
+// readHead reads the start of the regular file at path in files, at
+// most n bytes, and its size.
+func readHead(files fs.FS, path string, n int64) ([]byte, int64, error) {
+	if st, err := fs.Stat(files, path); err != nil {
+		return nil, 0, err
+	} else if st.IsDir() {
+		return nil, 0, errIsDir
+	}
+	return workspace.ReadHeadFS(files, path, n)
 }
