@@ -58,12 +58,32 @@ func (p prompt) user(in Input, transcript []string) string {
 	if len(files) == 0 {
 		p.section(&b, "files", "(the run changed no files)")
 	}
+	var unshown []shownFile
+	if len(files) > MaxJudgeFiles {
+		files, unshown = files[:MaxJudgeFiles], files[MaxJudgeFiles:]
+	}
 	for _, f := range files {
 		attrs := []string{" path=" + strconv.Quote(p.clean(f.path))}
 		if f.note != "" {
 			attrs = append(attrs, " note="+strconv.Quote(f.note))
 		}
 		p.section(&b, "file", f.shown, attrs...)
+	}
+	if len(unshown) > 0 {
+		// A command that makes 100,000 files made a judge's prompt of
+		// 2.6 million tokens: past a model's window, or paid for. The
+		// judge is told how many it was not shown, and can fail the
+		// run for it.
+		var t strings.Builder
+		fmt.Fprintf(&t, "The run changed %d more files, not shown here (at most %d are). The first of them:\n", len(unshown), MaxJudgeFiles)
+		for i, f := range unshown {
+			if i == 20 {
+				t.WriteString("...\n")
+				break
+			}
+			fmt.Fprintf(&t, "- %s\n", strconv.Quote(f.path))
+		}
+		p.section(&b, "files-not-shown", t.String())
 	}
 	if transcript != nil {
 		var t strings.Builder
@@ -77,6 +97,10 @@ func (p prompt) user(in Input, transcript []string) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// MaxJudgeFiles is how many changed files the judge is shown at most;
+// the rest are counted, and the first of them named.
+const MaxJudgeFiles = 500
 
 // shownFile is one changed file as the judge sees it.
 type shownFile struct {
@@ -107,6 +131,11 @@ func readChanged(in Input, budget int) []shownFile {
 		}
 		seen[path] = true
 		f := shownFile{path: path}
+		if len(files) >= MaxJudgeFiles {
+			// Not shown: not read either.
+			files = append(files, f)
+			continue
+		}
 		data, err := []byte(nil), openErr
 		if err == nil {
 			// Never more than the whole budget of one file: a command can
