@@ -471,14 +471,12 @@ func withoutJudge(fields []agent.StartField) []agent.StartField {
 	return out
 }
 
-// openTaskLog opens (emptied) a task's log beside its workspace. The
-// log may lie inside another task's workspace (a task whose dir: is a
-// folder of another's), whose commands could have put a symlink or a
-// FIFO there: it is never followed (a link to ~/.bashrc would have been
-// emptied and written, outside any sandbox) nor waited on, and for as
-// long as the task runs it is one of nightshift's own files (package
-// ownfiles): out of every run's journal and judge, hidden from commands.
-// release lets it go.
+// openTaskLog opens (emptied) a task's log beside its workspace, in the
+// batch's folder. Under bwrap no task's command reaches that folder;
+// under none, one could have put a symlink or a FIFO there for the next
+// task: it is never followed (a link to ~/.bashrc would be emptied and
+// written) nor waited on. For as long as the task runs it is one of
+// nightshift's own files (package ownfiles). release lets it go.
 func openTaskLog(path string) (f *os.File, release func(), err error) {
 	f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {

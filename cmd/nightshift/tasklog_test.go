@@ -8,13 +8,11 @@ import (
 	"testing"
 )
 
-// Issue 25 (the trust review): a batch task's log, WORK/NNN-name.log or
-// DIR.log beside a task's dir:, was opened with os.Create, which follows
-// a symlink and waits on a FIFO. When it lies in another task's
-// workspace (one task's dir: a folder of another's), that task's
-// command could put `sub.log -> ~/.bashrc` there, and nightshift,
-// outside any sandbox, emptied and wrote the file the link named; a
-// FIFO hung the batch. Neither is followed nor waited on.
+// Issue 25 (the trust review): a batch task's log, WORK/NNN-name.log,
+// was opened with os.Create, which follows a symlink and waits on a
+// FIFO: a command under --sandbox none could put `002-next.log ->
+// ~/.bashrc` there for the next task, or a FIFO that hung the batch.
+// Neither is followed nor waited on.
 func TestATaskLogIsNeverWrittenThroughALinkNorWaitedOn(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "bashrc")
