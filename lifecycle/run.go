@@ -104,6 +104,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	sb.Prepare() // the look outside the workspace, once, before any step
 	if cfg.Warn != nil {
 		for _, w := range sb.Warnings() {
 			cfg.Warn(w)

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package sandbox
 
@@ -33,4 +33,26 @@ func TestTheScanOutsideTheWorkspaceReadsNoMoreThanItsBound(t *testing.T) {
 		t.Errorf("the scan read %d entries, past its bound of 100", n)
 	}
 
+}
+
+// Issue 25 (the trust review): every sandbox.New under bwrap scanned the
+// homes, also the ones made only to check that a sandbox can be had (a
+// batch's every task, a night's builder): a batch of 3,000 tasks paid
+// for 3,000 scans before its first. The scan is made once per sandbox,
+// by Prepare or at its first command.
+func TestTheScanOutsideTheWorkspaceIsMadeOncePerSandboxAndOnlyWhenUsed(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	before := scanReadDir.Load()
+	sb := newSandbox(t, Config{Mode: Bwrap, Dir: ws})
+	if n := scanReadDir.Load() - before; n != 0 {
+		t.Errorf("New scanned %d entries; it should leave the scan to Prepare or the first command", n)
+	}
+	sb.Prepare()
+	once := scanReadDir.Load() - before
+	expect(t, sb, "echo one", "one\n")
+	expect(t, sb, "echo two", "two\n")
+	if n := scanReadDir.Load() - before; n != once {
+		t.Errorf("the commands scanned again: %d entries after Prepare's %d", n, once)
+	}
 }
