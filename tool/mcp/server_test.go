@@ -44,7 +44,9 @@ func TestMain(m *testing.M) {
 		s := sdk.NewServer(&sdk.Implementation{Name: "flood", Version: "1"}, nil)
 		for i := range MaxServerTools + 1 {
 			sdk.AddTool(s, &sdk.Tool{Name: fmt.Sprintf("t%d", i), Description: "A tool."},
-				func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) { return &sdk.CallToolResult{}, nil, nil })
+				func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+					return &sdk.CallToolResult{}, nil, nil
+				})
 		}
 		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)
