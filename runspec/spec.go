@@ -159,11 +159,14 @@ type LongRun struct {
 type Ecosystem struct {
 	// MCP are MCP servers by name (a task file's mcp: section).
 	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
-	// MCPFlags, MCPClass and MCPEnv are --mcp, --mcp-class and --mcp-env
-	// as given (cmd/nightshift parses them).
+	// MCPFlags, MCPClass, MCPEnv and MCPTrust are --mcp, --mcp-class,
+	// --mcp-env and --mcp-trust as given (cmd/nightshift parses them).
 	MCPFlags []string `yaml:"-" json:"mcp_flags,omitempty"`
 	MCPClass []string `yaml:"-" json:"mcp_class,omitempty"`
 	MCPEnv   []string `yaml:"-" json:"mcp_env,omitempty"`
+	// MCPTrust are --mcp-trust's server names: each may start what the
+	// workspace holds (MCPServer.TrustWorkspace).
+	MCPTrust []string `yaml:"-" json:"mcp_trust,omitempty"`
 	// Subagents adds delegate_task; SubagentSteps is the sub-agents'
 	// step brake, default 10.
 	Subagents     bool `yaml:"-" json:"subagents,omitempty"`
@@ -195,7 +198,7 @@ func (s Spec) Clone() Spec {
 	c.Retries, c.LoopLimit, c.Claims = clonePtr(s.Retries), clonePtr(s.LoopLimit), clonePtr(s.Claims)
 	c.Stall, c.CallTimeout = clonePtr(s.Stall), clonePtr(s.CallTimeout)
 	c.Checks, c.Approve, c.Env = slices.Clone(s.Checks), slices.Clone(s.Approve), slices.Clone(s.Env)
-	c.MCPFlags, c.MCPClass, c.MCPEnv = slices.Clone(s.MCPFlags), slices.Clone(s.MCPClass), slices.Clone(s.MCPEnv)
+	c.MCPFlags, c.MCPClass, c.MCPEnv, c.MCPTrust = slices.Clone(s.MCPFlags), slices.Clone(s.MCPClass), slices.Clone(s.MCPEnv), slices.Clone(s.MCPTrust)
 	c.MCP = maps.Clone(s.MCP)
 	return c
 }

@@ -26,6 +26,7 @@ func addEcoFlags(cmd *cobra.Command, e *runspec.Ecosystem) {
 	fl.StringArrayVar(&e.MCPFlags, "mcp", nil, doc("mcp"))
 	fl.StringArrayVar(&e.MCPClass, "mcp-class", nil, doc("mcp-class"))
 	fl.StringArrayVar(&e.MCPEnv, "mcp-env", nil, doc("mcp-env"))
+	fl.StringArrayVar(&e.MCPTrust, "mcp-trust", nil, doc("mcp-trust"))
 	fl.BoolVar(&e.Subagents, "subagents", false, doc("subagents"))
 	fl.IntVar(&e.SubagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, doc("subagent-steps"))
 	fl.BoolVar(&e.Memory, "memory", false, doc("memory"))
@@ -42,7 +43,7 @@ func addOtelFlags(cmd *cobra.Command, e *runspec.Ecosystem) {
 }
 
 // applyEco puts the spec's ecosystem into cfg: the servers of the task
-// file first, then --mcp's, and --mcp-class and --mcp-env over both, the
+// file first, then --mcp's, and --mcp-class, --mcp-env and --mcp-trust over both, the
 // sub-agents and memory. Every mistake is a usage error, found before
 // anything runs.
 func applyEco(cfg *lifecycle.Config, spec *taskfile.Spec) error {
@@ -65,6 +66,11 @@ func applyEco(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	}
 	for _, rule := range e.MCPEnv {
 		if err := mcp.AddEnv(servers, rule); err != nil {
+			return usageError(err)
+		}
+	}
+	for _, name := range e.MCPTrust {
+		if err := mcp.TrustWorkspace(servers, name); err != nil {
 			return usageError(err)
 		}
 	}
