@@ -74,6 +74,14 @@ type Config struct {
 	Shell string
 	// Bwrap is the bubblewrap program; default "bwrap", found on PATH.
 	Bwrap string
+	// ProbeCache is a file where the probe of bubblewrap (does it work
+	// here, with the seccomp filter?) keeps its success for the next
+	// processes, keyed by bubblewrap's file, the kernel, the boot, the
+	// user namespace sysctls, the namespaces and the user
+	// (ProbeCacheFile). It must lie where no command can write: in
+	// nightshift's state directory, which is outside every workspace
+	// and hidden from commands. Default "": probe once per process.
+	ProbeCache string
 }
 
 // Sandbox starts commands as its Config says. It is safe for concurrent
@@ -136,7 +144,7 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		p := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(cfg.Bwrap, cfg.ProbeCache)
 		path, perr := p.path, p.err
 		if perr == nil {
 			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
@@ -159,9 +167,11 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		// What is hidden outside the workspace is found now, once, and
-		// not within the first command's time limit.
-		s.outsideHidden()
+		// What is hidden outside the workspace is found once, from now
+		// on, beside the run's first model call: not within the first
+		// command's time limit (it waits for the scan, which is bounded),
+		// and not before a run's start, which needs none of it.
+		go s.outsideHidden()
 		return s, nil
 	}
 	s.pidns = probePidns()
