@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nightshift-dev/nightshift/statedir"
 )
@@ -99,6 +100,10 @@ func envFile(name string) bool {
 		strings.HasSuffix(name, ".env") && len(name) > len(".env")
 }
 
+// outsideScans counts the scans, for a test that a sandbox scans only
+// when its first command needs it.
+var outsideScans atomic.Int64
+
 // outsideHidden returns what commands must not see outside the
 // workspace, found once per sandbox: Config.Hide, nightshift's state
 // directory, HiddenHome, ShellFiles and ServiceSockets in every home,
@@ -114,6 +119,7 @@ func (s *Sandbox) outsideHidden() []string {
 }
 
 func (s *Sandbox) findOutsideHidden() []string {
+	outsideScans.Add(1)
 	var paths []string
 	for _, h := range s.cfg.Hide {
 		if !under(h, s.dir) {

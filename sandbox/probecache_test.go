@@ -229,3 +229,20 @@ func TestTheProbeRecordIsKeptInTheStateDirectory(t *testing.T) {
 		t.Errorf("ProbeCacheFile = %s, want %s", got, want)
 	}
 }
+
+func TestTheScanOutsideTheWorkspaceWaitsForTheFirstCommand(t *testing.T) {
+	needBwrap(t)
+	before := outsideScans.Load()
+	sb := newSandbox(t, Config{Dir: t.TempDir()})
+	if n := outsideScans.Load() - before; n != 0 {
+		t.Fatalf("making the sandbox scanned %d times; a run that starts no command should not pay for the scan", n)
+	}
+	for range 2 {
+		if _, e := runLine(t, sb, "true"); !e.OK() {
+			t.Fatalf("exit %v", e)
+		}
+	}
+	if n := outsideScans.Load() - before; n != 1 {
+		t.Errorf("two commands scanned %d times, want once", n)
+	}
+}
