@@ -167,13 +167,11 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		// What is hidden outside the workspace is found once, by the
-		// first command (outsideHidden): a run that starts none (an
-		// answer without a command) does not pay for the scan at its
-		// start, nor in the background beside its model call, where it
-		// cost a 0-step run half its time on two busy cores. The scan is
-		// bounded (homeScanEntries, ...): tens of milliseconds of the
-		// first command's time limit.
+		// What is hidden outside the workspace is found once, before
+		// the first command (Prepare, outsideHidden): a run that starts
+		// none (an answer without a command) does not pay for the scan
+		// at its start, nor in the background beside its model call,
+		// where it cost a 0-step run half its time on two busy cores.
 		return s, nil
 	}
 	s.pidns = probePidns()
