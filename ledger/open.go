@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
@@ -71,7 +71,7 @@ var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
 // ownerName is what River accepts in a queue name (the owner's queue is
 // "owner_" and the name), lowercased so that two spellings never name two
 // owners.
-var ownerName = regexp.MustCompile(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
+var ownerName = lazyregexp.New(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
