@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,6 +74,14 @@ var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
 // owners.
 var ownerName = lazyregexp.New(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
 
+// opened counts the calls of Open in this process.
+var opened atomic.Int64
+
+// Opened returns how many times this process called Open: a test's hook
+// to see that a command which needs no ledger (a plain run) opened no
+// database, SQLite or PostgreSQL, and started no River.
+func Opened() int64 { return opened.Load() }
+
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
 func IsPostgres(dsn string) bool {
@@ -84,6 +93,7 @@ func IsPostgres(dsn string) bool {
 // River's migrations and creates the ledger's tables. No River client runs
 // until Work.
 func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
+	opened.Add(1)
 	if dsn == "" {
 		return nil, fmt.Errorf("ledger: empty database name")
 	}
