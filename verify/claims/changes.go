@@ -1,8 +1,9 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // Kinds of claims about the run's changes.
@@ -17,10 +18,10 @@ const (
 const changeVerbs = `\b(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|added|saved|generated|produced|updated|edited|modified|changed|revised|extended|expanded|appended|filled in|filled|populated|fixed|refactored|replaced|implemented|drafted|translated|reformatted|formatted|shortened|trimmed|bumped|regenerated|recreated|rebuilt|deleted|removed|erased|renamed|moved|copied)\b|\(new(?: file)?\)|写入了|写入|写好了|写好|写了|写完|写成|创建了|创建|新建了|新建|生成了|生成|更新了|更新|修改了|修改|编辑了|编辑|保存了|保存|添加了|添加|新增了|新增|补充了|补充|扩写了|扩写|删除了|删除|移除了|移除|删掉了|删掉|删去|重写了|重写|改写了|改写`
 
 var (
-	changeVerbRe = regexp.MustCompile(`(?i)` + changeVerbs)
+	changeVerbRe = lazyregexp.New(`(?i)` + changeVerbs)
 	// describeRe opens the clause that describes a file after a colon or
 	// a dash: the verb, and what follows it.
-	describeRe = regexp.MustCompile(`(?i)^\s*(?:` + changeVerbs + `)(.*)$`)
+	describeRe = lazyregexp.New(`(?i)^\s*(?:` + changeVerbs + `)(.*)$`)
 )
 
 // verbKind says what a change verb claims: written, deleted, moved (the
@@ -59,7 +60,7 @@ func participle(v string) string {
 var (
 	// fillerRe is what a clause that only names files may hold besides
 	// them: "and", "also", "plus", marks.
-	fillerRe = regexp.MustCompile(`(?i)^[\s,.;:*_\-–—` + "`" + `"“”()]*(?:and|also|plus|as well as|or|以及|和|及|与)?[\s,.;:*_\-–—` + "`" + `"“”()]*$`)
+	fillerRe = lazyregexp.New(`(?i)^[\s,.;:*_\-–—` + "`" + `"“”()]*(?:and|also|plus|as well as|or|以及|和|及|与)?[\s,.;:*_\-–—` + "`" + `"“”()]*$`)
 )
 
 // changeClaims reads the claims that the run wrote or deleted files.
@@ -232,19 +233,19 @@ func (x *checker) verbClaims(s *sentence, cl [2]int, ms []mention, verbs [][]int
 var (
 	// prepRe finds the prepositions, and the words that make a file
 	// something mentioned, between a verb and its file.
-	prepRe = regexp.MustCompile(`(?i)\b(?:to|into|in|inside|at|under|as|onto|from|for|of|with|than|like|about|on|by|via|using|per|against|after|before|without|beside|near|over|through|mention|mentions|mentioning|reference|references|referencing|link|links|linking|point|points|pointing|describe|describes|describing|explain|explains|match|matches|that|which|who|because|since|so|if|when)\b|到|进|入|从|根据|参考|基于`)
+	prepRe = lazyregexp.New(`(?i)\b(?:to|into|in|inside|at|under|as|onto|from|for|of|with|than|like|about|on|by|via|using|per|against|after|before|without|beside|near|over|through|mention|mentions|mentioning|reference|references|referencing|link|links|linking|point|points|pointing|describe|describes|describing|explain|explains|match|matches|that|which|who|because|since|so|if|when)\b|到|进|入|从|根据|参考|基于`)
 	// subjectRe is what may stand between a file and a verb that says
 	// what happened to it: "docs/install.md written", "old.md was
 	// deleted", "post.md: created".
-	subjectRe = regexp.MustCompile("(?i)^[\\s`*_\"')\\]]*(?:(?:has|have|had|was|were|is|are|been|be|now|also|successfully|just|got|all|both|已经|已|被|也)\\s*)*[\\s:：—–\\-(]*$")
+	subjectRe = lazyregexp.New("(?i)^[\\s`*_\"')\\]]*(?:(?:has|have|had|was|were|is|are|been|be|now|also|successfully|just|got|all|both|已经|已|被|也)\\s*)*[\\s:：—–\\-(]*$")
 	// passiveHabitRe after a verb makes a passive a description of what
 	// code does: "out.csv is written by the script on each run".
-	passiveHabitRe = regexp.MustCompile(`(?i)^\s+(?:by\s+(?:the|a|an|each|every|this|that)\s+(?:script|program|job|tool|code|function|command|build|hook|server)|when|whenever|each|every|on each|on every|if|once)\b`)
+	passiveHabitRe = lazyregexp.New(`(?i)^\s+(?:by\s+(?:the|a|an|each|every|this|that)\s+(?:script|program|job|tool|code|function|command|build|hook|server)|when|whenever|each|every|on each|on every|if|once)\b`)
 	// placeRe, before "of FILE", names a place in the file.
-	placeRe = regexp.MustCompile(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
+	placeRe = lazyregexp.New(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
 	// fillerAfterPrepRe is what may follow a preposition before its
 	// file: "in the file", "to the new".
-	fillerAfterPrepRe = regexp.MustCompile(`(?i)^(?:(?:the|a|an|new|file|folder|directory|dir|existing|my|our|your|its)\s*)+$`)
+	fillerAfterPrepRe = lazyregexp.New(`(?i)^(?:(?:the|a|an|new|file|folder|directory|dir|existing|my|our|your|its)\s*)+$`)
 )
 
 // objectOf reads what stands between a change verb and a file after it,

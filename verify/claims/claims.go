@@ -3,10 +3,10 @@ package claims
 import (
 	"context"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -164,15 +164,15 @@ var (
 	// wholeRe names the whole of a document as the subject of a size:
 	// "Total length", "the post is", "全文". Without a file name, only
 	// such a sentence is about the one file the run changed.
-	wholeRe = regexp.MustCompile(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
+	wholeRe = lazyregexp.New(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
 	// pastSizeRe, before a figure, makes it a size the file had before:
 	// "README.md was 340 lines; it is now 120".
-	pastSizeRe = regexp.MustCompile(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
+	pastSizeRe = lazyregexp.New(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
 	// pronounRe opens a sentence about the file the one before named.
-	pronounRe = regexp.MustCompile(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
+	pronounRe = lazyregexp.New(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
 	// partRe names a part of a file: a size of it is no size of the
 	// file.
-	partRe = regexp.MustCompile(`(?i)\b(?:function|method|class|struct|type|test|loop|block|section|paragraph|sentence|title|heading|intro|introduction|conclusion|abstract|part|snippet|example|comment|docstring|commit|message|header|footer|column|field|each|every|per|average|longest|shortest|first|second|third|last|summary of|diff|patch|change|changes|prompt|answer|reply|response|this message)\b|每|段落|小节|章节|这一段|第一段|标题|摘要|函数|平均|最长|最短`)
+	partRe = lazyregexp.New(`(?i)\b(?:function|method|class|struct|type|test|loop|block|section|paragraph|sentence|title|heading|intro|introduction|conclusion|abstract|part|snippet|example|comment|docstring|commit|message|header|footer|column|field|each|every|per|average|longest|shortest|first|second|third|last|summary of|diff|patch|change|changes|prompt|answer|reply|response|this message)\b|每|段落|小节|章节|这一段|第一段|标题|摘要|函数|平均|最长|最短`)
 )
 
 // countClaim checks one figure with a unit: about a named file, about

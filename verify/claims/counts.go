@@ -1,10 +1,11 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // count is a figure with a unit in a sentence: "about 4,000 characters",
@@ -55,26 +56,26 @@ var deltaWords = map[string]bool{
 }
 
 var (
-	wordRe = regexp.MustCompile(`^[\s\-]*([A-Za-z][A-Za-z'’]*)`)
+	wordRe = lazyregexp.New(`^[\s\-]*([A-Za-z][A-Za-z'’]*)`)
 	// leftQualRe finds a qualifier just before a figure.
-	leftQualRe = regexp.MustCompile(`(?i)(?:(?:^|[^\p{L}])(about|around|approximately|approx\.?|roughly|some|circa|ca\.|nearly|almost|close to|just under|just over|just shy of|an estimated|estimated|over|more than|above|exceeding|in excess of|upwards of|north of|greater than|at least|no less than|no fewer than|not less than|not fewer than|a minimum of|minimum of|under|less than|fewer than|below|at most|no more than|not more than|up to|a maximum of|maximum of|within|exactly|precisely|a total of|total of|only|all|just)|(~|≈|>=|≥|<=|≤|>|<|约|大约|大概|将近|近|差不多|约为|约有|超过|多于|逾|高于|至少|不少于|不低于|不到|少于|低于|不足|最多|不超过|不多于|正好|恰好|整整))\s*$`)
+	leftQualRe = lazyregexp.New(`(?i)(?:(?:^|[^\p{L}])(about|around|approximately|approx\.?|roughly|some|circa|ca\.|nearly|almost|close to|just under|just over|just shy of|an estimated|estimated|over|more than|above|exceeding|in excess of|upwards of|north of|greater than|at least|no less than|no fewer than|not less than|not fewer than|a minimum of|minimum of|under|less than|fewer than|below|at most|no more than|not more than|up to|a maximum of|maximum of|within|exactly|precisely|a total of|total of|only|all|just)|(~|≈|>=|≥|<=|≤|>|<|约|大约|大概|将近|近|差不多|约为|约有|超过|多于|逾|高于|至少|不少于|不低于|不到|少于|低于|不足|最多|不超过|不多于|正好|恰好|整整))\s*$`)
 	// skipLeftRe finds what makes a figure a change, a limit or a
 	// position rather than a size.
-	skipLeftRe = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:by|from|added|adding|add|removed|removing|remove|cut|cutting|trimmed|trimming|deleted|deleting|dropped|another|an extra|extra|additional|a further|each|per|every|at|line|lines|row|rows|step|item|entry|column|page|version|v|issue|pr|#|first|last|max|min|limit|[+\-±])\s*$`)
+	skipLeftRe = lazyregexp.New(`(?i)(?:^|[^\p{L}])(?:by|from|added|adding|add|removed|removing|remove|cut|cutting|trimmed|trimming|deleted|deleting|dropped|another|an extra|extra|additional|a further|each|per|every|at|line|lines|row|rows|step|item|entry|column|page|version|v|issue|pr|#|first|last|max|min|limit|[+\-±])\s*$`)
 	// limitRe finds the words that make a figure the task's, near it.
-	limitRe     = regexp.MustCompile(`(?i)\b(?:require[sd]?|requirement|requested|minimum|maximum|target|targets|limit|limits|goal|asked|spec|brief|threshold|cap|budget|quota|allowed|allowance|needed|wanted|expected|must|aim)\b|要求|目标|限制|上限|下限|最少|最低|规定`)
-	rightQualRe = regexp.MustCompile(`(?i)^\s*(?:(or so|or thereabouts|give or take)|(or more|or above|or over|plus)|(or fewer|or less|or under)|(以上)|(以下|以内)|(左右|上下))`)
+	limitRe     = lazyregexp.New(`(?i)\b(?:require[sd]?|requirement|requested|minimum|maximum|target|targets|limit|limits|goal|asked|spec|brief|threshold|cap|budget|quota|allowed|allowance|needed|wanted|expected|must|aim)\b|要求|目标|限制|上限|下限|最少|最低|规定`)
+	rightQualRe = lazyregexp.New(`(?i)^\s*(?:(or so|or thereabouts|give or take)|(or more|or above|or over|plus)|(or fewer|or less|or under)|(以上)|(以下|以内)|(左右|上下))`)
 	// cjkUnitRe reads a Chinese unit after a figure.
-	cjkUnitRe = regexp.MustCompile(`^\s*(多|余|来|\+)?\s*(个字符|字符|个字|字节|字|个单词|单词|个词|词|行|个步骤|步骤|步|条目|个条目|条|项|个)`)
-	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
+	cjkUnitRe = lazyregexp.New(`^\s*(多|余|来|\+)?\s*(个字符|字符|个字|字节|字|个单词|单词|个词|词|行|个步骤|步骤|步|条目|个条目|条|项|个)`)
+	cjkNounRe = lazyregexp.New(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
-	ofTheRe   = regexp.MustCompile(`^\s+of\s+(?:the\s+|all\s+)?$`)
-	fromRe    = regexp.MustCompile(`(?i)\bfrom\s*$`)
-	betweenRe = regexp.MustCompile(`(?i)\bbetween\s*$`)
-	bytesRe   = regexp.MustCompile(`^\s?(B|KB|kB|KiB|MB|MiB)\b`)
-	noSpaceRe = regexp.MustCompile(`^\s*\(?(?:excluding|without|not counting|sans|no)\s+(?:spaces|whitespace)|^\s*[(（]?(?:不含|不计|不算)(?:空格|空白)`)
+	perPartRe = lazyregexp.New(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
+	ofTheRe   = lazyregexp.New(`^\s+of\s+(?:the\s+|all\s+)?$`)
+	fromRe    = lazyregexp.New(`(?i)\bfrom\s*$`)
+	betweenRe = lazyregexp.New(`(?i)\bbetween\s*$`)
+	bytesRe   = lazyregexp.New(`^\s?(B|KB|kB|KiB|MB|MiB)\b`)
+	noSpaceRe = lazyregexp.New(`^\s*\(?(?:excluding|without|not counting|sans|no)\s+(?:spaces|whitespace)|^\s*[(（]?(?:不含|不计|不算)(?:空格|空白)`)
 )
 
 // findCounts returns the figures with units in s: the units of a size

@@ -1,10 +1,11 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // sentence is one sentence of the answer, outside its code blocks.
@@ -41,8 +42,8 @@ func (s *sentence) clauseAt(i int) [2]int {
 }
 
 var (
-	listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)、]|[一二三四五六七八九十]+、)\s+`)
-	fenceRe    = regexp.MustCompile("^\\s*(?:```|~~~)")
+	listItemRe = lazyregexp.New(`^\s*(?:[-*+•]|\d{1,3}[.)、]|[一二三四五六七八九十]+、)\s+`)
+	fenceRe    = lazyregexp.New("^\\s*(?:```|~~~)")
 )
 
 // splitSentences cuts the answer into sentences: at line ends, at a
@@ -147,8 +148,8 @@ func lastWord(s string) string {
 }
 
 var (
-	clauseRe = regexp.MustCompile(`(?i),\s|，|、|：|:\s|\s(?:and|but|while|whereas|although|though|so|which|because|since|then)\s|\s[—–]\s|\s-\s|[()（）|]|但是|但|不过|而且|并且`)
-	condRe   = regexp.MustCompile(`(?i)^\W*(?:if|unless|when|whenever|once|until|before|as soon as|in case|should|could|would|can|will|do|does|did|is|are|have|has|如果|若|假如|一旦|等到|只要|要是)\b`)
+	clauseRe = lazyregexp.New(`(?i),\s|，|、|：|:\s|\s(?:and|but|while|whereas|although|though|so|which|because|since|then)\s|\s[—–]\s|\s-\s|[()（）|]|但是|但|不过|而且|并且`)
+	condRe   = lazyregexp.New(`(?i)^\W*(?:if|unless|when|whenever|once|until|before|as soon as|in case|should|could|would|can|will|do|does|did|is|are|have|has|如果|若|假如|一旦|等到|只要|要是)\b`)
 )
 
 // newSentence makes the sentence answer[start:end], trimmed of list
@@ -205,7 +206,7 @@ func init() {
 // qualifierRe finds the phrases that bound a figure or report a clean
 // result and hold a negation word: they are not negations ("no more
 // than", "不少于", "no lint errors").
-var qualifierRe = regexp.MustCompile(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|\bno\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\s+(?:errors|warnings|issues|failures|findings|complaints|problems)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
+var qualifierRe = lazyregexp.New(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|\bno\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\s+(?:errors|warnings|issues|failures|findings|complaints|problems)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
 
 // killed reports whether text (a clause) is no claim about what
 // happened: it denies, hedges, plans or supposes.
@@ -249,7 +250,7 @@ func hasCJK(s string) bool {
 
 // changesRe is a heading over a list of changed files: "Changes:",
 // "## Changes made", "Summary of changes".
-var changesRe = regexp.MustCompile(`(?i)^[#*\s]*(?:summary of\s+)?changes(?:\s+made)?\b|^[#*\s]*(?:modified|changed|touched)\s+files\b|修改内容|变更内容|改动`)
+var changesRe = lazyregexp.New(`(?i)^[#*\s]*(?:summary of\s+)?changes(?:\s+made)?\b|^[#*\s]*(?:modified|changed|touched)\s+files\b|修改内容|变更内容|改动`)
 
 // headingVerb returns the change verb of a heading line above a list,
 // "Files created:", "## Changed files", "已修改的文件：", if it names no
