@@ -1,0 +1,312 @@
+package claims
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// The shapes of a total. A figure near a file name is checked against
+// the file's size only when the sentence says it IS the file's size now:
+// the file, then nothing but the words of a total between it and the
+// figure ("post.md is 3,847 characters", "notes.md now has 42 lines",
+// "data.csv 共 200 行", "Wrote notes.md (42 lines)", "extended to 4,210",
+// "from 5,000 to 3,900"), a clause that opens with them ("…, which now
+// totals 900 words", "现在共有 60 行"), or a figure made into the file
+// by a verb that makes it ("Wrote a 300-word summary to summary.md",
+// "Extracted 25 records into results.json"). Anything else near a file —
+// a change ("added 12 lines", "修改了 3 行"), the size before ("the
+// 600-line utils.go" that was split), a part ("an intro of 200 words",
+// "the run function in main.go is 40 lines") — is not read as the file's
+// size: it is unchecked, for the judge, never false. The grammar is a
+// short list of the words a total is said with, not a list of the ways it
+// is not: a sentence it does not know is unchecked.
+
+// A token of the words between a file and its figure.
+var (
+	// enSepRe and zhSepRe are the marks and spaces between words.
+	enSepRe = regexp.MustCompile("^[\\s:,;()\\[\\]—–\\-|*_\"“”`>=]+")
+	zhSepRe = regexp.MustCompile(`^[\s：，、（）【】「」“”]+`)
+	// possRe is the possessive: "README.md's word count is".
+	possRe = regexp.MustCompile(`^['’]s\b`)
+	// enNowRe says the figure is the file's size now: a copula, a
+	// possessive verb, a verb of a total, the end of a change ("extended
+	// to").
+	enNowRe = regexp.MustCompile(`(?i)^(?:is|are|has|have|now|currently|totals|total|totalling|totaling|in total|a total of|altogether|contains|holds|keeps|retains|lists|includes|comprises|consists of|spans|comes? (?:in )?(?:to|at)|runs? (?:to|at)|stands? at|sits? at|reach(?:es|ed)|hits|weighs(?: in)?(?: at)?|measures|counts|clocks in at|(?:has |have |had )?(?:been )?(?:grown|grew|extended|expanded|trimmed|cut|reduced|shortened|shrunk|shrank|brought|dropped|went|gone|came|come|increased|decreased|condensed)(?: (?:down|up|back))? to|down to|to)\b`)
+	// enLightRe are the words that may stand in a total's sentence
+	// without saying it: articles, adverbs, the whole's nouns, and the
+	// participles of making a file.
+	enLightRe = regexp.MustCompile(`(?i)^(?:a|an|the|its|it|which|that|this|and|with|of|so|both|all|just|only|actually|in fact|really|exactly|precisely|roughly|well|comfortably|still|also|overall|file|document|doc|whole|entire|full|final|finished|resulting|result|total length|total size|total word count|word count|character count|char count|line count|length|size|count|number of (?:lines|words|characters|chars|rows|entries|items|steps|bytes|records)|written|created|saved|generated|done|ready|complete|completed|drafted|exported|in place|new file|new|table (?:with|of)|list (?:with|of)|containing|consisting of|clocking in at|coming in at|at)\b`)
+	// enChangeRe are the participles of a change after the file: with
+	// one of them, only a word of enNowRe makes the figure a total
+	// ("README.md updated, now 80 lines").
+	enChangeRe = regexp.MustCompile(`(?i)^(?:grew|grown|went|gone|shrank|shrunk|dropped|increased|decreased|rose|fell|jumped|updated|edited|modified|changed|fixed|extended|expanded|trimmed|shortened|refactored|rewritten|rewrote|reformatted|formatted|cleaned up|touched|revised|patched|bumped|reworked|split|cut|reduced)\b`)
+	// enFromToRe is the start of a change told by its ends: "from 5,000
+	// to", "from 20 lines to"; arrowRe by an arrow: "20 → 42".
+	enFromToRe = regexp.MustCompile(`(?i)^from\s+(?:about\s+|around\s+|~)?\d[\d,.]*\s*(?:k|kb|mb)?\s*(?:[a-z]+\s+)?(?:to\b|→|->)`)
+	arrowRe    = regexp.MustCompile(`(?i)^\d[\d,.]*\s*(?:k|kb|mb)?\s*(?:[a-z]+\s*)?(?:→|->|=>)`)
+	// enEnumRe is another count of the file in a list of them: "3
+	// paragraphs, 180 words", "3 functions and 120 lines", "a header row
+	// and 3 data rows".
+	enEnumRe = regexp.MustCompile(`(?i)^(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|a few|several)\s+([a-z]+)(?:\s+([a-z]+))?\s*(?:,|;|\(|\band\b|\bplus\b|&)`)
+	// zhNowRe and zhLightRe are enNowRe and enLightRe in Chinese.
+	zhNowRe   = regexp.MustCompile(`^(?:现在|目前|当前|如今|现有|共有|共计|一共|总共|总计|合计|共|只有|仅有|仅|只|有|为|是|达到|达|长|包含了?|包括|含有|含|列出了?|列了|列有|写了|写入了?|记录了?|收录了?|给出了?|(?:已)?(?:扩写|扩展|扩充|增加|增长|增|缩短|缩减|精简|压缩|减少|减|删减|改|写)(?:到|至)|到|至|全文|全篇|整篇|总字数|字数|总行数|行数|总长度|长度|大小|篇幅)`)
+	zhLightRe = regexp.MustCompile(`^(?:实际上|实际|其实|确实|中|里|内|的|已经|已|仍然|仍|还|也|都|约|大约|已完成|完成了?|写好了?|已写好|已保存|保存好了?|已生成|生成了?|已创建|创建了?|新建了?|文件|全部|所有|计)`)
+	// zhChangeRe is enChangeRe in Chinese.
+	zhChangeRe = regexp.MustCompile(`^(?:已)?(?:更新|修改|编辑|修复|调整|重构|润色)了?`)
+	// zhFromToRe is enFromToRe in Chinese: "从 5000 字缩短到".
+	zhFromToRe = regexp.MustCompile(`^(?:从|由)\s*\d[\d,，.]*\s*(?:个字符|字符|字节|字|行|KB|kB)?\s*(?:扩写|扩展|扩充|增加|缩短|缩减|精简|压缩|减少|删减|改)?(?:到|至|为)`)
+	// notEnumWords may not be the noun of another count: they make it a
+	// change or a part.
+	notEnumWords = map[string]bool{"added": true, "removed": true, "deleted": true, "inserted": true, "changed": true,
+		"modified": true, "new": true, "more": true, "fewer": true, "less": true, "extra": true, "of": true, "in": true,
+		"to": true, "from": true, "by": true, "was": true, "were": true, "per": true, "each": true}
+)
+
+// totalBetween reports whether between — the words from a file to its
+// figure — say that the figure is the file's size now. When the verb
+// that governs the file is a change (gov is "change"), or a change's
+// participle stands between, only a word of now says so: "Updated
+// CHANGELOG.md with 3 entries" tells the entries added, "Updated
+// CHANGELOG.md; it now has 3 entries" the total.
+func totalBetween(between, gov string) bool {
+	need, now := gov == govChange, false
+	rest := between
+	for rest != "" {
+		if m := possRe.FindStringIndex(rest); m != nil {
+			rest = rest[m[1]:]
+			continue
+		}
+		if m := enSepRe.FindStringIndex(rest); m != nil {
+			rest = rest[m[1]:]
+			continue
+		}
+		if m := zhSepRe.FindStringIndex(rest); m != nil {
+			rest = rest[m[1]:]
+			continue
+		}
+		var m []int
+		switch {
+		case first(&m, enFromToRe, rest), first(&m, arrowRe, rest), first(&m, zhFromToRe, rest),
+			first(&m, enNowRe, rest), first(&m, zhNowRe, rest):
+			now = true
+		case first(&m, enChangeRe, rest), first(&m, zhChangeRe, rest):
+			need = true
+		case enumAt(&m, rest):
+		case first(&m, enLightRe, rest), first(&m, zhLightRe, rest):
+		default:
+			return false
+		}
+		rest = rest[m[1]:]
+	}
+	return !need || now
+}
+
+// enumAt sets *m to another count at the start of s, "3 paragraphs,",
+// unless its noun makes it a change or a part.
+func enumAt(m *[]int, s string) bool {
+	sm := enEnumRe.FindStringSubmatchIndex(s)
+	if sm == nil || notEnumWords[strings.ToLower(s[sm[2]:sm[3]])] || sm[4] >= 0 && notEnumWords[strings.ToLower(s[sm[4]:sm[5]])] {
+		return false
+	}
+	*m = sm[:2]
+	return true
+}
+
+// first sets *m to re's match at the start of s, if there is one.
+func first(m *[]int, re *regexp.Regexp, s string) bool {
+	*m = re.FindStringIndex(s)
+	return *m != nil
+}
+
+// leadTotal reports whether lead, the start of a clause up to its figure,
+// says on its own that the figure is a total: "which now totals",
+// "it now has", "现在共有", "共". It must say it: an empty lead says
+// nothing.
+func leadTotal(lead string) bool {
+	lead = strings.TrimSpace(lead)
+	if lead == "" {
+		return false
+	}
+	rest := lead
+	now := false
+	for rest != "" {
+		if m := enSepRe.FindStringIndex(rest); m != nil {
+			rest = rest[m[1]:]
+			continue
+		}
+		if m := zhSepRe.FindStringIndex(rest); m != nil {
+			rest = rest[m[1]:]
+			continue
+		}
+		var m []int
+		switch {
+		case first(&m, enNowRe, rest), first(&m, zhNowRe, rest):
+			now = true
+		case first(&m, subjectWordRe, rest), first(&m, enLightRe, rest), first(&m, zhLightRe, rest):
+		default:
+			return false
+		}
+		rest = rest[m[1]:]
+	}
+	return now
+}
+
+// subjectWordRe is the subject of a clause about the file before it:
+// "it", "which", "the file", "它", "该文件".
+var subjectWordRe = regexp.MustCompile(`(?i)^(?:it|its|which|this|that|and|so|the file|bringing it|making it|for a total of|它|该文件|这个文件|此文件|文件|而且|并且|且)\b?`)
+
+// How the verb before a file governs it: it made the file ("wrote
+// notes.md", "added docs/api.md", "split a.go into b.go"), changed it
+// ("updated CHANGELOG.md", "added an entry to CHANGELOG.md", "split
+// utils.go"), or there is none.
+const (
+	govNone   = ""
+	govMake   = "make"
+	govChange = "change"
+)
+
+var (
+	// govVerbRe finds the verbs that may govern a file: the change verbs,
+	// and the verbs of making content and of cutting a file.
+	govVerbRe = regexp.MustCompile(`(?i)` + changeVerbs + `|\b(?:split|splitting|merged|cut|reduced|shortened|tweaked|adjusted|cleaned up|simplified|documented|inserted|exported|extracted|listed|answered|included|put|compiled|collected|composed|dumped|output)\b|导出了?|列出了?|拆分了?|合并了?|缩短了?|精简了?|压缩了?|调整了?|修复了?|重构了?`)
+	// makeVerbs are the verbs whose file holds what they made, whole.
+	makeVerbRe = regexp.MustCompile(`(?i)^(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|generated|produced|saved|drafted|translated|recreated|regenerated|exported|extracted|dumped|compiled|collected|composed|listed|answered|included|put|output|\(new(?: file)?\)|写入了?|写好了?|写了|写完|写成|创建了?|新建了?|生成了?|保存了?|重写了?|改写了?|导出了?|列出了?)$`)
+	// addVerbRe make a file when it is their object ("added
+	// docs/api.md"), change it when it is their target ("added an entry
+	// to CHANGELOG.md"); splitVerbRe the other way round ("split a.go
+	// into b.go").
+	addVerbRe   = regexp.MustCompile(`(?i)^(?:added|adding|新增了?|添加了?|增加了?)$`)
+	splitVerbRe = regexp.MustCompile(`(?i)^(?:split|splitting|merged|moved|renamed|copied|拆分了?|合并了?)$`)
+	// targetRe between a verb and a file makes the file its target.
+	targetRe = regexp.MustCompile(`(?i)\b(?:to|into|in|inside|onto|as|under)\b|到|进|入|成|为`)
+)
+
+// governing says how the last verb before the file m in s governs it.
+func governing(s *sentence, m mention) string {
+	verbs := govVerbRe.FindAllStringIndex(s.text[:m.start], -1)
+	if len(verbs) == 0 {
+		return govNone
+	}
+	v := verbs[len(verbs)-1]
+	verb := strings.TrimSpace(s.text[v[0]:v[1]])
+	target := targetRe.MatchString(s.text[v[1]:m.start])
+	switch {
+	case makeVerbRe.MatchString(verb):
+		return govMake
+	case addVerbRe.MatchString(verb):
+		if target {
+			return govChange
+		}
+		return govMake
+	case splitVerbRe.MatchString(verb):
+		if target {
+			return govMake
+		}
+		return govChange
+	}
+	return govChange
+}
+
+var (
+	// ofFileRe ends the words before a file that make it the place of
+	// something: "the run function in", "the intro of".
+	ofFileRe = regexp.MustCompile(`(?i)\b(?:in|of|inside|within|for|from)\s+(?:the\s+)?(?:file\s+)?[` + "`" + `"“']?$`)
+	// wholeHeadRe is what may stand before "in FILE" and still be the
+	// file: the whole ("the post in post.md"), a total ("the number of
+	// lines in"), a verb of where it is ("saved in", "draft is in").
+	wholeHeadRe = regexp.MustCompile(`(?i)(?:^|\s)(?:post|blog post|article|essay|draft|document|doc|file|report|story|piece|readme|guide|translation|letter|output|poem|script|notes|csv|dataset|spreadsheet|data|content|contents|everything|length|size|count|total|lines|words|characters|chars|rows|entries|items|steps|bytes|records|is|are|was|were|saved|written|stored|kept|lives|located|placed|put|available|ready|done|it|results?)$`)
+)
+
+// subjectOK reports whether the file m is what its clause is about, not
+// the place of a part of it: "The post in post.md is …" is, "The run
+// function in main.go is …" is not.
+func subjectOK(s *sentence, m mention) bool {
+	cl := s.clauseAt(m.start)
+	prefix := s.text[cl[0]:m.start]
+	loc := ofFileRe.FindStringIndex(prefix)
+	if loc == nil {
+		return true
+	}
+	head := strings.TrimSpace(prefix[:loc[0]])
+	if head == "" || wholeHeadRe.MatchString(head) {
+		return true
+	}
+	words := strings.Fields(strings.ToLower(head))
+	stem := strings.ToLower(strings.TrimSuffix(path.Base(m.name), path.Ext(m.name)))
+	return len(words) > 0 && strings.Trim(words[len(words)-1], "`\"'") == stem
+}
+
+var (
+	// madeIntoRe is what stands between a figure and the file a verb made
+	// it into: "25 records into", "a 300-word summary to", "all five
+	// questions in".
+	madeIntoRe = regexp.MustCompile(`(?i)^\s*(?:[a-z][a-z-]*\s+){0,3}?(?:in|into|to|inside|under|on)\s+(?:the\s+)?(?:(?:new|file)\s+)*[` + "`" + `"“]?$|^\s*[` + "`" + `"“]?$`)
+	// inFileRe is a figure's copula to the file after it: "all 5 steps
+	// are in".
+	inFileRe   = regexp.MustCompile(`(?i)^\s*(?:[a-z][a-z-]*\s+){0,2}?(?:are|is)\s+(?:now\s+)?(?:all\s+)?(?:in|inside)\s+(?:the\s+)?(?:file\s+)?[` + "`" + `"“]?$`)
+	thereAreRe = regexp.MustCompile(`(?i)\bthere\s+(?:are|is)\s*(?:now\s+)?$`)
+	// zhMadeIntoRe is madeIntoRe in Chinese: "10 条想法写入".
+	zhMadeIntoRe = regexp.MustCompile(`^\s*\p{Han}{0,4}?(?:写入|写进|保存到|保存在|存入|放在|放入|列在|记录在|写在|整理到|整理在)了?(?:到|在)?\s*$`)
+)
+
+// totalBefore reports whether a figure before the file m in the same
+// clause is its size: made into it ("Extracted 25 records into
+// results.json", "Wrote a 300-word summary to summary.md"), or in it
+// ("all 5 steps are in docs/install.md", "there are 120 rows in").
+func totalBefore(s *sentence, c count, m mention, gov string) bool {
+	if s.clauseAt(c.at) != s.clauseAt(m.start) {
+		return false
+	}
+	after := s.text[c.end:m.start]
+	cl := s.clauseAt(c.at)
+	lead := s.text[cl[0]:c.start]
+	switch {
+	case gov == govChange:
+		return false
+	case inFileRe.MatchString(after), thereAreRe.MatchString(lead) && madeIntoRe.MatchString(after):
+		return true
+	case gov == govMake:
+		return madeIntoRe.MatchString(after) || zhMadeIntoRe.MatchString(after)
+	}
+	return zhMadeIntoRe.MatchString(after)
+}
+
+// isTotal reports whether the sentence says the figure c is the size of
+// the file m now, and if not, why it was not checked.
+func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (bool, string) {
+	if m.end <= c.start && !subjectOK(s, m) {
+		// "The run function in main.go is 40 lines"; a file after its
+		// figure is where the figure went ("25 records into
+		// results.json"), and totalBefore reads it.
+		return false, "a size of a part of " + m.name + ", not of the file"
+	}
+	gov := governing(s, m)
+	if s.table != nil {
+		if ok, known := s.cellTotal(c, m); known {
+			if ok {
+				return true, ""
+			}
+			return false, "the table's column is not the size of " + m.name
+		}
+	}
+	if m.end <= c.start {
+		if totalBetween(s.text[m.end:c.start], gov) {
+			return true, ""
+		}
+	} else if totalBefore(s, c, m, gov) {
+		return true, ""
+	}
+	// A clause of its own that says it: "…, which now totals 900 words".
+	cl := s.clauseAt(c.at)
+	own := true
+	for _, f := range files {
+		if f.start >= cl[0] && f.start < cl[1] {
+			own = false
+		}
+	}
+	if own && leadTotal(s.text[cl[0]:c.start]) {
+		return true, ""
+	}
+	return false, "not said to be the size of " + m.name + " now (a change, a part or the size before?)"
+}
