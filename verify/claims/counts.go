@@ -74,6 +74,9 @@ var (
 	// positionLeftRe finds what makes a figure a position or a name, no
 	// claim at all: "line 42", "at 80", "version 2", "issue #128", "第 12 行".
 	positionLeftRe = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:at|line|lines|row|rows|step|item|entry|column|page|version|v|issue|pr|#)\s*$|第\s*$`)
+	// totalAtRe is an "at" of a total, not a position: "comes in at",
+	// "stands at".
+	totalAtRe = regexp.MustCompile(`(?i)\b(?:comes?|coming|came|clocks?|clocking|weighs?|weighing)\s+in\s+at\s*$|\b(?:stands?|sits?|now|is|are|currently)\s+at\s*$`)
 	// changeLeftRe finds what makes a figure a change, a part, a limit
 	// or the size before: "added 12", "by 500", "from 5,000", "each 80",
 	// "the first 20": a claim, but not of the file's size.
@@ -170,7 +173,7 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 				c.start = m[g]
 				left = text[:c.start]
 			}
-			if positionLeftRe.MatchString(tail(left, 32)) {
+			if positionLeftRe.MatchString(tail(left, 32)) && !totalAtRe.MatchString(tail(left, 32)) {
 				continue
 			}
 			if m := changeLeftRe.FindStringSubmatch(tail(left, 32)); m != nil && c.why == "" {

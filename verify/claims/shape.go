@@ -36,7 +36,7 @@ var (
 	// enLightRe are the words that may stand in a total's sentence
 	// without saying it: articles, adverbs, the whole's nouns, and the
 	// participles of making a file.
-	enLightRe = regexp.MustCompile(`(?i)^(?:a|an|the|its|it|which|that|this|and|with|of|so|both|all|just|only|actually|in fact|really|exactly|precisely|roughly|well|comfortably|still|also|overall|file|document|doc|whole|entire|full|final|finished|resulting|result|total length|total size|total word count|word count|character count|char count|line count|length|size|count|number of (?:lines|words|characters|chars|rows|entries|items|steps|bytes|records)|written|created|saved|generated|done|ready|complete|completed|drafted|exported|in place|new file|new|table (?:with|of)|list (?:with|of)|containing|consisting of|clocking in at|coming in at|at)\b`)
+	enLightRe = regexp.MustCompile(`(?i)^(?:a|an|the|its|it|itself|which|that|this|and|with|of|so|both|all|just|only|actually|in fact|really|exactly|precisely|roughly|well|comfortably|still|also|overall|file|document|doc|whole|entire|full|final|finished|resulting|result|total length|total size|total word count|word count|character count|char count|line count|length|size|count|number of (?:lines|words|characters|chars|rows|entries|items|steps|bytes|records)|written|created|saved|generated|done|ready|complete|completed|drafted|exported|in place|new file|new|table (?:with|of)|list (?:with|of)|containing|consisting of|clocking in at|coming in at|at)\b`)
 	// enChangeRe are the participles of a change after the file: with
 	// one of them, only a word of enNowRe makes the figure a total
 	// ("README.md updated, now 80 lines").
@@ -50,12 +50,16 @@ var (
 	// and 3 data rows".
 	enEnumRe = regexp.MustCompile(`(?i)^(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|a few|several)\s+([a-z]+)(?:\s+([a-z]+))?\s*(?:,|;|\(|\band\b|\bplus\b|&)`)
 	// zhNowRe and zhLightRe are enNowRe and enLightRe in Chinese.
-	zhNowRe   = regexp.MustCompile(`^(?:现在|目前|当前|如今|现有|共有|共计|一共|总共|总计|合计|共|只有|仅有|仅|只|有|为|是|达到|达|长|包含了?|包括|含有|含|列出了?|列了|列有|写了|写入了?|记录了?|收录了?|给出了?|(?:已)?(?:扩写|扩展|扩充|增加|增长|增|缩短|缩减|精简|压缩|减少|减|删减|改|写)(?:到|至)|到|至|全文|全篇|整篇|总字数|字数|总行数|行数|总长度|长度|大小|篇幅)`)
+	zhNowRe   = regexp.MustCompile(`^(?:现在|目前|当前|如今|现有|共有|共计|一共|总共|总计|合计|共|只有|仅有|仅|只|有|为|是|达到|达|长|包含了?|包括|含有|含|列出了?|列了|列有|写了|写入了?|记录了?|收录了?|给出了?|(?:已)?(?:扩写|扩展|扩充|增加|增长|增|缩短|缩减|精简|压缩|减少|减|删减|改|写)了?(?:到|至)了?|到了?|至|全文|全篇|整篇|总字数|字数|总行数|行数|总长度|长度|大小|篇幅)`)
 	zhLightRe = regexp.MustCompile(`^(?:实际上|实际|其实|确实|中|里|内|的|已经|已|仍然|仍|还|也|都|约|大约|已完成|完成了?|写好了?|已写好|已保存|保存好了?|已生成|生成了?|已创建|创建了?|新建了?|文件|全部|所有|计)`)
 	// zhChangeRe is enChangeRe in Chinese.
 	zhChangeRe = regexp.MustCompile(`^(?:已)?(?:更新|修改|编辑|修复|调整|重构|润色)了?`)
 	// zhFromToRe is enFromToRe in Chinese: "从 5000 字缩短到".
-	zhFromToRe = regexp.MustCompile(`^(?:从|由)\s*\d[\d,，.]*\s*(?:个字符|字符|字节|字|行|KB|kB)?\s*(?:扩写|扩展|扩充|增加|缩短|缩减|精简|压缩|减少|删减|改)?(?:到|至|为)`)
+	zhFromToRe = regexp.MustCompile(`^(?:从|由)\s*\d[\d,，.]*\s*(?:个字符|字符|字节|字|行|KB|kB)?\s*(?:扩写|扩展|扩充|增加|缩短|缩减|精简|压缩|减少|删减|改)?了?(?:到|至|为)了?`)
+	// zhEnumRe is enEnumRe in Chinese: "12 个测试用例，"; zhNotEnumRe
+	// makes it a change or a size.
+	zhEnumRe    = regexp.MustCompile(`^[\d一二三四五六七八九十百千]+\s*(?:个|段|节|章|部分|条|项|张|份|处|种)\p{Han}{0,6}[，、,；;（(]`)
+	zhNotEnumRe = regexp.MustCompile(`^[\d一二三四五六七八九十百千]+\s*(?:个字|个字符|个单词|个词|个步骤|条目)|新增|增加|添加|删除|删去|删减|移除|修改|改动|更新|减少|缩短|扩写|补充`)
 	// notEnumWords may not be the noun of another count: they make it a
 	// change or a part.
 	notEnumWords = map[string]bool{"added": true, "removed": true, "deleted": true, "inserted": true, "changed": true,
@@ -105,6 +109,10 @@ func totalBetween(between, gov string) bool {
 // enumAt sets *m to another count at the start of s, "3 paragraphs,",
 // unless its noun makes it a change or a part.
 func enumAt(m *[]int, s string) bool {
+	if zm := zhEnumRe.FindStringIndex(s); zm != nil && !zhNotEnumRe.MatchString(s[:zm[1]]) {
+		*m = zm
+		return true
+	}
 	sm := enEnumRe.FindStringSubmatchIndex(s)
 	if sm == nil || notEnumWords[strings.ToLower(s[sm[2]:sm[3]])] || sm[4] >= 0 && notEnumWords[strings.ToLower(s[sm[4]:sm[5]])] {
 		return false
@@ -215,7 +223,7 @@ var (
 	// wholeHeadRe is what may stand before "in FILE" and still be the
 	// file: the whole ("the post in post.md"), a total ("the number of
 	// lines in"), a verb of where it is ("saved in", "draft is in").
-	wholeHeadRe = regexp.MustCompile(`(?i)(?:^|\s)(?:post|blog post|article|essay|draft|document|doc|file|report|story|piece|readme|guide|translation|letter|output|poem|script|notes|csv|dataset|spreadsheet|data|content|contents|everything|length|size|count|total|lines|words|characters|chars|rows|entries|items|steps|bytes|records|is|are|was|were|saved|written|stored|kept|lives|located|placed|put|available|ready|done|it|results?)$`)
+	wholeHeadRe = regexp.MustCompile(`(?i)(?:^|\s)(?:post|blog post|article|essay|draft|version|edition|revision|document|doc|file|report|story|piece|readme|guide|translation|letter|output|poem|script|notes|csv|dataset|spreadsheet|data|content|contents|everything|length|size|count|total|lines|words|characters|chars|rows|entries|items|steps|bytes|records|is|are|was|were|saved|written|stored|kept|lives|located|placed|put|available|ready|done|it|results?)$`)
 )
 
 // subjectOK reports whether the file m is what its clause is about, not
@@ -272,6 +280,26 @@ func totalBefore(s *sentence, c count, m mention, gov string) bool {
 	return zhMadeIntoRe.MatchString(after)
 }
 
+// copulaStartRe is a verb of being or having right after a file.
+var copulaStartRe = regexp.MustCompile("(?i)^[\\s`\"'”)]*(?:is|are|has|have|contains|holds|totals|comes|runs|weighs|measures|spans)\\b")
+
+// relativeSubject reports whether, before the file m in its clause,
+// something else stands with a verb that governs m: "The entry I added
+// to CHANGELOG.md", "the code I moved into util.go". A verb of being or
+// having after m is that thing's, not m's.
+func relativeSubject(s *sentence, m mention) bool {
+	cl := s.clauseAt(m.start)
+	prefix := s.text[cl[0]:m.start]
+	v := govVerbRe.FindAllStringIndex(prefix, -1)
+	if len(v) == 0 {
+		return false
+	}
+	last := v[len(v)-1]
+	// "The generated report.csv" is the file; "the entry I added to
+	// CHANGELOG.md" is not.
+	return strings.TrimSpace(prefix[:last[0]]) != "" && targetRe.MatchString(prefix[last[1]:])
+}
+
 // isTotal reports whether the sentence says the figure c is the size of
 // the file m now, and if not, why it was not checked.
 func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (bool, string) {
@@ -291,6 +319,11 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		}
 	}
 	if m.end <= c.start {
+		if relativeSubject(s, m) && copulaStartRe.MatchString(s.text[m.end:c.start]) {
+			// "The entry I added to CHANGELOG.md is 6 lines": the entry's
+			// size, not the file's.
+			return false, "a size of what was written to " + m.name + ", not of the file"
+		}
 		if totalBetween(s.text[m.end:c.start], gov) {
 			return true, ""
 		}

@@ -31,6 +31,13 @@ func TestOnlyATotalIsCheckedAgainstTheFile(t *testing.T) {
 			"n.md 新增了 10 行，现在共有 60 行。", []string{"lines n.md unchecked", "lines n.md false", "written n.md true"}},
 		{"实际有 after the task's figure", run{files: map[string]string{"post.md": zh(4230)}},
 			"任务要求至少 4000 字，post.md 实际有 4,230 字。", []string{"chars post.md unchecked", "chars post.md true"}},
+		{"comes in at, of the final version of the file", run{files: map[string]string{"post.md": words(1600)}},
+			"The final version of post.md comes in at 2,450 words.", []string{"words post.md false"}},
+		{"itself", run{files: map[string]string{"r.sh": lines(35)}},
+			"The script prints 20 lines of output; r.sh itself is 35 lines.", []string{"lines r.sh true"}},
+		{"从 … 精简到了", run{files: map[string]string{"main.go": lines(410)}}, "把 main.go 从 900 行精简到了 400 行左右。", []string{"lines main.go unchecked", "lines main.go true"}},
+		{"another count in Chinese", run{files: map[string]string{"t.go": lines(180)}}, "新建了 t.go，共 12 个测试用例，180 行。",
+			[]string{"written t.go true", "lines t.go true"}},
 		{"keeps, after the size before", run{files: map[string]string{"utils.go": lines(200), "x.go": lines(200)}},
 			"Split the 600-line utils.go into 3 files; utils.go keeps 200 lines.", []string{"lines utils.go unchecked", "lines utils.go true"}},
 	})
@@ -75,6 +82,8 @@ func TestNotTheFilesSizeIsUnchecked(t *testing.T) {
 			"post.md 已完成：引言约 200 字，正文约 1500 字。", []string{"chars post.md unchecked", "chars post.md unchecked"}},
 		{"a part without a file name: the post has an intro of N", run{files: post},
 			"The post has an intro of 200 words.", unchecked("words", "post.md")},
+		{"a part: what a verb put into the file is the subject", run{files: map[string]string{"CHANGELOG.md": lines(40)}},
+			"The changelog entry I added to CHANGELOG.md is 6 lines.", []string{"written CHANGELOG.md true", "lines CHANGELOG.md unchecked"}},
 		{"a line number in Chinese is no count", run{files: map[string]string{"c.yaml": lines(40)}},
 			"修改了 c.yaml 第 12 行的超时设置。", []string{"written c.yaml true"}},
 	})
