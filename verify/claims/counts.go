@@ -89,8 +89,8 @@ var (
 	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe     = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
-	changeAfterRe = regexp.MustCompile(`(?:removed|deleted|added|inserted|changed|more|less|fewer)`)
+	perPartRe     = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|moved|copied|taken|extracted|were\b|was\b|more\b|less\b|fewer\b|shorter|longer|bigger|smaller|larger|too\b|short\b|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of (?:changes?|diffs?|new|added|removed|tests?|test code|comments?|docs|documentation|examples?|boilerplate|context|output|logs?)\b|每)`)
+	changeAfterRe = regexp.MustCompile(`(?:removed|deleted|added|inserted|changed|moved|copied|more|less|fewer|shorter|longer|bigger|smaller|larger|changes|diff|new)`)
 	ofTheRe       = regexp.MustCompile(`^\s+of\s+(?:the\s+|all\s+)?$`)
 	fromRe        = regexp.MustCompile(`(?i)\bfrom\s*$`)
 	betweenRe     = regexp.MustCompile(`(?i)\bbetween\s*$`)

@@ -64,7 +64,9 @@ var (
 	// change or a part.
 	notEnumWords = map[string]bool{"added": true, "removed": true, "deleted": true, "inserted": true, "changed": true,
 		"modified": true, "new": true, "more": true, "fewer": true, "less": true, "extra": true, "of": true, "in": true,
-		"to": true, "from": true, "by": true, "was": true, "were": true, "per": true, "each": true}
+		"to": true, "from": true, "by": true, "was": true, "were": true, "per": true, "each": true,
+		// "Total: 3 files, 420 lines" is the size of several files.
+		"files": true, "documents": true, "pages": true, "modules": true, "packages": true, "scripts": true}
 )
 
 // totalBetween reports whether between — the words from a file to its
@@ -280,6 +282,21 @@ func totalBefore(s *sentence, c count, m mention, gov string) bool {
 	return zhMadeIntoRe.MatchString(after)
 }
 
+// joinRe is what joins the names of a plural subject: "a.md and b.md",
+// "a.md、b.md 和 c.md".
+var joinRe = regexp.MustCompile("(?i)^[\\s,、`\"'*_]*(?:and|&|plus|as well as|和|与|及|以及|跟)?[\\s,、`\"'*_]*$")
+
+// joinedFiles reports whether the file m is the last of several named
+// together as one subject: a figure after them is their sum.
+func joinedFiles(s *sentence, m mention, files []mention) bool {
+	for i, f := range files {
+		if f.start == m.start && i > 0 {
+			return joinRe.MatchString(s.text[files[i-1].end:m.start])
+		}
+	}
+	return false
+}
+
 // copulaStartRe is a verb of being or having right after a file.
 var copulaStartRe = regexp.MustCompile("(?i)^[\\s`\"'”)]*(?:is|are|has|have|contains|holds|totals|comes|runs|weighs|measures|spans)\\b")
 
@@ -308,6 +325,10 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		// figure is where the figure went ("25 records into
 		// results.json"), and totalBefore reads it.
 		return false, "a size of a part of " + m.name + ", not of the file"
+	}
+	if m.end <= c.start && joinedFiles(s, m, files) {
+		// "a.md and b.md total 1,800 words", "a.md 和 b.md 共 600 行".
+		return false, "a size of several files, not of " + m.name + " alone"
 	}
 	gov := governing(s, m)
 	if s.table != nil {
