@@ -89,7 +89,10 @@ var (
 	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe     = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|moved|copied|taken|extracted|were\b|was\b|more\b|less\b|fewer\b|shorter|longer|bigger|smaller|larger|too\b|short\b|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of (?:changes?|diffs?|new|added|removed|tests?|test code|comments?|docs|documentation|examples?|boilerplate|context|output|logs?)\b|每)`)
+	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|moved|copied|taken|extracted|were\b|was\b|more\b|less\b|fewer\b|shorter|longer|bigger|smaller|larger|too\b|short\b|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of (?:changes?|diffs?|new|added|removed|tests?|test code|comments?|docs|documentation|examples?|boilerplate|context|output|logs?)\b|每)`)
+	// fromFigureRe after a unit is the size before, and the figure the
+	// size now: "600 words from about 1,100".
+	fromFigureRe  = regexp.MustCompile(`^\s*from\s+(?:about\s+|around\s+|roughly\s+|~)?\d`)
 	changeAfterRe = regexp.MustCompile(`(?:removed|deleted|added|inserted|changed|moved|copied|more|less|fewer|shorter|longer|bigger|smaller|larger|changes|diff|new)`)
 	ofTheRe       = regexp.MustCompile(`^\s+of\s+(?:the\s+|all\s+)?$`)
 	fromRe        = regexp.MustCompile(`(?i)\bfrom\s*$`)
@@ -217,7 +220,7 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 		}
 		// "each", "per line", "a piece" after it: the figure is per part.
 		after := strings.ToLower(text[c.end:min(len(text), c.end+24)])
-		if m := perPartRe.FindString(after); m != "" && c.why == "" {
+		if m := perPartRe.FindString(after); m != "" && c.why == "" && !fromFigureRe.MatchString(after) {
 			c.why = whyPart
 			if changeAfterRe.MatchString(m) {
 				c.why = whyChange

@@ -38,6 +38,8 @@ func TestOnlyATotalIsCheckedAgainstTheFile(t *testing.T) {
 		{"从 … 精简到了", run{files: map[string]string{"main.go": lines(410)}}, "把 main.go 从 900 行精简到了 400 行左右。", []string{"lines main.go unchecked", "lines main.go true"}},
 		{"another count in Chinese", run{files: map[string]string{"t.go": lines(180)}}, "新建了 t.go，共 12 个测试用例，180 行。",
 			[]string{"written t.go true", "lines t.go true"}},
+		{"down to N from the size before", run{files: map[string]string{"intro.md": words(610)}},
+			"Trimmed `intro.md` down to roughly 600 words from about 1,100.", []string{"written intro.md true", "words intro.md true"}},
 		{"keeps, after the size before", run{files: map[string]string{"utils.go": lines(200), "x.go": lines(200)}},
 			"Split the 600-line utils.go into 3 files; utils.go keeps 200 lines.", []string{"lines utils.go unchecked", "lines utils.go true"}},
 	})
