@@ -30,6 +30,10 @@ type count struct {
 	// per line"), a limit ("the 4,000-character minimum"). Such a figure
 	// is never checked against a file.
 	why string
+	// attr is true for a figure glued to its unit by a dash, as an
+	// adjective: "a 12-line table", "the 600-line utils.go". The size is
+	// of the noun after it.
+	attr bool
 }
 
 // Why a figure with a unit is no file's size.
@@ -89,7 +93,11 @@ var (
 	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|moved|copied|taken|extracted|were\b|was\b|more\b|less\b|fewer\b|shorter|longer|bigger|smaller|larger|too\b|short\b|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of (?:changes?|diffs?|new|added|removed|tests?|test code|comments?|docs|documentation|examples?|boilerplate|context|output|logs?)\b|每)`)
+	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
+	// sizeAfterRe, after the unit of a size, makes it a comparison, a
+	// change or a part's: "80 lines shorter", "12 lines of summary", "40
+	// lines moved from", "12 lines in its summary", "200 字的引言".
+	sizeAfterRe = regexp.MustCompile(`^\s*(?:moved|copied|taken|extracted|shorter|longer|bigger|smaller|larger|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of\b|in (?:its|each|every|one|this|that|the)\b|的)`)
 	// fromFigureRe after a unit is the size before, and the figure the
 	// size now: "600 words from about 1,100".
 	fromFigureRe  = regexp.MustCompile(`^\s*from\s+(?:about\s+|around\s+|roughly\s+|~)?\d`)
@@ -220,7 +228,11 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 		}
 		// "each", "per line", "a piece" after it: the figure is per part.
 		after := strings.ToLower(text[c.end:min(len(text), c.end+24)])
-		if m := perPartRe.FindString(after); m != "" && c.why == "" && !fromFigureRe.MatchString(after) {
+		m := perPartRe.FindString(after)
+		if m == "" && c.kind != "" {
+			m = sizeAfterRe.FindString(after)
+		}
+		if m != "" && c.why == "" && !fromFigureRe.MatchString(after) {
 			c.why = whyPart
 			if changeAfterRe.MatchString(m) {
 				c.why = whyChange
@@ -333,6 +345,7 @@ func unitAfter(text string, n number) (count, bool) {
 	// when no unit follows.
 	if strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, "--") {
 		rest = " " + rest[1:] // "3,847-character"
+		c.attr = true
 	}
 	if strings.HasPrefix(rest, "+") {
 		rest, c.pre = " "+rest[1:], atLeast // "5+ lines"

@@ -37,6 +37,8 @@ var (
 	// without saying it: articles, adverbs, the whole's nouns, and the
 	// participles of making a file.
 	enLightRe = regexp.MustCompile(`(?i)^(?:a|an|the|its|it|itself|which|that|this|and|with|of|so|both|all|just|only|actually|in fact|really|exactly|precisely|roughly|well|comfortably|still|also|overall|file|document|doc|whole|entire|full|final|finished|resulting|result|total length|total size|total word count|word count|character count|char count|line count|length|size|count|number of (?:lines|words|characters|chars|rows|entries|items|steps|bytes|records)|written|created|saved|generated|done|ready|complete|completed|drafted|exported|in place|new file|new|table (?:with|of)|list (?:with|of)|containing|consisting of|clocking in at|coming in at|at)\b`)
+	// newFileRe marks a file the run made: "(new, 64 lines)".
+	newFileRe = regexp.MustCompile(`(?i)^(?:new file|new|created|新建|新增文件|新文件)\b`)
 	// enChangeRe are the participles of a change after the file: with
 	// one of them, only a word of enNowRe makes the figure a total
 	// ("README.md updated, now 80 lines").
@@ -99,6 +101,8 @@ func totalBetween(between, gov string) bool {
 		case first(&m, enChangeRe, rest), first(&m, zhChangeRe, rest):
 			need = true
 		case enumAt(&m, rest):
+		case first(&m, newFileRe, rest):
+			now = true // "(new, 64 lines)": the whole of a file the run made
 		case first(&m, enLightRe, rest), first(&m, zhLightRe, rest):
 		default:
 			return false
@@ -274,10 +278,10 @@ func totalBefore(s *sentence, c count, m mention, gov string) bool {
 	switch {
 	case gov == govChange:
 		return false
-	case inFileRe.MatchString(after), thereAreRe.MatchString(lead) && madeIntoRe.MatchString(after):
+	case inFileRe.MatchString(after) && wholeNouns(after, m), thereAreRe.MatchString(lead) && madeIntoRe.MatchString(after) && wholeNouns(after, m):
 		return true
 	case gov == govMake:
-		return madeIntoRe.MatchString(after) || zhMadeIntoRe.MatchString(after)
+		return (madeIntoRe.MatchString(after) && wholeNouns(after, m)) || zhMadeIntoRe.MatchString(after)
 	}
 	return zhMadeIntoRe.MatchString(after)
 }
@@ -317,6 +321,44 @@ func relativeSubject(s *sentence, m mention) bool {
 	return strings.TrimSpace(prefix[:last[0]]) != "" && targetRe.MatchString(prefix[last[1]:])
 }
 
+// firstWord is the first word of s.
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return strings.TrimRight(f[0], ".,;:!?)")
+	}
+	return ""
+}
+
+// wholeNouns reports whether the words of after, between a figure and
+// its file, name the file as a whole: none ("25 records into"), a
+// document's noun ("a 1,000-word essay to"), the file's stem ("a
+// 300-word summary to summary.md"). "A 12-line summary into notes.md"
+// is a part of notes.md.
+func wholeNouns(after string, m mention) bool {
+	stem := strings.ToLower(strings.TrimSuffix(path.Base(m.name), path.Ext(m.name)))
+	for _, w := range strings.Fields(strings.ToLower(after)) {
+		w = strings.Trim(w, "`\"“'")
+		switch {
+		case w == "" || w == stem || wholeNounWords[w]:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// wholeNounWords are the words that may name a file as a whole, and the
+// small words around them.
+var wholeNounWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the new file in into to inside under on is are now all of post blog article essay draft
+		document doc report story piece readme guide translation letter output poem script notes csv dataset spreadsheet
+		data text content page copy version`) {
+		wholeNounWords[w] = true
+	}
+}
+
 // isTotal reports whether the sentence says the figure c is the size of
 // the file m now, and if not, why it was not checked.
 func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (bool, string) {
@@ -331,6 +373,11 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		return false, "a size of several files, not of " + m.name + " alone"
 	}
 	gov := governing(s, m)
+	if gov == govNone && s.item && s.lead != "" {
+		// "Changes:\n- notes.md: 12 lines": what changed, unless the
+		// item says the size now.
+		gov = govChange
+	}
 	if s.table != nil {
 		if ok, known := s.cellTotal(c, m); known {
 			if ok {
@@ -340,6 +387,10 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		}
 	}
 	if m.end <= c.start {
+		if c.attr && !wholeNouns(firstWord(s.text[c.end:]), m) {
+			// "notes.md contains a 12-line table": the table's size.
+			return false, "a size of a part of " + m.name + ", not of the file"
+		}
 		if relativeSubject(s, m) && copulaStartRe.MatchString(s.text[m.end:c.start]) {
 			// "The entry I added to CHANGELOG.md is 6 lines": the entry's
 			// size, not the file's.
