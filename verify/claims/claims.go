@@ -311,11 +311,21 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 			subject = max(subject, at+len(stem))
 		}
 	}
+	specific := "" // "the guide": a noun that names one kind of file
 	for _, m := range wholeRe.FindAllStringIndex(s.text[:c.start], -1) {
-		subject = max(subject, m[1])
+		if m[1] > subject {
+			subject, specific = m[1], ""
+			if w := strings.ToLower(s.text[m[0]:m[1]]); strings.HasPrefix(w, "the ") && specificNouns[w[4:]] {
+				specific = w[4:]
+			}
+		}
 	}
 	if len(named) > 0 {
 		candidates = named
+	} else if specific != "" && len(candidates) == 1 && !strings.Contains(strings.ToLower(path.Base(candidates[0])), specific) {
+		// "The guide has 9 sections" when the run changed README.md: the
+		// guide may be another file.
+		candidates = nil
 	}
 	if subject < 0 {
 		return
@@ -324,6 +334,9 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 	total := totalBetween(s.text[subject:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])
 	if len(candidates) != 1 {
 		if !total {
+			return
+		}
+		if len(candidates) == 0 && specific == "" {
 			return
 		}
 		claim := x.claim(s, c.kind, c.start, c.end)
@@ -337,6 +350,13 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 	}
 	x.fileCount(s, c, c.kind, candidates[0], c.start, c.end)
 }
+
+// specificNouns, after "the", name one kind of document: "the guide" is
+// the changed file only if its name says guide. "The post", "the file",
+// "the document" are whatever the run wrote.
+var specificNouns = map[string]bool{"report": true, "story": true, "chapter": true, "readme": true, "page": true,
+	"guide": true, "translation": true, "letter": true, "poem": true, "script": true, "notes": true, "list": true,
+	"csv": true, "table": true, "dataset": true, "spreadsheet": true}
 
 // wordAt returns the offset of the last whole word w in s, or -1.
 func wordAt(s, w string) int {

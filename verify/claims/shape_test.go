@@ -112,6 +112,9 @@ func TestNotTheFilesSizeIsUnchecked(t *testing.T) {
 			"notes.md 包含 12 行的摘要。", unchecked("lines", "notes.md")},
 		{"a change: a bare size under a heading of changes", run{files: map[string]string{"notes.md": lines(77)}},
 			"Changes:\n- notes.md: 12 lines\n", []string{"lines notes.md unchecked", "written notes.md true"}},
+		{"a part: the guide, when the run changed another file", run{files: map[string]string{"README.md": words(300)}},
+			"Updated README.md to link the guide; the guide now has 9 sections and 1,200 words.",
+			[]string{"written README.md true", "words unchecked"}},
 		{"a line number in Chinese is no count", run{files: map[string]string{"c.yaml": lines(40)}},
 			"修改了 c.yaml 第 12 行的超时设置。", []string{"written c.yaml true"}},
 	})
