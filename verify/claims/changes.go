@@ -197,6 +197,12 @@ func (x *checker) verbClaims(s *sentence, cl [2]int, ms []mention, verbs [][]int
 				if !subjectRe.MatchString(s.text[m.end:vs]) || passiveHabitRe.MatchString(s.text[ve:cl[1]]) {
 					continue
 				}
+				if zhObjectRe.MatchString(s.text[ve:cl[1]]) {
+					// "post.md 删掉了 300 个单词": something was removed from
+					// the file, which stays.
+					u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, target: true}, vs-m.end
+					break
+				}
 				u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, passive: true}, vs-m.end
 			default:
 				continue
@@ -255,6 +261,10 @@ var (
 	// between a file and a verb after it: "README.md 中新增了".
 	placeAfterRe   = regexp.MustCompile(`^(?:\s*(?:中|里|内|当中|里面|的)|['’]s\b)`)
 	placeBetweenRe = regexp.MustCompile("^[\\s`*_\"')\\]]*(?:中|里|内|当中|里面)\\s*(?:已经|已|也)?\\s*$")
+	// zhObjectRe after a Chinese verb that follows its file is the verb's
+	// object: the file is the topic, where it happened ("post.md 删掉了
+	// 300 个单词"), not what happened to ("old.md 已删除。").
+	zhObjectRe = regexp.MustCompile(`^(?:了|掉)*\s*[\p{Han}\d０-９]`)
 	// placeRe, before "of FILE", names a place in the file.
 	placeRe = regexp.MustCompile(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
 	// fillerAfterPrepRe is what may follow a preposition before its

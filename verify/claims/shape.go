@@ -52,7 +52,7 @@ var (
 	// and 3 data rows".
 	enEnumRe = regexp.MustCompile(`(?i)^(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|a few|several)\s+([a-z]+)(?:\s+([a-z]+))?\s*(?:,|;|\(|\band\b|\bplus\b|&)`)
 	// zhNowRe and zhLightRe are enNowRe and enLightRe in Chinese.
-	zhNowRe   = regexp.MustCompile(`^(?:现在|目前|当前|如今|现有|共有|共计|一共|总共|总计|合计|共|只有|仅有|仅|只|有|为|是|达到|达|长|包含了?|包括|含有|含|列出了?|列了|列有|写了|写入了?|记录了?|收录了?|给出了?|(?:已)?(?:扩写|扩展|扩充|增加|增长|增|缩短|缩减|精简|压缩|减少|减|删减|改|写)了?(?:到|至)了?|到了?|至|全文|全篇|整篇|总字数|字数|总行数|行数|总长度|长度|大小|篇幅)`)
+	zhNowRe   = regexp.MustCompile(`^(?:剩余|剩下|还剩|余下|现在|目前|当前|如今|现有|共有|共计|一共|总共|总计|合计|共|只有|仅有|仅|只|有|为|是|达到|达|长|包含了?|包括|含有|含|列出了?|列了|列有|写了|写入了?|记录了?|收录了?|给出了?|(?:已)?(?:扩写|扩展|扩充|增加|增长|增|缩短|缩减|精简|压缩|减少|减|删减|改|写)了?(?:到|至)了?|到了?|至|全文|全篇|整篇|总字数|字数|总行数|行数|总长度|长度|大小|篇幅)`)
 	zhLightRe = regexp.MustCompile(`^(?:实际上|实际|其实|确实|中|里|内|的|已经|已|仍然|仍|还|也|都|约|大约|已完成|完成了?|写好了?|已写好|已保存|保存好了?|已生成|生成了?|已创建|创建了?|新建了?|文件|全部|所有|计)`)
 	// zhChangeRe is enChangeRe in Chinese.
 	zhChangeRe = regexp.MustCompile(`^(?:已)?(?:更新|修改|编辑|修复|调整|重构|润色)了?`)
@@ -166,6 +166,9 @@ func leadTotal(lead string) bool {
 	return now
 }
 
+// nowLeadRe is a word of a clause's lead that points at the file now.
+var nowLeadRe = regexp.MustCompile(`(?i)\b(?:now|currently|it|its|which|the file|in total|altogether)\b|现在|目前|当前|如今|剩余|剩下|还剩|余下|它|该文件|文件`)
+
 // subjectWordRe is the subject of a clause about the file before it:
 // "it", "which", "the file", "它", "该文件".
 var subjectWordRe = regexp.MustCompile(`(?i)^(?:it|its|which|this|that|and|so|the file|bringing it|making it|for a total of|它|该文件|这个文件|此文件|文件|而且|并且|且)\b?`)
@@ -185,12 +188,12 @@ var (
 	// and the verbs of making content and of cutting a file.
 	govVerbRe = regexp.MustCompile(`(?i)` + changeVerbs + `|\b(?:split|splitting|merged|cut|reduced|shortened|tweaked|adjusted|cleaned up|simplified|documented|inserted|exported|extracted|listed|answered|included|put|compiled|collected|composed|dumped|output)\b|导出了?|列出了?|拆分了?|合并了?|缩短了?|精简了?|压缩了?|调整了?|修复了?|重构了?`)
 	// makeVerbs are the verbs whose file holds what they made, whole.
-	makeVerbRe = regexp.MustCompile(`(?i)^(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|generated|produced|saved|drafted|translated|recreated|regenerated|exported|extracted|dumped|compiled|collected|composed|listed|answered|included|put|output|\(new(?: file)?\)|写入了?|写好了?|写了|写完|写成|创建了?|新建了?|生成了?|保存了?|重写了?|改写了?|导出了?|列出了?)$`)
+	makeVerbRe = regexp.MustCompile(`(?i)^(?:wrote|written|created|generated|produced|saved|drafted|translated|recreated|regenerated|exported|extracted|dumped|compiled|collected|composed|listed|answered|included|put|output|\(new(?: file)?\)|写入了?|写好了?|写了|写完|写成|创建了?|新建了?|生成了?|保存了?|导出了?|列出了?)$`)
 	// addVerbRe make a file when it is their object ("added
 	// docs/api.md"), change it when it is their target ("added an entry
 	// to CHANGELOG.md"); splitVerbRe the other way round ("split a.go
 	// into b.go").
-	addVerbRe   = regexp.MustCompile(`(?i)^(?:added|adding|新增了?|添加了?|增加了?)$`)
+	addVerbRe   = regexp.MustCompile(`(?i)^(?:added|adding|rewrote|rewritten|overwrote|overwritten|新增了?|添加了?|增加了?|重写了?|改写了?)$`)
 	splitVerbRe = regexp.MustCompile(`(?i)^(?:split|splitting|merged|moved|renamed|copied|拆分了?|合并了?)$`)
 	// targetRe between a verb and a file makes the file its target.
 	targetRe = regexp.MustCompile(`(?i)\b(?:to|into|in|inside|onto|as|under)\b|到|进|入|成|为`)
@@ -225,7 +228,7 @@ func governing(s *sentence, m mention) string {
 var (
 	// ofFileRe ends the words before a file that make it the place of
 	// something: "the run function in", "the intro of".
-	ofFileRe = regexp.MustCompile(`(?i)\b(?:in|of|inside|within|for|from)\s+(?:the\s+)?(?:file\s+)?[` + "`" + `"“']?$`)
+	ofFileRe = regexp.MustCompile(`(?i)\b(?:in|of|inside|within|for|from|to|on|against)\s+(?:the\s+)?(?:file\s+)?[` + "`" + `"“']?$`)
 	// wholeHeadRe is what may stand before "in FILE" and still be the
 	// file: the whole ("the post in post.md"), a total ("the number of
 	// lines in"), a verb of where it is ("saved in", "draft is in").
@@ -248,7 +251,21 @@ func subjectOK(s *sentence, m mention) bool {
 	}
 	words := strings.Fields(strings.ToLower(head))
 	stem := strings.ToLower(strings.TrimSuffix(path.Base(m.name), path.Ext(m.name)))
-	return len(words) > 0 && strings.Trim(words[len(words)-1], "`\"'") == stem
+	if len(words) > 0 && strings.Trim(words[len(words)-1], "`\"'") == stem {
+		return true
+	}
+	// The target of a verb: "Added 5 questions to faq.md, which now
+	// totals …". After a change, governing asks for a word of now; after a
+	// verb that made something, the something must be the file's whole
+	// ("Wrote the intro in post.md (200 words)" is the intro's size).
+	if v := govVerbRe.FindAllStringIndex(head, -1); len(v) > 0 {
+		last := v[len(v)-1]
+		if makeVerbRe.MatchString(strings.TrimSpace(head[last[0]:last[1]])) {
+			return wholeNouns(head[last[1]:], m)
+		}
+		return true
+	}
+	return false
 }
 
 var (
@@ -411,7 +428,17 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		}
 	}
 	if own && leadTotal(s.text[cl[0]:c.start]) {
-		return true, ""
+		// After a change, a bare "共 20 行" is what was added ("README.md
+		// 新增 FAQ，共 20 行"); "现在共有", "which now totals" say the file.
+		changed := gov == govChange
+		if m.end <= cl[0] {
+			if v := govVerbRe.FindString(s.text[m.end:cl[0]]); v != "" && !makeVerbRe.MatchString(strings.TrimSpace(v)) {
+				changed = true
+			}
+		}
+		if !changed || nowLeadRe.MatchString(s.text[cl[0]:c.start]) {
+			return true, ""
+		}
 	}
 	return false, "not said to be the size of " + m.name + " now (a change, a part or the size before?)"
 }
