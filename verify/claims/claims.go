@@ -202,7 +202,7 @@ func (x *checker) countClaim(s *sentence, c count, files []mention) {
 			switch {
 			case c.why != "":
 				x.notTotal(s, c, kind, x.prev, c.start, c.end, c.why)
-			case totalBetween(s.text[p[1]:c.start], govNone) || leadTotal(s.text[cl[0]:c.start]):
+			case attrWhole(s, c, mention{name: x.prev}) && (totalBetween(s.text[p[1]:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])):
 				x.fileCount(s, c, kind, x.prev, c.start, c.end)
 			default:
 				x.notTotal(s, c, kind, x.prev, c.start, c.end, "not said to be the size of "+x.prev+" now (a change, a part or the size before?)")
@@ -298,6 +298,7 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 	lower := strings.ToLower(s.text)
 	var candidates, named []string
 	subject := -1 // the end of the words that name the whole
+	stemStart := -1
 	for _, p := range x.textFiles() {
 		candidates = append(candidates, p)
 		// The sentence may name it by its stem: "the post" is post.md,
@@ -308,13 +309,16 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 		}
 		if at := wordAt(lower[:c.start], stem); at >= 0 {
 			named = append(named, p)
-			subject = max(subject, at+len(stem))
+			if at+len(stem) > subject {
+				subject, stemStart = at+len(stem), at
+			}
 		}
 	}
 	specific := "" // "the guide": a noun that names one kind of file
+	subjectStart := stemStart
 	for _, m := range wholeRe.FindAllStringIndex(s.text[:c.start], -1) {
 		if m[1] > subject {
-			subject, specific = m[1], ""
+			subject, specific, subjectStart = m[1], "", m[0]
 			if w := strings.ToLower(s.text[m[0]:m[1]]); strings.HasPrefix(w, "the ") && specificNouns[w[4:]] {
 				specific = w[4:]
 			}
@@ -331,7 +335,12 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 		return
 	}
 	cl := s.clauseAt(c.at)
-	total := totalBetween(s.text[subject:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])
+	var whole mention
+	if len(candidates) == 1 {
+		whole.name = candidates[0]
+	}
+	total := (totalBetween(s.text[subject:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])) &&
+		(subjectStart < 0 || wholeAt(s, subjectStart, whole)) && attrWhole(s, c, whole)
 	if len(candidates) != 1 {
 		if !total {
 			return

@@ -93,7 +93,7 @@ var (
 	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
+	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|dropped|cut\b|trimmed|skipped|filtered|merged|deduplicated|fixed|updated|rewritten|edited|touched|affected|modified|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
 	// sizeAfterRe, after the unit of a size, makes it a comparison, a
 	// change or a part's: "80 lines shorter", "12 lines of summary", "40
 	// lines moved from", "12 lines in its summary", "200 字的引言".
@@ -101,7 +101,7 @@ var (
 	// fromFigureRe after a unit is the size before, and the figure the
 	// size now: "600 words from about 1,100".
 	fromFigureRe  = regexp.MustCompile(`^\s*from\s+(?:about\s+|around\s+|roughly\s+|~)?\d`)
-	changeAfterRe = regexp.MustCompile(`(?:removed|deleted|added|inserted|changed|moved|copied|more|less|fewer|shorter|longer|bigger|smaller|larger|changes|diff|new)`)
+	changeAfterRe = regexp.MustCompile(`(?:removed|deleted|added|inserted|changed|dropped|cut|trimmed|skipped|filtered|merged|deduplicated|fixed|updated|rewritten|edited|touched|affected|modified|moved|copied|more|less|fewer|shorter|longer|bigger|smaller|larger|changes|diff|new)`)
 	ofTheRe       = regexp.MustCompile(`^\s+of\s+(?:the\s+|all\s+)?$`)
 	fromRe        = regexp.MustCompile(`(?i)\bfrom\s*$`)
 	betweenRe     = regexp.MustCompile(`(?i)\bbetween\s*$`)

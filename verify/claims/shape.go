@@ -239,8 +239,15 @@ var (
 // the place of a part of it: "The post in post.md is …" is, "The run
 // function in main.go is …" is not.
 func subjectOK(s *sentence, m mention) bool {
-	cl := s.clauseAt(m.start)
-	prefix := s.text[cl[0]:m.start]
+	return wholeAt(s, m.start, m)
+}
+
+// wholeAt reports whether the words before offset at of s, in its
+// clause, leave what starts there the subject: not "the intro of", "the
+// run function in".
+func wholeAt(s *sentence, at int, m mention) bool {
+	cl := s.clauseAt(at)
+	prefix := s.text[cl[0]:at]
 	loc := ofFileRe.FindStringIndex(prefix)
 	if loc == nil {
 		return true
@@ -338,6 +345,13 @@ func relativeSubject(s *sentence, m mention) bool {
 	return strings.TrimSpace(prefix[:last[0]]) != "" && targetRe.MatchString(prefix[last[1]:])
 }
 
+// attrWhole reports whether a figure used as an adjective ("a 12-line
+// table") is of the file m as a whole ("a 300-word summary" of
+// summary.md); any other figure is.
+func attrWhole(s *sentence, c count, m mention) bool {
+	return !c.attr || wholeNouns(firstWord(s.text[c.end:]), m)
+}
+
 // firstWord is the first word of s.
 func firstWord(s string) string {
 	if f := strings.Fields(s); len(f) > 0 {
@@ -404,7 +418,7 @@ func (x *checker) isTotal(s *sentence, c count, m mention, files []mention) (boo
 		}
 	}
 	if m.end <= c.start {
-		if c.attr && !wholeNouns(firstWord(s.text[c.end:]), m) {
+		if !attrWhole(s, c, m) {
 			// "notes.md contains a 12-line table": the table's size.
 			return false, "a size of a part of " + m.name + ", not of the file"
 		}
