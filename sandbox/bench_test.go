@@ -86,3 +86,15 @@ func BenchmarkRunTrue(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkOutsideHidden measures the look outside the workspace that
+// each run's sandbox makes once (outsideHidden): the homes, the system's
+// socket folders and the workspace's parent folders, scanned within
+// their bounds.
+func BenchmarkOutsideHidden(b *testing.B) {
+	ws := b.TempDir()
+	for b.Loop() {
+		s := &Sandbox{dir: ws, mode: Bwrap}
+		b.ReportMetric(float64(len(s.findOutsideHidden())), "paths")
+	}
+}

@@ -100,6 +100,12 @@ func (s *Sandbox) bwrapArgs(p *plan, l launch) []string {
 	}
 	a = append(a, "--bind", s.dir, s.dir)
 	if p != nil {
+		// First, so that the read-only and hidden paths beneath land on
+		// top of them: bwrap binds from the host's view, which would
+		// cover what was mounted beneath before.
+		for _, d := range p.pin {
+			a = append(a, "--bind", d, d)
+		}
 		// Every .git and what git runs from (hooks, gitdir targets),
 		// every hard-linked file read-only, sockets hidden.
 		a = append(a, p.mounts(s.dir)...)
@@ -270,6 +276,40 @@ func probeBwrap(program string) probed {
 	}
 	probeResult[program] = r
 	return r
+}
+
+// lookOutside returns program as exec.LookPath would find it on PATH,
+// but never in a PATH entry that is relative or lies inside the
+// workspace ws (a project's bin/ or node_modules/.bin on the user's
+// PATH): a run's commands can write there, and bwrap is started with
+// the user's rights, outside any sandbox, by the next nightshift in
+// that workspace. A program given with a slash is taken as it is. What
+// it returns is what probeBwrap then looks up (an absolute path, or the
+// name unchanged when no entry outside holds it, which LookPath then
+// fails to find).
+func lookOutside(program, ws string) string {
+	if strings.ContainsRune(program, filepath.Separator) {
+		return program
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, program)
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || under(real, ws) {
+			continue
+		}
+		if d, err := filepath.EvalSymlinks(dir); err != nil || under(d, ws) {
+			continue
+		}
+		return p
+	}
+	return program
 }
 
 // tryBwrap runs `exit 0` in a sandbox, with the seccomp filter when

@@ -136,7 +136,7 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		p := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(lookOutside(cfg.Bwrap, dir))
 		path, perr := p.path, p.err
 		if perr == nil {
 			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
@@ -159,9 +159,6 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		// What is hidden outside the workspace is found now, once, and
-		// not within the first command's time limit.
-		s.outsideHidden()
 		return s, nil
 	}
 	s.pidns = probePidns()
@@ -169,6 +166,18 @@ func New(cfg Config) (*Sandbox, error) {
 		s.warnings = append(s.warnings, "this kernel gives commands no PID namespace of their own: a process a command starts in the background and detaches may outlive it")
 	}
 	return s, nil
+}
+
+// Prepare finds now what commands must not see outside the workspace
+// (the homes' credentials, sockets and .env files, by a bounded scan),
+// which is otherwise found at the first command, within its time limit.
+// It is done once per Sandbox: a run calls it before its first step. A
+// Sandbox made only to check that one can be had (a batch's tasks, a
+// night's builder) never pays for it.
+func (s *Sandbox) Prepare() {
+	if s.mode == Bwrap {
+		s.outsideHidden()
+	}
 }
 
 // ErrConfig is matched by the errors of New that a person fixes by asking

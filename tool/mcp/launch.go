@@ -96,8 +96,8 @@ func resolve(s Server, ws, start string, env []string) (launch, error) {
 	l.argv = append([]string{prog}, args...)
 	refuse := func(what string) error {
 		return &inWorkspaceError{fmt.Sprintf("%v: server %s: %s, inside the workspace %s, where a run's commands and tools can change it, and nightshift would start it with your rights; "+
-			"give a program and files outside the workspace, or, if you trust what the workspace holds for this server, say so by its name (trust_workspace: true under %s in a task file's or a pipeline's mcp:)",
-			ErrConfig, s.Name, what, ws, s.Name)}
+			"give a program and files outside the workspace, or, if you trust what the workspace holds for this server, say so by its name: --mcp-trust %s on the command line, or trust_workspace: true under %s in a task file's or a pipeline's mcp:",
+			ErrConfig, s.Name, what, ws, s.Name, s.Name)}
 	}
 	if real, err := filepath.EvalSymlinks(prog); within(prog, ws) || err == nil && within(real, ws) {
 		return launch{}, refuse(fmt.Sprintf("its program %s is %s", s.Command[0], cmpOr(real, prog)))

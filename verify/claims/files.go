@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	nsworkspace "github.com/nightshift-dev/nightshift/workspace"
 )
 
 // mention is a file name in a sentence.
@@ -300,6 +302,10 @@ func (w *workspace) walk() {
 	})
 }
 
+// maxClaimFileBytes is the largest file a claim is checked against, as
+// verify.MaxRuleFileBytes for the rules.
+const maxClaimFileBytes = 256 << 20
+
 // read returns a workspace file's content, read once per check.
 func (w *workspace) read(p string) fileContent {
 	if c, ok := w.content[p]; ok {
@@ -307,7 +313,9 @@ func (w *workspace) read(p string) fileContent {
 	}
 	c := w.stat(p)
 	if c.err == nil && !c.isDir {
-		c.data, c.err = fs.ReadFile(w.fsys, p)
+		// At most what a rule reads: a command can leave a file of any
+		// size (a sparse terabyte costs it nothing).
+		c.data, c.err = nsworkspace.ReadFileAtMost(w.fsys, p, maxClaimFileBytes)
 	}
 	w.content[p] = c
 	return c
