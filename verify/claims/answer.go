@@ -29,6 +29,9 @@ func taskAsks(task string) []ask {
 	var out []ask
 	for _, s := range splitSentences(task) {
 		for _, c := range findCounts(&s, func(string) bool { return true }) {
+			if c.why != "" {
+				continue // "5 more risks" asks for no list of 5
+			}
 			before := s.text[:c.start]
 			noun := c.noun
 			switch {

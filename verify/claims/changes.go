@@ -183,10 +183,26 @@ func (x *checker) verbClaims(s *sentence, cl [2]int, ms []mention, verbs [][]int
 				if !ok {
 					continue
 				}
+				if rel == "object" && placeAfterRe.MatchString(s.text[m.end:]) {
+					// "删除了 main.go 中 15 行", "removed main.go's dead
+					// code": the file is where it happened.
+					rel = "target"
+				}
 				u, d = &use{verb: s.text[vs:ve], start: vs, end: m.end, target: rel == "target", from: rel == "from"}, m.start-ve
 			case vs >= m.end:
+				if placeBetweenRe.MatchString(s.text[m.end:vs]) {
+					// "在 README.md 中新增了 20 行": changed in the file.
+					u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, target: true}, vs-m.end
+					break
+				}
 				if !subjectRe.MatchString(s.text[m.end:vs]) || passiveHabitRe.MatchString(s.text[ve:cl[1]]) {
 					continue
+				}
+				if zhObjectRe.MatchString(s.text[ve:cl[1]]) {
+					// "post.md 删掉了 300 个单词": something was removed from
+					// the file, which stays.
+					u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, target: true}, vs-m.end
+					break
 				}
 				u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, passive: true}, vs-m.end
 			default:
@@ -241,6 +257,15 @@ var (
 	// passiveHabitRe after a verb makes a passive a description of what
 	// code does: "out.csv is written by the script on each run".
 	passiveHabitRe = lazyregexp.New(`(?i)^\s+(?:by\s+(?:the|a|an|each|every|this|that)\s+(?:script|program|job|tool|code|function|command|build|hook|server)|when|whenever|each|every|on each|on every|if|once)\b`)
+	// placeAfterRe after a file makes it the place of what a verb before
+	// it did: "删除了 main.go 中的", "removed main.go's"; placeBetweenRe,
+	// between a file and a verb after it: "README.md 中新增了".
+	placeAfterRe   = lazyregexp.New(`^(?:\s*(?:中|里|内|当中|里面|的)|['’]s\b)`)
+	placeBetweenRe = lazyregexp.New("^[\\s`*_\"')\\]]*(?:中|里|内|当中|里面)\\s*(?:已经|已|也)?\\s*$")
+	// zhObjectRe after a Chinese verb that follows its file is the verb's
+	// object: the file is the topic, where it happened ("post.md 删掉了
+	// 300 个单词"), not what happened to ("old.md 已删除。").
+	zhObjectRe = lazyregexp.New(`^(?:了|掉)*\s*[\p{Han}\d０-９]`)
 	// placeRe, before "of FILE", names a place in the file.
 	placeRe = lazyregexp.New(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
 	// fillerAfterPrepRe is what may follow a preposition before its

@@ -25,6 +25,9 @@ type sentence struct {
 	// "once": nothing in it is a claim about what happened.
 	conditional bool
 	question    bool
+	// table holds the header cells of the Markdown table the sentence is
+	// a row of, nil outside a table.
+	table []string
 }
 
 // clauseAt returns the clause of s that holds offset i (relative to
@@ -53,6 +56,8 @@ func splitSentences(answer string) []sentence {
 	var out []sentence
 	inFence := false
 	lead := ""
+	// header is the first row of the table being read, nil outside one.
+	var header []string
 	for off := 0; off < len(answer); {
 		nl := strings.IndexByte(answer[off:], '\n')
 		lineEnd := len(answer)
@@ -61,7 +66,19 @@ func splitSentences(answer string) []sentence {
 		}
 		line := answer[off:lineEnd]
 		next := lineEnd + 1
+		row := !inFence && tableLineRe.MatchString(line)
+		if !row {
+			header = nil
+		}
 		switch {
+		case row && header == nil:
+			// A table's first row names its columns: no claim.
+			header = tableCells(line)
+		case row && tableSepRe.MatchString(line) && !strings.ContainsAny(strings.Trim(line, "|:- \t"), "0123456789"):
+		case row:
+			s := newSentence(answer, off, lineEnd)
+			s.table = header
+			out = append(out, s)
 		case fenceRe.MatchString(line):
 			inFence = !inFence
 		case inFence:
@@ -89,6 +106,47 @@ func splitSentences(answer string) []sentence {
 		off = next
 	}
 	return out
+}
+
+// tableLineRe is a row of a Markdown table.
+var tableLineRe = lazyregexp.New(`^\s*\|.*\|\s*$`)
+
+// tableCells returns the cells of a table row, trimmed.
+func tableCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+	cells := strings.Split(line, "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// column returns the column of a table row's text that offset i is in.
+func column(text string, i int) int {
+	t := strings.TrimLeft(text[:i], " \t")
+	t = strings.TrimPrefix(t, "|")
+	return strings.Count(t, "|")
+}
+
+var (
+	// sizeColumnRe names a column of sizes: "Lines", "Size", "字数".
+	sizeColumnRe = lazyregexp.New(`(?i)^(?:size|sizes|lines?|loc|lines of code|words?|word count|chars?|characters?|length|rows?|entries|items?|steps?|bytes?|total|count|line count|行数|总行数|字数|总字数|大小|长度|行|字|篇幅)(?:\s*\([^)]*\))?$`)
+)
+
+// cellTotal reports, for a figure in a table row that is not in its
+// file's cell, whether its column holds the files' sizes ("| File |
+// Lines |"); known is false when the figure shares the file's cell.
+// A column of changes ("Added", "Change") is no size.
+func (s *sentence) cellTotal(c count, m mention) (ok, known bool) {
+	col := column(s.text, c.at)
+	if col == column(s.text, m.start) {
+		return false, false
+	}
+	if col >= len(s.table) {
+		return false, true
+	}
+	return sizeColumnRe.MatchString(strings.Trim(s.table[col], "*_` ")), true
 }
 
 // abbreviations end in a dot that does not end the sentence.
