@@ -119,6 +119,15 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		sbc.Hide = append(sbc.Hide, cfg.StateBase)
 	}
 	sbc.Set = append(slices.Clone(sbc.Set), journal.Mark(root.Dir()))
+	// The probe of bubblewrap keeps its success in the state directory,
+	// beside the state it protects and as far from the run's commands
+	// (checked outside the workspace, hidden from them): the next
+	// run's start does not pay for it again.
+	if sbc.ProbeCache == "" && cfg.StateDir == "" {
+		if b, err := statedir.Base(cfg.StateBase); err == nil {
+			sbc.ProbeCache = sandbox.ProbeCacheFile(b)
+		}
+	}
 	sb, err := sandbox.New(sbc)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func BenchmarkPlan(b *testing.B) {
 // BenchmarkRunTrue measures a whole command, `true`, under bwrap in a
 // workspace of 10,000 files.
 func BenchmarkRunTrue(b *testing.B) {
-	if probeBwrap("bwrap").err != nil {
+	if probeBwrap("bwrap", "").err != nil {
 		b.Skip("needs a working bubblewrap")
 	}
 	ws := benchWorkspace(b, 10000)

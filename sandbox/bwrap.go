@@ -255,8 +255,10 @@ const probeTimeout = 10 * time.Second
 // way commands will use it: in a container without user namespaces, or
 // where the kernel forbids them to unprivileged users, it cannot.
 // The seccomp filter is probed too, once bwrap works: where it cannot be
-// installed, commands run without it, with a warning.
-func probeBwrap(program string) probed {
+// installed, commands run without it, with a warning. A success is kept
+// in the cache file (probecache.go), when there is one, and a record
+// there with the key of now spares the probe.
+func probeBwrap(program, cache string) probed {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if r, ok := probeResult[program]; ok {
@@ -266,13 +268,24 @@ func probeBwrap(program string) probed {
 	path, err := exec.LookPath(program)
 	if err != nil {
 		r.err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
-	} else {
-		r.path, r.err = path, tryBwrap(path, nil)
+		probeResult[program] = r
+		return r
 	}
-	if f := seccompFilter(); r.err == nil && f != nil {
+	f := seccompFilter()
+	key, kerr := keyOf(path, f)
+	if kerr == nil && cachedSuccess(cache, key) {
+		r = probed{path: path, seccomp: f}
+		probeResult[program] = r
+		return r
+	}
+	r.path, r.err = path, tryBwrap(path, nil)
+	if r.err == nil && f != nil {
 		if r.seccompErr = tryBwrap(path, f); r.seccompErr == nil {
 			r.seccomp = f
 		}
+	}
+	if kerr == nil && r.err == nil && r.seccompErr == nil {
+		cacheSuccess(cache, key)
 	}
 	probeResult[program] = r
 	return r

@@ -103,6 +103,23 @@ func envFile(name string) bool {
 		strings.HasSuffix(name, ".env") && len(name) > len(".env")
 }
 
+// outsideScans counts the scans, for a test that a sandbox scans only
+// when its first command needs it.
+var outsideScans atomic.Int64
+
+// Prepare finds, once, what commands must not see outside the
+// workspace (outsideHidden's bounded scan), which the first command
+// would otherwise find before it starts, within its time limit. A
+// caller that gives a command a time limit calls Prepare before it
+// starts the clock; it costs nothing after the first call, nor under
+// mode none. A sandbox does not scan when it is made: a run that starts
+// no command never pays for it.
+func (s *Sandbox) Prepare() {
+	if s.mode == Bwrap {
+		s.outsideHidden()
+	}
+}
+
 // outsideHidden returns what commands must not see outside the
 // workspace, found once per sandbox: Config.Hide, nightshift's state
 // directory, HiddenHome, ShellFiles and ServiceSockets in every home,
@@ -118,6 +135,7 @@ func (s *Sandbox) outsideHidden() []string {
 }
 
 func (s *Sandbox) findOutsideHidden() []string {
+	outsideScans.Add(1)
 	var paths []string
 	for _, h := range s.cfg.Hide {
 		if !under(h, s.dir) {

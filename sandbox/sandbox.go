@@ -74,6 +74,14 @@ type Config struct {
 	Shell string
 	// Bwrap is the bubblewrap program; default "bwrap", found on PATH.
 	Bwrap string
+	// ProbeCache is a file where the probe of bubblewrap (does it work
+	// here, with the seccomp filter?) keeps its success for the next
+	// processes, keyed by bubblewrap's file, the kernel, the boot, the
+	// user namespace sysctls, the namespaces and the user
+	// (ProbeCacheFile). It must lie where no command can write: in
+	// nightshift's state directory, which is outside every workspace
+	// and hidden from commands. Default "": probe once per process.
+	ProbeCache string
 }
 
 // Sandbox starts commands as its Config says. It is safe for concurrent
@@ -136,7 +144,7 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		p := probeBwrap(lookOutside(cfg.Bwrap, dir))
+		p := probeBwrap(lookOutside(cfg.Bwrap, dir), cfg.ProbeCache)
 		path, perr := p.path, p.err
 		if perr == nil {
 			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
@@ -159,6 +167,11 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
+		// What is hidden outside the workspace is found once, before
+		// the first command (Prepare, outsideHidden): a run that starts
+		// none (an answer without a command) does not pay for the scan
+		// at its start, nor in the background beside its model call,
+		// where it cost a 0-step run half its time on two busy cores.
 		return s, nil
 	}
 	s.pidns = probePidns()
@@ -166,18 +179,6 @@ func New(cfg Config) (*Sandbox, error) {
 		s.warnings = append(s.warnings, "this kernel gives commands no PID namespace of their own: a process a command starts in the background and detaches may outlive it")
 	}
 	return s, nil
-}
-
-// Prepare finds now what commands must not see outside the workspace
-// (the homes' credentials, sockets and .env files, by a bounded scan),
-// which is otherwise found at the first command, within its time limit.
-// It is done once per Sandbox: a run calls it before its first step. A
-// Sandbox made only to check that one can be had (a batch's tasks, a
-// night's builder) never pays for it.
-func (s *Sandbox) Prepare() {
-	if s.mode == Bwrap {
-		s.outsideHidden()
-	}
 }
 
 // ErrConfig is matched by the errors of New that a person fixes by asking

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // A launch is how a stdio server starts, fixed before the run: its
@@ -200,8 +201,8 @@ func pathIn(p, ws string) int {
 // (node ., python3 pkg/), tool chains after their run subcommand (go run
 // ., deno run ., bun run ., uv run ., cargo run, dotnet run).
 var (
-	interpreterRE = regexp.MustCompile(`^(node|nodejs|python|pypy|ruby|perl|php|sh|bash|dash|zsh|ksh|java)[0-9.]*$`)
-	toolchainRE   = regexp.MustCompile(`^(go|deno|bun|uv|cargo|dotnet)[0-9.]*$`)
+	interpreterRE = lazyregexp.New(`^(node|nodejs|python|pypy|ruby|perl|php|sh|bash|dash|zsh|ksh|java)[0-9.]*$`)
+	toolchainRE   = lazyregexp.New(`^(go|deno|bun|uv|cargo|dotnet)[0-9.]*$`)
 )
 
 // scriptArg returns the index in args of what prog runs as code (its
@@ -311,7 +312,7 @@ func argPaths(a string) []string {
 
 // pythonRE matches the programs that take -m MODULE: python, python3,
 // python3.12, pypy3.
-var pythonRE = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+var pythonRE = lazyregexp.New(`^(python|pypy)[0-9.]*$`)
 
 // pythonModule returns the module of `python -m mod` as a relative path
 // (a/b for a.b) when the argument at i is that -m.
@@ -355,7 +356,7 @@ func loadsCode(name string) bool {
 
 // pathTokens finds the absolute paths in a variable's value: a value is
 // often a list (a:b), a set of flags (--require /x.js) or both.
-var pathTokens = regexp.MustCompile(`/[^:;\s="']*`)
+var pathTokens = lazyregexp.New(`/[^:;\s="']*`)
 
 // within reports whether p is dir or lies inside it.
 func within(p, dir string) bool {

@@ -5,10 +5,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	nsworkspace "github.com/nightshift-dev/nightshift/workspace"
 )
 
@@ -28,9 +28,9 @@ type mention struct {
 var (
 	// pathRe finds a path-like word: segments of letters, digits, dots,
 	// dashes and underscores, separated by slashes.
-	bareRe = regexp.MustCompile(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
+	bareRe = lazyregexp.New(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
 	// quotedRe finds a name in backticks or quotes.
-	quotedRe = regexp.MustCompile("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
+	quotedRe = lazyregexp.New("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
 )
 
 // isPathByte reports a byte a path-like word is made of.
@@ -84,7 +84,7 @@ var bareNames = map[string]bool{
 }
 
 // techNames end like a script but name a technology: Node.js, Vue.js.
-var techNames = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*\.(?:js|ts|io|NET|net)$`)
+var techNames = lazyregexp.New(`^[A-Z][A-Za-z0-9]*\.(?:js|ts|io|NET|net)$`)
 
 // findFiles returns the file names in text, in order.
 func findFiles(text string) []mention {
