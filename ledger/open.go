@@ -30,8 +30,14 @@ import (
 
 // Config configures a Ledger. The zero value is ready to use.
 type Config struct {
-	// Workers is how many steps this process runs at once, and how many
-	// step chains it brings to a night it joins. Default 1.
+	// Concurrency is how many steps this process runs at once, and how
+	// many step chains it brings to a night it joins (`night
+	// --concurrency`). Default 1. (A worker is a role's model, the
+	// failure scope: never a process or a count.)
+	Concurrency int
+	// Workers is Concurrency's old name, read when Concurrency is 0.
+	//
+	// Deprecated: use Concurrency; Workers goes in the next release.
 	Workers int
 	// Owner names this process in the step rows and its own River queue;
 	// a step runs where it was taken, so only a process of the same owner
@@ -106,12 +112,12 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("%w: %q: use lowercase letters and digits, joined by _ or -, at most 58 characters", ErrBadOwner, cfg.Owner)
 	}
 	l := &Ledger{
-		owner:   cfg.Owner,
-		workers: max(cfg.Workers, 1),
-		lease:   cmp.Or(cfg.Lease, DefaultLease),
-		logger:  cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
-		wall:    cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
-		redact:  cfg.Redact,
+		owner:       cfg.Owner,
+		concurrency: max(cmp.Or(cfg.Concurrency, cfg.Workers), 1),
+		lease:       cmp.Or(cfg.Lease, DefaultLease),
+		logger:      cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		wall:        cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		redact:      cfg.Redact,
 	}
 	var err error
 	if IsPostgres(dsn) {

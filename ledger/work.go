@@ -112,7 +112,7 @@ type Worker struct {
 
 // Work joins the night and starts working its steps as River jobs, until
 // Stop or Interrupt. Joining records this process among the night's
-// members, bringing its step chains (Config.Workers of them, once per
+// members, bringing its step chains (Config.Concurrency of them, once per
 // night and resumption); it also recovers the steps this owner left
 // running when an earlier process of it died: each is recorded
 // interrupted, its River job marked for cancellation (River settles it),
@@ -620,7 +620,7 @@ func (w *Worker) join(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for range w.l.workers {
+		for range w.l.concurrency {
 			if _, err := ops.insert(ctx, StepArgs{Night: w.night}, nightQueue(w.night)); err != nil {
 				return err
 			}

@@ -68,6 +68,25 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) {
 	if resume != "" {
 		cfg.RunID = resume
+		if cfg.Spec == nil {
+			// The options the run started with, as it recorded them.
+			// A budget or time limit the caller gives anew wins over
+			// the recorded one: a run its budget stopped goes on with a
+			// higher one.
+			if ck, err := ReadCheckpoint(cfg, resume); err == nil && ck.Spec != nil {
+				spec := ck.Spec.Clone()
+				if cfg.Budget.USD != 0 {
+					spec.BudgetUSD = 0
+				}
+				if cfg.Budget.Tokens != 0 {
+					spec.BudgetTokens = 0
+				}
+				if cfg.Timeout != 0 {
+					spec.Timeout = 0
+				}
+				cfg.Spec = &spec
+			}
+		}
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {

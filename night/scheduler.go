@@ -176,13 +176,11 @@ func newScheduler(cfg Config) (*scheduler, error) {
 			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 		}
 		sbc, timeout := cfg.Pipeline.BuilderCommands()
-		br := cfg.Pipeline.Roles[ledger.Builder]
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt,
-			Budget: budget.Limits{USD: br.BudgetUSD, Tokens: br.BudgetTokens}, Timeout: time.Duration(br.Timeout)}
+			Pipeline: cfg.Pipeline}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
 		defaultBuilder: defaultBuilder}, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/proxy"
 	"github.com/nightshift-dev/nightshift/reliability"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -194,7 +195,9 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 // from its events.
 func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, mf modelFlags, specs []*taskfile.Spec) (reliability.Condition, func(), error) {
 	bf := defaultBatchFlags()
-	bf.modelFlags = mf
+	m, stall := &bf.spec.Model, runspec.Duration(mf.stall)
+	m.Provider, m.ModelName, m.BaseURL, m.Scenario, m.Stream, m.MaxTokensField = mf.provider, mf.model, mf.baseURL, mf.scenario, mf.stream, mf.maxTokensField
+	bf.spec.Stall = &stall
 	bf.parallel = f.parallel
 	runner, done, err := batchRunner(cmd, bf, specs)
 	if err != nil {
