@@ -72,12 +72,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// the text as it was). stdout's writes say what they are (output.go).
 	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(terminal.Writer(stderr)))
 	root.SetArgs(args)
-	// Cobra adds its help and completion commands only when it executes,
-	// so that Find below, which runs before, knew neither: `nightshift
-	// help` and `nightshift completion bash`, both listed by --help, were
-	// "unknown command" (issue 23). Add them first.
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
 	// Cobra reports an unknown command as a plain error; it is a usage
 	// error (exit 2): nothing was run.
 	if _, _, err := root.Find(args); err != nil {
