@@ -51,6 +51,7 @@ roles:
 var exampleNotRun = map[string]string{
 	"nightshift run --resume 20261130T190412Z-43dc9d3e --budget-usd 1":                         "needs a paused run of that ID (TestSignalPausesTheRun resumes one)",
 	"nightshift sim serve --cassette session.jsonl":                                            "needs a session recorded by sim proxy --record (docs/cassettes tests record one)",
+	"nightshift night --demo":                                                                  "as written, it is played by TestTheDemoPageIsWrittenInAPrivateFolderNeverThroughALink (a whole night, 15 seconds)",
 	"nightshift task approve 3 --db night.db":                                                  "needs a task parked by the gate (the task tests park one)",
 	"nightshift task deny 3 --db night.db":                                                     "needs a task parked by the gate (the task tests park one)",
 	"nightshift night --pipeline pipeline.yaml --db night.db --html morning.html":              "a real night waits for its window, 22:00-06:00 (the night tests run one around now)",

@@ -43,7 +43,7 @@ waiting for it to end (in bash):
   exec 3< <(nightshift sim serve --scenario s.yaml)   # serve in the background
   read -r url <&3                                     # the first line: the base URL
   ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=test nightshift run "TASK"
-  kill $!                                             # stop it (exit 130)
+  kill $!                                             # stop it (it ends with status 130)
 
 (url=$(nightshift sim serve ... | head -n1) would wait for the server to end.)
 One line per request goes to stderr. A client may send the header
