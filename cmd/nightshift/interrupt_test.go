@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -324,4 +327,41 @@ func TestAnInterruptedRecoverIsFinishedByRecover(t *testing.T) {
 		t.Fatalf("recover again: exit %d\n%s", res.code, res.stderr)
 	}
 	checkOriginal(t, work)
+}
+
+// exitStatus is the one place a signal becomes 130: whatever the command
+// returned once the signal had cancelled it, the status is 130, a line
+// says so unless the command said it, and an error other than the
+// cancellation is still printed.
+func TestAfterASignalWhateverTheCommandReturnsTheStatusIs130(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		err        error
+		want, none string
+	}{
+		{"a server that returned nil", nil, "nightshift: interrupted by SIGINT", ""},
+		{"a call's context canceled", fmt.Errorf("judge: %w", context.Canceled), "nightshift: interrupted by SIGINT", "context canceled"},
+		{"a batch's own status, 8", exitWith(8), "nightshift: interrupted by SIGINT", ""},
+		{"a command that said it was interrupted", exitWith(130), "", "interrupted by"},
+		{"a record that could not be written", errors.New("record: disk full"), "nightshift: record: disk full\nnightshift: interrupted by SIGINT", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(&interrupted{os.Interrupt})
+			var stderr strings.Builder
+			if code := exitStatus(ctx, tc.err, &stderr); code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			if !strings.Contains(stderr.String(), tc.want) || (tc.none != "" && strings.Contains(stderr.String(), tc.none)) {
+				t.Errorf("stderr %q: want %q, never %q", stderr.String(), tc.want, tc.none)
+			}
+		})
+	}
+	t.Run("without a signal the command's status stands", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		if code := exitStatus(ctx, exitWith(8), io.Discard); code != 8 {
+			t.Errorf("exit %d, want 8", code)
+		}
+	})
 }
