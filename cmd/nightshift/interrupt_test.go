@@ -292,6 +292,7 @@ func TestEveryLongCommandExits130OnASignal(t *testing.T) {
 				if took > 10*time.Second {
 					t.Errorf("it took %s to stop", took)
 				}
+				t.Logf("exit %d, %s after the signal", code, took.Round(time.Millisecond))
 				for _, want := range tc.want {
 					if !strings.Contains(stderr, want) {
 						t.Errorf("the output lacks %q:\n%s", want, stderr)
