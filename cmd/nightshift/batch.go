@@ -177,6 +177,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	}
 	writePaused(humanOut(cmd), sum, f.stateDir)
 	if cmd.Context().Err() != nil {
+		writeBatchResume(humanOut(cmd), sum, f.tasks, f.stateDir)
 		return exitWith(exitFor(agent.Interrupted))
 	}
 	return exitWith(exitFor(sum.Outcome()))
@@ -374,6 +375,24 @@ func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 		fmt.Fprintf(w, "  %s (%s)\n    go on:  nightshift run --resume %s%s%s\n    undo:   nightshift recover --dir %s%s\n",
 			esc(t.Name), t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), esc(dir), stateArg(stateDir))
 	}
+}
+
+// writeBatchResume names the command that goes on with an interrupted
+// batch as a whole, when some of its tasks did not end: the paused ones
+// resume and the never-started ones start (the per-task commands above
+// cannot start those).
+func writeBatchResume(w io.Writer, sum *batch.Summary, tasks, stateDir string) {
+	left := 0
+	for _, t := range sum.Tasks {
+		if t.NotStarted || t.Result.Outcome == agent.Interrupted {
+			left++
+		}
+	}
+	if left == 0 {
+		return
+	}
+	fmt.Fprintf(w, "interrupted: %d of %d %s stopped or never started; the batch goes on with:\n  nightshift batch --resume --tasks %s --work %s%s\n",
+		left, len(sum.Tasks), plural(len(sum.Tasks), "task"), esc(tasks), esc(absDir(sum.WorkDir)), stateArg(stateDir))
 }
 
 // checkWorkDir refuses, before anything runs, a --work that cannot hold

@@ -184,6 +184,14 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 		return err
 	}
 	if cmd.Context().Err() != nil {
+		// The table counts a run the signal stopped, or never started,
+		// as failed: say so, so that nobody quotes its rates.
+		stopped := 0
+		for _, f := range rep.Overall {
+			stopped += f.Outcomes[string(agent.Interrupted)]
+		}
+		fmt.Fprintf(stderr, "nightshift eval reliability: interrupted: %d %s stopped or never started, counted above as failed (outcome interrupted); the figures are not a measurement: run it again to measure\n",
+			stopped, plural(stopped, "run"))
 		return exitWith(exitFor(agent.Interrupted))
 	}
 	return nil

@@ -56,6 +56,13 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 		newReportCmd(),
 		newVersionCmd(),
 	)
+	// Cobra adds its help and completion commands only when it executes,
+	// so that Find, which run calls before, knew neither: `nightshift
+	// help` and `nightshift completion bash`, both listed by --help, were
+	// "unknown command" (issue 23). Add them here, with the rest.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	setExamples(root)
 	usageArgs(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if fl := cmd.Flags().Lookup("state-dir"); fl != nil {
