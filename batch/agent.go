@@ -92,8 +92,17 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 	cfg := base
 	cfg.Dir, cfg.StateDir, cfg.RunID = dir, "", ""
 	// The task's limits, gate rules, sandbox and end-of-run wishes, over
-	// base's: one handover for every front end (lifecycle.Config.SetSpec).
-	if err := cfg.SetSpec(&spec.Spec); err != nil {
+	// base's: the lifecycle takes the task's spec (lifecycle.Config.Spec),
+	// checked now so that a task that cannot run is found before the
+	// batch starts. Its rules are checked where they are parsed, below.
+	checked := spec.Spec
+	checked.Checks = nil
+	if err := checked.Validate(); err != nil {
+		return cfg, err
+	}
+	cfg.Spec = &spec.Spec
+	cfg, err := cfg.WithSpec()
+	if err != nil {
 		return cfg, err
 	}
 	servers, err := spec.MCPServers()

@@ -7,7 +7,7 @@
 // the parked actions waiting for a person.
 //
 // A night's steps are River jobs, used as River means them to be used.
-// Each process that joins a night brings its step chains (Config.Workers)
+// Each process that joins a night brings its step chains (Config.Concurrency)
 // to the night's queue; a chain's job may be taken by any process of the
 // night. Whoever takes it decides, in one transaction holding the night's
 // row (Handler.Decide, through a Tx): it reads the night's state as every

@@ -52,14 +52,19 @@ func taskFailures(ctx context.Context, q querier, task int64) ([]Failure, error)
 // night passes its table's row, which a pipeline file can change; the
 // defaults below are the default table's.
 type Charge struct {
-	Scope Scope
-	Rule  string
+	Scope Scope  `json:"scope"`
+	Rule  string `json:"rule"`
 	// Why is the row's reason; empty keeps the failure's own reason
 	// alone.
-	Why string
+	Why string `json:"why,omitempty"`
 }
 
-// The default table's charges of the failures the ledger records.
+// The default table's charges of the failures the ledger records, for a
+// caller with no rules table of its own (the forms without a Charge:
+// Decide, FailTask, Expire). nightshift itself passes its night's rules
+// table's (package night's Rules.Ledger): through DecideCharged,
+// FailTaskCharged and Tx.ExpireCharged, and for a person's commands from
+// the charges the night recorded (Setup.Charges).
 var (
 	ParkDeadlineCharge = Charge{Scope: TaskScope, Rule: "park-deadline"}
 	DeniedCharge       = Charge{Scope: TaskScope, Rule: "denied"}

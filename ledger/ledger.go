@@ -12,12 +12,12 @@ import (
 
 // Ledger is the durable record. It is safe for concurrent use.
 type Ledger struct {
-	b        backend
-	owner    string
-	postgres bool
-	workers  int
-	lease    time.Duration
-	logger   *slog.Logger
+	b           backend
+	owner       string
+	postgres    bool
+	concurrency int
+	lease       time.Duration
+	logger      *slog.Logger
 	// wall is the clock leases are measured on.
 	wall clock.Clock
 	// redact is Config.Redact.

@@ -53,7 +53,7 @@ func TestAStepLeftByADeadProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := &Worker{l: l, night: n.ID, running: map[int64]bool{},
-			cfg: WorkConfig{Clock: clock.NewFake(t0), Recover: func(context.Context, Step) (bool, error) { return true, nil }}}
+			cfg: WorkConfig{Clock: clock.NewFake(t0), Recover: func(context.Context, Step) (Recovery, error) { return Recovery{Keep: true}, nil }}}
 		return l, w, s
 	}
 	left := func(t *testing.T, l *Ledger, w *Worker) (cont *Step, snooze time.Duration, recorded bool) {

@@ -11,8 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,13 +24,20 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
 // Config configures a Ledger. The zero value is ready to use.
 type Config struct {
-	// Workers is how many steps this process runs at once, and how many
-	// step chains it brings to a night it joins. Default 1.
+	// Concurrency is how many steps this process runs at once, and how
+	// many step chains it brings to a night it joins (`night
+	// --concurrency`). Default 1. (A worker is a role's model, the
+	// failure scope: never a process or a count.)
+	Concurrency int
+	// Workers is Concurrency's old name, read when Concurrency is 0.
+	//
+	// Deprecated: use Concurrency; Workers goes in the next release.
 	Workers int
 	// Owner names this process in the step rows and its own River queue;
 	// a step runs where it was taken, so only a process of the same owner
@@ -71,7 +78,15 @@ var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
 // ownerName is what River accepts in a queue name (the owner's queue is
 // "owner_" and the name), lowercased so that two spellings never name two
 // owners.
-var ownerName = regexp.MustCompile(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
+var ownerName = lazyregexp.New(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
+
+// opened counts the calls of Open in this process.
+var opened atomic.Int64
+
+// Opened returns how many times this process called Open: a test's hook
+// to see that a command which needs no ledger (a plain run) opened no
+// database, SQLite or PostgreSQL, and started no River.
+func Opened() int64 { return opened.Load() }
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
@@ -84,6 +99,7 @@ func IsPostgres(dsn string) bool {
 // River's migrations and creates the ledger's tables. No River client runs
 // until Work.
 func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
+	opened.Add(1)
 	if dsn == "" {
 		return nil, fmt.Errorf("ledger: empty database name")
 	}
@@ -96,12 +112,12 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("%w: %q: use lowercase letters and digits, joined by _ or -, at most 58 characters", ErrBadOwner, cfg.Owner)
 	}
 	l := &Ledger{
-		owner:   cfg.Owner,
-		workers: max(cfg.Workers, 1),
-		lease:   cmp.Or(cfg.Lease, DefaultLease),
-		logger:  cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
-		wall:    cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
-		redact:  cfg.Redact,
+		owner:       cfg.Owner,
+		concurrency: max(cmp.Or(cfg.Concurrency, cfg.Workers), 1),
+		lease:       cmp.Or(cfg.Lease, DefaultLease),
+		logger:      cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		wall:        cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
+		redact:      cfg.Redact,
 	}
 	var err error
 	if IsPostgres(dsn) {

@@ -45,6 +45,12 @@ type Setup struct {
 	Pipeline  string `json:"pipeline,omitempty"`
 	WorkDir   string `json:"work_dir,omitempty"`
 	StateBase string `json:"state_base,omitempty"`
+	// Charges are how the night's rules table (its pipeline's rules over
+	// the default) charges the failures a person's commands record, by
+	// rule ("by-hand": `task fail`, "denied": `task deny`), so that those
+	// commands charge as the night would. Nil for nights of earlier
+	// versions: the default table's.
+	Charges map[string]Charge `json:"charges,omitempty"`
 }
 
 // ModelSetup is one model of a night's pipeline, as the morning reader

@@ -206,7 +206,7 @@ func (b *riverBackend[TDriver, TTx]) newClient(w *Worker) error {
 	// default, for it also spaces the insert notifications River sends
 	// (LISTEN/NOTIFY on PostgreSQL, an outbox table on SQLite that nothing
 	// reads in poll-only mode): at most one per queue every 100ms.
-	queue := river.QueueConfig{MaxWorkers: b.l.workers, FetchCooldown: time.Millisecond}
+	queue := river.QueueConfig{MaxWorkers: b.l.concurrency, FetchCooldown: time.Millisecond}
 	client, err := river.NewClient(b.driver, &river.Config{
 		Queues: map[string]river.QueueConfig{
 			nightQueue(w.night):   queue,

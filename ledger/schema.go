@@ -144,6 +144,8 @@ CREATE TABLE IF NOT EXISTS ns_notes (
 // added are the columns added to tables of earlier versions, which
 // CREATE TABLE IF NOT EXISTS leaves as they were.
 var added = []struct{ table, column, def string }{
+	// A task's own verify keys (JSON); empty: the builder role's alone.
+	{"ns_tasks", "verify", "TEXT NOT NULL DEFAULT ''"},
 	{"ns_nights", "epoch", "INTEGER NOT NULL DEFAULT 0"},
 	{"ns_nights", "stop_mark", "BIGINT NOT NULL DEFAULT 0"},
 	{"ns_nights", "idle_chains", "INTEGER NOT NULL DEFAULT 0"},

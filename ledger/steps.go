@@ -245,19 +245,95 @@ func giveBack(ctx context.Context, q querier, s Step, pending bool, at time.Time
 	return err
 }
 
+// Recovery is what WorkConfig.Recover found of a step whose process died.
+type Recovery struct {
+	// Keep: the step's changes are kept for its continuation; else they
+	// were undone and its task is retried from its start.
+	Keep bool
+	// Spent is what the step's attempt had spent by its last record of
+	// its own (a run's checkpoint), counted from the attempt's first
+	// start as a resumed run's checkpoint counts: the steps it continues
+	// recorded their share, which is taken off. Its row and the night's
+	// totals take the rest. Nil when that is not known (the step's cost
+	// stays unknown). What it spent after that record died with it.
+	Spent *Spent
+}
+
+// Spent is what a step spent: its tokens, the prompt cache's share of
+// them, and their cost.
+type Spent struct {
+	Tokens, CacheWriteTokens, CacheReadTokens int64
+	Cost                                      models.Cost
+}
+
 // interrupt records a step that was running when its process died (or
 // whose record was lost) as interrupted: pending, its task kept for its
-// continuation, or given back to be retried from its start.
-func (l *Ledger) interrupt(ctx context.Context, q querier, s Step, pending bool, reason string, at time.Time) (Step, error) {
+// continuation, or given back to be retried from its start; with what it
+// spent, when rec knows. (It recorded nothing: a step so recorded read
+// unpriced, which made the night's cost "unknown" though every model is
+// priced, and its tokens were missing from the night's, issue 23.)
+func (l *Ledger) interrupt(ctx context.Context, q querier, s Step, rec Recovery, reason string, at time.Time) (Step, error) {
 	s.State, s.Reason, s.EndedAt = Interrupted, reason, at.UTC()
-	s.Pending = pending && s.Task != 0
+	s.Pending = rec.Keep && s.Task != 0
 	s.LeaseUntil = fromMS(ms(l.wall.Now().Add(l.lease)))
-	n, err := q.exec(ctx, "UPDATE ns_steps SET state = ?, reason = ?, ended_at = ?, pending = ?, lease_until = ? WHERE id = ? AND state = ?",
-		Interrupted, reason, ms(at), b2i(s.Pending), ms(s.LeaseUntil), s.ID, Running)
+	var cost any // NULL: unknown
+	var usd float64
+	known := false
+	if rec.Spent != nil {
+		sp, err := ownShare(ctx, q, s, *rec.Spent)
+		if err != nil {
+			return s, err
+		}
+		s.Tokens, s.CacheWriteTokens, s.CacheReadTokens, s.Cost = sp.Tokens, sp.CacheWriteTokens, sp.CacheReadTokens, sp.Cost
+		if usd, known = sp.Cost.USD(); known {
+			cost = usd
+		}
+	}
+	n, err := q.exec(ctx, `UPDATE ns_steps SET state = ?, reason = ?, ended_at = ?, pending = ?, lease_until = ?,
+		tokens = ?, cache_write_tokens = ?, cache_read_tokens = ?, cost_usd = ? WHERE id = ? AND state = ?`,
+		Interrupted, reason, ms(at), b2i(s.Pending), ms(s.LeaseUntil), s.Tokens, s.CacheWriteTokens, s.CacheReadTokens, cost, s.ID, Running)
 	if err != nil || n == 0 {
 		return s, err
 	}
+	// The night's running totals, as record keeps them, when the spend
+	// is known: an unknown one is the step table's to say (NightSpend),
+	// as before, and does not stop a budget-bound night.
+	if rec.Spent != nil && (s.Tokens != 0 || !known || usd != 0) {
+		if _, err := q.exec(ctx, spendSQL, s.Night, s.Role, s.Worker, s.Tokens, s.CacheWriteTokens, s.CacheReadTokens,
+			usd, b2i(!known)); err != nil {
+			return s, err
+		}
+	}
 	return s, giveBack(ctx, q, s, s.Pending, at)
+}
+
+// ownShare is the step's own share of sp, its attempt's spend since the
+// attempt first started: less what the steps it continues recorded.
+func ownShare(ctx context.Context, q querier, s Step, sp Spent) (Spent, error) {
+	for id := s.Continues; id != 0; {
+		prev, err := stepByID(ctx, q, id)
+		if err != nil {
+			return sp, err
+		}
+		sp.Tokens -= prev.Tokens
+		sp.CacheWriteTokens -= prev.CacheWriteTokens
+		sp.CacheReadTokens -= prev.CacheReadTokens
+		now, okNow := sp.Cost.USD()
+		was, okWas := prev.Cost.USD()
+		if okNow && okWas {
+			sp.Cost = models.USD(now - was)
+		} else {
+			sp.Cost = models.Unknown
+		}
+		id = prev.Continues
+	}
+	// A checkpoint older than the steps' records (it cannot be, but a
+	// negative spend would be worse than none).
+	sp.Tokens, sp.CacheWriteTokens, sp.CacheReadTokens = max(sp.Tokens, 0), max(sp.CacheWriteTokens, 0), max(sp.CacheReadTokens, 0)
+	if usd, ok := sp.Cost.USD(); ok && usd < 0 {
+		sp.Cost = models.USD(0)
+	}
+	return sp, nil
 }
 
 const stepCols = `id, night_id, role, worker, level, task_id, job_id, owner, state, outcome, reason, answer, checks, tokens,

@@ -2,20 +2,29 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
-var insertTaskSQL = hotSQL(`INSERT INTO ns_tasks (title, body, source, score, scored, state, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+var insertTaskSQL = hotSQL(`INSERT INTO ns_tasks (title, body, source, score, scored, state, created_at, updated_at, verify)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 
 func insertTask(ctx context.Context, q querier, t NewTask, at time.Time) (Task, error) {
 	if strings.TrimSpace(t.Title) == "" {
 		return Task{}, fmt.Errorf("ledger: a task needs a title")
 	}
-	out := Task{Title: t.Title, Body: t.Body, Source: t.Source, State: Queued, CreatedAt: at.UTC(), UpdatedAt: at.UTC()}
+	out := Task{Title: t.Title, Body: t.Body, Source: t.Source, State: Queued, Verify: t.Verify, CreatedAt: at.UTC(), UpdatedAt: at.UTC()}
+	verify := ""
+	if t.Verify != nil {
+		data, err := json.Marshal(t.Verify)
+		if err != nil {
+			return Task{}, fmt.Errorf("ledger: a task's verify keys: %w", err)
+		}
+		verify = string(data)
+	}
 	if out.Source == "" {
 		out.Source = "person"
 	}
@@ -23,7 +32,7 @@ func insertTask(ctx context.Context, q querier, t NewTask, at time.Time) (Task, 
 		out.Score, out.Scored = *t.Score, true
 	}
 	err := q.queryRow(ctx, insertTaskSQL,
-		out.Title, out.Body, out.Source, out.Score, b2i(out.Scored), out.State, ms(at), ms(at)).Scan(&out.ID)
+		out.Title, out.Body, out.Source, out.Score, b2i(out.Scored), out.State, ms(at), ms(at), verify).Scan(&out.ID)
 	return out, err
 }
 
@@ -32,13 +41,20 @@ func (l *Ledger) AddTask(ctx context.Context, t NewTask, at time.Time) (Task, er
 	return insertTask(ctx, l.b.pool(), t, at)
 }
 
-const taskCols = `id, title, body, source, score, scored, state, level, front, created_at, updated_at`
+const taskCols = `id, title, body, source, score, scored, state, level, front, created_at, updated_at, verify`
 
 func scanTask(r rows) (Task, error) {
 	var t Task
 	var scored, front int
 	var created, updated int64
-	err := r.Scan(&t.ID, &t.Title, &t.Body, &t.Source, &t.Score, &scored, &t.State, &t.Level, &front, &created, &updated)
+	var verify string
+	err := r.Scan(&t.ID, &t.Title, &t.Body, &t.Source, &t.Score, &scored, &t.State, &t.Level, &front, &created, &updated, &verify)
+	if err == nil && verify != "" {
+		t.Verify = &TaskVerify{}
+		if jerr := json.Unmarshal([]byte(verify), t.Verify); jerr != nil {
+			err = fmt.Errorf("ledger: task %d's verify keys: %w", t.ID, jerr)
+		}
+	}
 	t.Scored, t.Front = scored != 0, front != 0
 	t.CreatedAt, t.UpdatedAt = fromMS(created), fromMS(updated)
 	return t, err

@@ -1,10 +1,12 @@
 package ledger
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/runspec"
 )
 
 // Role is a part of the night's pipeline (seed 003): the proposer adds ideas,
@@ -52,9 +54,26 @@ type Task struct {
 	Level int `json:"level"`
 	// Front puts the task before every scored one: an approved or
 	// interrupted task goes next.
-	Front     bool      `json:"front"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Front bool `json:"front"`
+	// Verify are the task's own verify keys, over the builder role's
+	// (night): its checks added to the role's, its rubric, no_judge,
+	// judge_model (a model under the pipeline's models),
+	// max_verify_rounds and output_schema instead of the role's where
+	// set. Nil: the role's alone.
+	Verify    *TaskVerify `json:"verify,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+}
+
+// TaskVerify is a task's own verify keys: the run spec's verify group
+// (runspec.Verify, the one declaration of those keys) and the content of
+// its output schema, read when the task was added, so that an attempt is
+// checked by what the person gave and never by a file read again later.
+type TaskVerify struct {
+	runspec.Verify
+	// Schema is output_schema's content (OutputSchema names where it was
+	// read from).
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 // NewTask is a task to add.
@@ -65,6 +84,8 @@ type NewTask struct {
 	Source string
 	// Score, when set, scores the task at once.
 	Score *float64
+	// Verify are the task's own verify keys (Task.Verify); nil: none.
+	Verify *TaskVerify
 }
 
 // StepState is how a step stands.

@@ -71,10 +71,11 @@ type WorkConfig struct {
 	// interrupted); default clock.Real{}.
 	Clock clock.Clock
 	// Recover is called for each step this owner left running when its
-	// process died, before it is recorded interrupted: it returns whether
-	// the step's changes are kept for its continuation (true), or were
-	// undone (false: the task is retried from its start). Default: kept.
-	Recover func(ctx context.Context, s Step) (keep bool, err error)
+	// process died, before it is recorded interrupted: it says whether
+	// the step's changes are kept for its continuation, or were undone
+	// (the task is retried from its start), and what the step had spent
+	// by its own last record. Default: kept, spent unknown.
+	Recover func(ctx context.Context, s Step) (Recovery, error)
 	// Poll is how often, by the wall clock, the worker looks whether
 	// another process ended the night, and whether River has settled the
 	// jobs of a dead process's steps; default 1s.
@@ -112,7 +113,7 @@ type Worker struct {
 
 // Work joins the night and starts working its steps as River jobs, until
 // Stop or Interrupt. Joining records this process among the night's
-// members, bringing its step chains (Config.Workers of them, once per
+// members, bringing its step chains (Config.Concurrency of them, once per
 // night and resumption); it also recovers the steps this owner left
 // running when an earlier process of it died: each is recorded
 // interrupted, its River job marked for cancellation (River settles it),
@@ -129,7 +130,7 @@ func (l *Ledger) Work(ctx context.Context, cfg WorkConfig) (*Worker, error) {
 		cfg.Poll = time.Second
 	}
 	if cfg.Recover == nil {
-		cfg.Recover = func(context.Context, Step) (bool, error) { return true, nil }
+		cfg.Recover = func(context.Context, Step) (Recovery, error) { return Recovery{Keep: true}, nil }
 	}
 	if cfg.Settled == nil {
 		cfg.Settled = func(int64, string) {}
@@ -483,11 +484,11 @@ func (w *Worker) leftBy(ctx context.Context, t *Tx, job jobRef) (cont *Step, sno
 		// is still recording (it ran past its lease): let it finish.
 		return nil, time.Second, false, nil
 	case s.Owner == w.l.owner:
-		keep, err := w.cfg.Recover(ctx, s)
+		rec, err := w.cfg.Recover(ctx, s)
 		if err != nil {
 			return nil, 0, false, err
 		}
-		s, err = w.l.interrupt(ctx, t.q, s, keep, "its attempt ended without a record (its process died); continued by the same owner", now)
+		s, err = w.l.interrupt(ctx, t.q, s, rec, "its attempt ended without a record (its process died); continued by the same owner", now)
 		if err != nil || !s.Pending {
 			return nil, 0, false, err
 		}
@@ -495,7 +496,9 @@ func (w *Worker) leftBy(ctx context.Context, t *Tx, job jobRef) (cont *Step, sno
 	case s.Owner != w.l.owner && w.l.wall.Now().Before(s.LeaseUntil):
 		return nil, s.LeaseUntil.Sub(w.l.wall.Now()), false, nil
 	}
-	_, err = w.l.interrupt(ctx, t.q, s, false, fmt.Sprintf("owner %s did not finish it within its lease of %s; retried from its start by %s",
+	// Its owner's records (a run's checkpoint) are that owner's: what
+	// it spent is unknown here.
+	_, err = w.l.interrupt(ctx, t.q, s, Recovery{}, fmt.Sprintf("owner %s did not finish it within its lease of %s; retried from its start by %s",
 		s.Owner, w.l.lease, w.l.owner), now)
 	return nil, 0, false, err
 }
@@ -547,11 +550,11 @@ func (w *Worker) join(ctx context.Context) error {
 			return err
 		}
 		for _, s := range dead {
-			keep, err := w.cfg.Recover(ctx, s)
+			rec, err := w.cfg.Recover(ctx, s)
 			if err != nil {
 				return err
 			}
-			if s, err = w.l.interrupt(ctx, q, s, keep, "the process died during the step", now); err != nil {
+			if s, err = w.l.interrupt(ctx, q, s, rec, "the process died during the step", now); err != nil {
 				return err
 			}
 			state, args, err := ops.jobState(ctx, s.Job)
@@ -620,7 +623,7 @@ func (w *Worker) join(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for range w.l.workers {
+		for range w.l.concurrency {
 			if _, err := ops.insert(ctx, StepArgs{Night: w.night}, nightQueue(w.night)); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -39,6 +40,9 @@ type Checkpoint struct {
 	// Settings are the caller's Config.Settings of the first run, to
 	// rebuild the Config with.
 	Settings json.RawMessage
+	// Spec is the run spec the run last ran with (Config.Spec); nil when
+	// it had none.
+	Spec *runspec.Spec
 	// Budget and Timeout are the limits the run last ran with.
 	Budget  budget.Limits
 	Timeout time.Duration
@@ -62,6 +66,7 @@ type record struct {
 	Model    string          `json:"model,omitempty"`
 	Started  time.Time       `json:"started,omitzero"`
 	Settings json.RawMessage `json:"settings,omitempty"`
+	Spec     *runspec.Spec   `json:"spec,omitempty"`
 	Budget   *budget.Limits  `json:"budget,omitempty"`
 	Timeout  time.Duration   `json:"timeout,omitempty"`
 
@@ -195,7 +200,7 @@ func readLog(dir string) (*Checkpoint, map[string]string, int64, error) {
 		whole = end
 		switch r.Op {
 		case "begin":
-			ck.Run, ck.Task, ck.Model, ck.Started, ck.Settings = r.Run, r.Task, r.Model, r.Started, r.Settings
+			ck.Run, ck.Task, ck.Model, ck.Started, ck.Settings, ck.Spec = r.Run, r.Task, r.Model, r.Started, r.Settings, r.Spec
 			ck.Timeout = r.Timeout
 			if r.Budget != nil {
 				ck.Budget = *r.Budget

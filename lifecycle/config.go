@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/memory"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/command"
@@ -31,7 +32,30 @@ import (
 
 // Config is one run's set-up. Dir and Model are required; every other
 // zero field takes the default its comment names.
+//
+// A run's options are declared once, in a run spec (Spec, package
+// runspec), which the flags, task files, batch lines, pipeline roles and
+// checkpoints all decode into: the lifecycle takes it as it is and lays
+// it over the fields below when the run starts. The fields beside it are
+// what a spec cannot say (the clock, the stores, the sinks, the live
+// model and verifier the caller resolved) and, for a library caller who
+// has no spec, the same limits set by hand.
 type Config struct {
+	// Spec is the run's options: its limits, gate rules, sandbox, long
+	// runs and end-of-run wishes, each field it sets replacing the
+	// Config's own (the lists add to its own; switches only turn on),
+	// checked first
+	// (runspec.Spec.Validate: an error matching runspec.ErrInvalid that
+	// names the flag and the key). It is recorded in the run's checkpoint
+	// (Checkpoint.Spec), and a Resume whose Config has none goes on with
+	// the recorded one. What needs the environment (the model, the judge,
+	// the fallback, the prices, the schema files) the caller resolves.
+	// Default none: the fields alone.
+	Spec *runspec.Spec
+	// laid is the spec laid over the fields already (WithSpec): a new
+	// Spec is laid again.
+	laid *runspec.Spec
+
 	// Dir is the workspace: the folder the run's tools may touch. It must
 	// exist. Required.
 	Dir string
@@ -281,6 +305,10 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Model == nil:
 		return c, errNoModel
 	}
+	c, err := c.WithSpec()
+	if err != nil {
+		return c, err
+	}
 	if err := c.validate(); err != nil {
 		return c, err
 	}
@@ -304,6 +332,23 @@ func (c Config) withDefaults() (Config, error) {
 		fb.Rest = &fallback.Rest{}
 		c.Fallback = &fb
 	}
+	return c, nil
+}
+
+// WithSpec returns c with its Spec laid over its fields, as the run
+// starts with them, for a caller that shows or checks the resulting
+// Config before the run (batch.TaskConfig); the run does not lay the
+// spec over it a second time. A spec that cannot run is an error
+// matching runspec.ErrInvalid.
+func (c Config) WithSpec() (Config, error) {
+	if c.Spec == nil || c.laid == c.Spec {
+		return c, nil
+	}
+	spec := c.Spec.Clone()
+	if err := c.applySpec(&spec); err != nil {
+		return c, err
+	}
+	c.laid = c.Spec
 	return c, nil
 }
 

@@ -28,7 +28,8 @@ import (
 // answered as unknown, so that a write is never applied twice.
 //
 // cfg is the run's set-up, rebuilt by the caller (ReadCheckpoint returns
-// the Settings it recorded); its RunID is ignored. Its Budget, Timeout
+// the Settings it recorded); its RunID is ignored. A cfg without a Spec
+// goes on with the spec the run recorded (Checkpoint.Spec). Its Budget, Timeout
 // and Clock may differ from the first run's: a run stopped by its budget
 // is resumed with a higher one, and its spend so far counts against it.
 // The task is the checkpoint's.
@@ -137,7 +138,7 @@ func newCheckpoint(state string, root *workspace.Root, tx *journal.Tx, chain *gu
 	}
 	budget := cfg.Budget
 	log, err := createLog(dir, record{Op: "begin", Run: cfg.RunID, Task: task, Model: cfg.ModelName,
-		Started: cfg.Clock.Now(), Settings: cfg.Settings, Budget: &budget, Timeout: cfg.Timeout}, redactFunc(cfg.Redact))
+		Started: cfg.Clock.Now(), Settings: cfg.Settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.Timeout}, redactFunc(cfg.Redact))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func (rs *resumed) open(root *workspace.Root, tx *journal.Tx, chain *guardChain,
 		settings = cfg.Settings // the limits this part was given, for the next resume
 	}
 	if err := log.append(record{Op: "begin", Run: cfg.RunID, Task: rs.ck.Task, Model: rs.ck.Model,
-		Started: rs.ck.Started, Settings: settings, Budget: &budget, Timeout: cfg.Timeout}, true); err != nil {
+		Started: rs.ck.Started, Settings: settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.Timeout}, true); err != nil {
 		log.close()
 		return nil, err
 	}

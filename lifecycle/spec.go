@@ -11,17 +11,15 @@ import (
 	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
-// SetSpec lays a run spec over c: each field s sets (a zero field is
-// "not set here") replaces c's, Approve's rules go on top of c's policy,
-// Env adds to c's commands' variables, and the switches (NoCache, Keep,
-// RollbackOnInterrupt, SandboxNet) are turned on, never off. It is the
-// one place a spec's limits, gate, sandbox and end-of-run wishes reach a
-// run: `nightshift run` and `batch`, and the night's builder, all go
-// through it. What needs the environment (the model, the judge, the
-// fallback, the prices, the schema files) the caller resolves. A spec
-// that cannot run is an error matching runspec.ErrInvalid, naming the
-// field as the CLI does.
-func (c *Config) SetSpec(s *runspec.Spec) error {
+// applySpec lays a run spec over c (Config.Spec): each field s sets (a
+// zero field is "not set here") replaces c's, Approve's rules go on top
+// of c's policy, Env adds to c's commands' variables, and the switches
+// (NoCache, Keep, RollbackOnInterrupt, SandboxNet) are turned on, never
+// off. It is the one place a spec's limits, gate, sandbox and end-of-run
+// wishes reach a run: `nightshift run` and `batch`, and the night's
+// builder, all go through it. A spec that cannot run is an error
+// matching runspec.ErrInvalid, naming the field as the CLI does.
+func (c *Config) applySpec(s *runspec.Spec) error {
 	// The rules are the caller's: it reads their files from its own
 	// folder when it builds the verifier.
 	checked := *s

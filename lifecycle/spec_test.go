@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/runspec"
-	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // TestALibraryCallersNegativeStepLimitIsAnError is issue 24's "validation
@@ -44,28 +44,42 @@ func TestALibraryCallersNegativeStepLimitIsAnError(t *testing.T) {
 	}
 }
 
-// TestASpecLaysItsFieldsOverAConfig: the fields a spec sets replace the
-// config's, the others stay; rules go on top of the policy.
-func TestASpecLaysItsFieldsOverAConfig(t *testing.T) {
-	deny, _ := gate.ParsePolicy("danger=deny")
-	c := lifecycle.Config{MaxSteps: 7, MaxTokens: 100, Policy: deny, CommandTimeout: time.Minute}
+// TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt: a library
+// caller hands the lifecycle a run spec as the CLI does; the lifecycle
+// lays it over the Config, records it in the checkpoint, and a resume
+// without one goes on with the recorded spec, the budget given anew
+// winning over the recorded one.
+func TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt(t *testing.T) {
+	t.Run("a spec that cannot run is the CLI's error, before any call", func(t *testing.T) {
+		f := setup(t, writeThenDone)
+		var s runspec.Spec
+		s.MaxSteps = -1
+		f.cfg.Spec = &s
+		res, err := lifecycle.Run(context.Background(), f.cfg, "work on notes.md")
+		if !errors.Is(err, runspec.ErrInvalid) || res != nil || err.Error() != s.Validate().Error() {
+			t.Fatalf("res %v, err %v: want %q and no run", res, err, s.Validate())
+		}
+		if got := f.read(t, "notes.md"); got != "old\n" {
+			t.Errorf("notes.md = %q: the run must not start", got)
+		}
+	})
+	f := setup(t, fiveFiles)
 	var s runspec.Spec
-	s.MaxSteps, s.MaxCallsPerReply, s.Sandbox, s.SandboxNet = 3, 5, "none", true
-	s.Approve, s.Env, s.Timeout = runspec.List{"run_command=allow"}, runspec.List{"GOFLAGS"}, runspec.Duration(time.Hour)
-	if err := c.SetSpec(&s); err != nil {
-		t.Fatal(err)
+	s.BudgetTokens = 7000
+	f.cfg.Spec = &s
+	res := f.run(t)
+	if res.Outcome != agent.Budget || res.Steps != 3 {
+		t.Fatalf("outcome %s after %d steps (%s), want budget after 3: the spec's budget", res.Outcome, res.Steps, res.Reason)
 	}
-	switch {
-	case c.MaxSteps != 3 || c.MaxTokens != 100 || c.MaxCallsPerReply != 5 || c.Timeout != time.Hour || c.CommandTimeout != time.Minute:
-		t.Errorf("limits %d %d %d %s %s", c.MaxSteps, c.MaxTokens, c.MaxCallsPerReply, c.Timeout, c.CommandTimeout)
-	case c.Policy.Decide("run_command", "danger") != gate.Allow || c.Policy.Decide("other", "danger") != gate.Deny:
-		t.Errorf("policy %s", c.Policy)
-	case c.Sandbox.Mode != sandbox.None || !c.Sandbox.Net || len(c.Sandbox.Env) != 1:
-		t.Errorf("sandbox %+v", c.Sandbox)
+	ck, err := lifecycle.ReadCheckpoint(f.cfg, res.RunID)
+	if err != nil || ck.Spec == nil || ck.Spec.BudgetTokens != 7000 {
+		t.Fatalf("checkpoint spec %+v (%v), want the run's", ck, err)
 	}
-	s.MaxCallsPerReply = -2
-	if err := c.SetSpec(&s); !errors.Is(err, runspec.ErrInvalid) {
-		t.Errorf("err = %v, want the spec's", err)
+	f.cfg.Spec = nil
+	f.cfg.Budget = budget.Limits{Tokens: 20000}
+	res2 := f.resume(t, f.model(t, fiveFiles), res.RunID)
+	if res2.Outcome != agent.Done || res2.Steps != 6 {
+		t.Errorf("resumed: outcome %s after %d steps (%s), want done after 6", res2.Outcome, res2.Steps, res2.Reason)
 	}
 }
 

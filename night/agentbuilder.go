@@ -21,6 +21,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
@@ -88,13 +89,14 @@ type AgentBuilder struct {
 	// cost is known and a budget in dollars can be kept; default none:
 	// every cost unknown.
 	Pipeline *Pipeline
-	// Budget is each attempt's own budget (roles.builder.budget_usd and
-	// budget_tokens), its judge's calls counted; Timeout its wall-clock
-	// limit (roles.builder.timeout). Default none. An attempt that
-	// reaches one ends budget or timeout, a failed step of its task, and
-	// is rolled back at once: nothing continues it.
-	Budget  budget.Limits
-	Timeout time.Duration
+	// Spec is each attempt's run options when there is no Pipeline: its
+	// budget and time limit (an attempt that reaches one ends budget or
+	// timeout, a failed step of its task, and is rolled back at once:
+	// nothing continues it), rollback_on_interrupt, its limits (see
+	// runspec.Spec). With a Pipeline, its builder role's spec is the
+	// attempt's (roles.builder.budget_usd, timeout, ...), and Spec is not
+	// read. Default none.
+	Spec *runspec.Spec
 	// MCP are the MCP servers whose tools each attempt gets (the
 	// pipeline's mcp:); default none. Subagents gives each attempt
 	// delegate_task (roles.builder.subagents). Trace records each
@@ -102,10 +104,6 @@ type AgentBuilder struct {
 	MCP       []mcp.Server
 	Subagents bool
 	Trace     *tracing.Tracer
-	// RollbackOnInterrupt rolls an interrupted attempt back; default
-	// false: its changes stay, its journal pending, and the next attempt
-	// at the task continues it (roles.builder.rollback_on_interrupt).
-	RollbackOnInterrupt bool
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -113,8 +111,8 @@ var _ Builder = (*AgentBuilder)(nil)
 // Attempt runs one agent on the task in a.Dir. A run that does not end done
 // is rolled back, so a failed attempt leaves the workspace as it found it;
 // a journal that a dead attempt left there is rolled back first. An
-// interrupted run keeps its changes, its journal pending, unless
-// RollbackOnInterrupt; an attempt that continues one (a.Continues) starts
+// interrupted run keeps its changes, its journal pending, unless the
+// spec says rollback_on_interrupt; an attempt that continues one (a.Continues) starts
 // on the workspace as that one left it (continueAttempt).
 func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	m := b.Models[a.Worker]
@@ -165,7 +163,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
 		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
 		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
-		RollbackOnInterrupt: b.RollbackOnInterrupt, Budget: b.Budget, Timeout: b.Timeout, Price: price,
+		Spec: b.Spec, Price: price,
 		// An attempt stopped by its own budget or time limit is a failed
 		// step of its task, which nothing resumes: the lifecycle rolls it
 		// back as it does a failed one (it decides; the night says what
@@ -174,12 +172,9 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		RollbackOnLimit: true,
 	}
 	if b.Pipeline != nil {
-		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil); err != nil {
+		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil, a.Task.Verify); err != nil {
 			return Attempt{Outcome: agent.Usage, Reason: err.Error(), Err: err, Cost: models.USD(0)}
 		}
-		// The attempt's spec goes in its checkpoint: an attempt the next
-		// night continues keeps the limits it started with.
-		cfg.Settings = attemptSettings(b.Pipeline.Roles[ledger.Builder].Spec)
 	}
 	task := taskText(a.Task.Title, a.Task.Body)
 	var res *lifecycle.Result
@@ -250,12 +245,9 @@ func continueAttempt(ctx context.Context, cfg lifecycle.Config, task string) (*l
 		if ck.State != nil {
 			before = ck.State.Spent
 		}
-		if err := recordedSpec(&cfg, ck.Settings); err != nil {
-			return nil, none, err
-		}
-		if len(ck.Settings) > 0 {
-			cfg.Settings = ck.Settings // what it started with, kept
-		}
+		// The spec it started with (its checkpoint keeps it): an attempt
+		// the next night continues keeps the limits it started with.
+		recordedSpec(&cfg, ck)
 	}
 	res, err := lifecycle.Resume(ctx, cfg, paused[0])
 	return res, before, err

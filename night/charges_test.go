@@ -1,6 +1,7 @@
 package night_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -32,5 +33,27 @@ rules:
 		if c := night.Rules(night.DefaultRules).Ledger(k, ledger.Builder); c.Scope != ledger.TaskScope || c.Rule != string(k) || c.Why == "" {
 			t.Errorf("default charge of %s: %+v, want the task's, with its row's reason", k, c)
 		}
+	}
+}
+
+// TestANightRecordsHowItsRulesChargeAPersonsCommands: the charges of
+// `task fail` (by-hand) and `task deny` (denied) are the night's rules'
+// and go in its setup, where those commands read them: a pipeline's row
+// changes them as it changes the night's own charges.
+func TestANightRecordsHowItsRulesChargeAPersonsCommands(t *testing.T) {
+	f := setup(t, twoBuilders+`rules:
+  - {failure: by-hand, scope: worker, reason: "a person's failure blames the worker here"}
+`)
+	f.add("fetch the book", 5)
+	sum := f.run(f.builder(time.Minute, done), nil)
+	got, err := f.l.NightSetup(context.Background(), sum.Night.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Charges["by-hand"]; c.Scope != ledger.WorkerScope || !strings.Contains(c.Why, "blames the worker") {
+		t.Errorf("by-hand charge %+v, want the pipeline's row", c)
+	}
+	if c := got.Charges["denied"]; c.Scope != ledger.TaskScope {
+		t.Errorf("denied charge %+v, want the default row's", c)
 	}
 }

@@ -52,7 +52,7 @@ roles:
 			}
 			p.WorkDir = filepath.Join(t.TempDir(), "work")
 			// Two chains in one process stand for the two processes.
-			l, err := ledger.Open(ctx, dsn(t), ledger.Config{Workers: 2})
+			l, err := ledger.Open(ctx, dsn(t), ledger.Config{Concurrency: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

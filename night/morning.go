@@ -23,6 +23,12 @@ func (s *scheduler) setup() ledger.Setup {
 			out.Roles[role] = ledger.RoleSetup{Models: r.Models, Ceiling: r.Ceiling}
 		}
 	}
+	// A person's `task fail` and `task deny` charge as this night's rules
+	// say (a pipeline's rules may change the default rows).
+	out.Charges = map[string]ledger.Charge{}
+	for _, k := range []Kind{ByHand, Denied} {
+		out.Charges[string(k)] = s.rules.Ledger(k, ledger.Builder)
+	}
 	// The report names a refused key's model and variable, never the key.
 	for name, m := range s.p.Models {
 		out.Models[name] = ledger.ModelSetup{Provider: m.Provider, Model: s.p.ModelName(name), KeyEnv: m.KeyEnv()}

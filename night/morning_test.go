@@ -37,7 +37,11 @@ func TestTheNightLeavesItsSetupAndSaysWhatEachStepStarts(t *testing.T) {
 		ledger.Judge:    {Models: []string{"judge"}},
 		ledger.Builder:  {Models: []string{"b1", "b2"}, Ceiling: 14},
 	}, Models: map[string]ledger.ModelSetup{"idea": {Provider: "scripted"}, "judge": {Provider: "scripted"},
-		"b1": {Provider: "scripted"}, "b2": {Provider: "scripted"}}, WorkDir: f.p.WorkDir}
+		"b1": {Provider: "scripted"}, "b2": {Provider: "scripted"}}, WorkDir: f.p.WorkDir,
+		Charges: map[string]ledger.Charge{
+			"by-hand": night.Rules(night.DefaultRules).Ledger(night.ByHand, ledger.Builder),
+			"denied":  night.Rules(night.DefaultRules).Ledger(night.Denied, ledger.Builder),
+		}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("setup (-want +got):\n%s", diff)
 	}

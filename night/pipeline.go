@@ -404,22 +404,17 @@ func (p *Pipeline) check() error {
 				}
 			}
 		}
-		if _, err := sandbox.ParseMode(r.Sandbox); err != nil {
-			return fmt.Errorf("roles.%s.%w", role, err)
-		}
-		if r.CommandTimeout < 0 {
-			return fmt.Errorf("roles.%s: command_timeout must not be negative", role)
+		// Every role's values through the one validation (the run
+		// spec's), named as roles.ROLE.KEY with their line; the
+		// builder's after its own verify keys (checkVerify).
+		if err := r.Spec.ValidateIn(p.Path(".")); err != nil && role != ledger.Builder {
+			return runspec.InRole(err, string(role), "", r.lines)
 		}
 		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
 		}
 		if r.RollbackOnInterrupt && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
-		}
-		for _, a := range r.Approve {
-			if err := gate.CheckSpec(a); err != nil {
-				return fmt.Errorf("roles.%s.approve %q: %w", role, a, err)
-			}
 		}
 		if _, ok := p.Models[r.Fallback]; r.Fallback != "" && !ok {
 			return fmt.Errorf("roles.%s.fallback: model %q is not under models", role, r.Fallback)

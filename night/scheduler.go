@@ -176,13 +176,11 @@ func newScheduler(cfg Config) (*scheduler, error) {
 			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 		}
 		sbc, timeout := cfg.Pipeline.BuilderCommands()
-		br := cfg.Pipeline.Roles[ledger.Builder]
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline, RollbackOnInterrupt: br.RollbackOnInterrupt,
-			Budget: budget.Limits{USD: br.BudgetUSD, Tokens: br.BudgetTokens}, Timeout: time.Duration(br.Timeout)}
+			Pipeline: cfg.Pipeline}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
 		defaultBuilder: defaultBuilder}, nil
@@ -307,19 +305,51 @@ func (s *scheduler) summary(ctx context.Context, night int64) (*Summary, error) 
 // builder attempt's are, unless roles.builder.rollback_on_interrupt, in
 // which case its workspace is restored now and its task retried from the
 // start.
-func (s *scheduler) recoverStep(_ context.Context, st ledger.Step) (bool, error) {
+func (s *scheduler) recoverStep(_ context.Context, st ledger.Step) (ledger.Recovery, error) {
 	keep := st.Role == ledger.Builder && st.Task != 0 && !s.p.Roles[ledger.Builder].RollbackOnInterrupt
+	// Read before a restore, which ends the run and its checkpoint.
+	spent := s.deadSpend(st)
 	if st.Task != 0 && !keep {
 		if err := s.cfg.Restore(s.taskDir(st.Task)); err != nil {
-			return false, fmt.Errorf("night: restore the workspace of task %d: %w", st.Task, err)
+			return ledger.Recovery{}, fmt.Errorf("night: restore the workspace of task %d: %w", st.Task, err)
 		}
 	}
 	how := "its changes kept for the attempt to be continued"
 	if !keep {
 		how = "its workspace restored; the attempt is retried from its start"
 	}
+	if sp := spent; sp.Tokens != 0 {
+		how += fmt.Sprintf("; the attempt had spent %d tokens, cost %s, by its last checkpoint", sp.Tokens, sp.Cost)
+	}
 	s.emit("recover", fmt.Sprintf("step=%d task=%d left running by a process that died: %s", st.ID, st.Task, how), nil)
-	return keep, nil
+	return ledger.Recovery{Keep: keep, Spent: spent}, nil
+}
+
+// deadSpend is what a step whose process died had spent by its last
+// checkpoint: a builder attempt's run checkpoints after every model call,
+// with its usage and cost so far (from the attempt's first start, which
+// the ledger counts off). A proposer's or judge's step is one call and
+// keeps no checkpoint, and an attempt may die before its first: they
+// recorded nothing spent, which is what they are charged, as what any
+// step spent after its last record is lost with its process. It was
+// not read at all, so that the dead step's tokens were missing from the
+// night's and its cost made the night's "unknown" (issue 23).
+func (s *scheduler) deadSpend(st ledger.Step) *ledger.Spent {
+	none := &ledger.Spent{Cost: models.USD(0)}
+	if st.Role != ledger.Builder || st.Task == 0 {
+		return none
+	}
+	cfg := lifecycle.Config{Dir: s.taskDir(st.Task), StateBase: s.cfg.StateBase}
+	paused, err := lifecycle.Paused(cfg)
+	if err != nil || len(paused) == 0 {
+		return none
+	}
+	ck, err := lifecycle.ReadCheckpoint(cfg, paused[0])
+	if err != nil || ck.State == nil {
+		return none
+	}
+	sp := ck.State.Spent
+	return &ledger.Spent{Tokens: sp.Usage.Total(), CacheWriteTokens: sp.Usage.CacheWriteTokens, CacheReadTokens: sp.Usage.CacheReadTokens, Cost: sp.Cost}
 }
 
 func (s *scheduler) taskDir(task int64) string {

@@ -58,7 +58,7 @@ roles:
 		WIP: 3, Models: map[string]ledger.ModelSetup{
 			"claude": {Provider: "anthropic", Model: "claude-sonnet-5-5", KeyEnv: "MAKER_KEY"},
 			"gpt":    {Provider: "openai", Model: got.Models["gpt"].Model, KeyEnv: "OPENAI_API_KEY"},
-		}, Pipeline: file, WorkDir: filepath.Join(dir, "tasks"), StateBase: state}
+		}, Pipeline: file, WorkDir: filepath.Join(dir, "tasks"), StateBase: state, Charges: got.Charges}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("setup (-want +got):\n%s", diff)
 	}

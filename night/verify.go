@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
@@ -31,32 +32,42 @@ type builderVerify struct {
 }
 
 // builderVerify returns the verification of an attempt of worker (a
-// model under models): by default the rules the role lists and a judge on
-// the role's judge model, else on worker itself; no_judge leaves the
-// rules alone. The not-empty rule is always added by the loop.
-func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter) (builderVerify, error) {
+// model under models) at a task whose own verify keys are tv (nil: none):
+// by default the rules the role and the task list and a judge on the
+// task's or the role's judge model, else on worker itself; no_judge
+// leaves the rules alone. The not-empty rule is always added by the loop.
+func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, tv *ledger.TaskVerify) (builderVerify, error) {
 	r := p.Roles[ledger.Builder]
+	keys := taskOverRole(r.Verify, tv)
 	var out builderVerify
 	// claims: false goes without the claims check the run lifecycle
 	// gives every attempt.
-	v := &verify.Verifier{NoClaims: r.Claims != nil && !*r.Claims}
-	for _, c := range r.Checks {
+	v := &verify.Verifier{NoClaims: keys.Claims != nil && !*keys.Claims}
+	for i, c := range keys.Checks {
 		rule, err := verify.ParseRule(c, p.Path("."))
 		if err != nil {
-			return out, fmt.Errorf("roles.builder.checks: %w", err)
+			where := "roles.builder.checks"
+			if i >= len(r.Checks) {
+				where = "the task's checks"
+			}
+			return out, fmt.Errorf("%s: %w", where, err)
 		}
 		v.Rules = append(v.Rules, rule)
 	}
-	out.verifier, out.rounds = v, r.MaxVerifyRounds
-	if r.NoJudge {
+	out.verifier, out.rounds = v, keys.MaxVerifyRounds
+	if keys.NoJudge {
 		return out, nil
 	}
-	name := cmp.Or(r.Judge, worker)
+	judge := r.Judge
+	if tv != nil && tv.JudgeModel != "" {
+		judge = tv.JudgeModel
+	}
+	name := cmp.Or(judge, worker)
 	m := built[name]
 	if m == nil {
 		return out, fmt.Errorf("roles.builder: the judge's model %q was not built", name)
 	}
-	v.Judge = &verify.Judge{Model: m, ModelName: p.ModelName(name), Rubric: r.Rubric}
+	v.Judge = &verify.Judge{Model: m, ModelName: p.ModelName(name), Rubric: keys.Rubric}
 	out.judge, out.judgePrice = name, p.Pricer(name)
 	if name != worker {
 		out.judgeLimiter = limiters[name]
@@ -64,31 +75,70 @@ func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limi
 	return out, nil
 }
 
-// builderRun puts the builder role's run keys into an attempt's config:
-// its verification (when verified, the caller giving none of its own),
-// its output schema as read when the pipeline was loaded, and its limits
-// (max_tokens, loop_limit, max_calls_per_reply, context_window), keep.
-func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, verified bool) error {
+// taskOverRole is the verify keys of an attempt: the task's (tv) over the
+// builder role's: its checks after the role's, its rubric, claims, judge
+// model and rounds where it sets them, and no_judge when either says it
+// (a task that names a judge model is judged).
+func taskOverRole(role runspec.Verify, tv *ledger.TaskVerify) runspec.Verify {
+	if tv == nil {
+		return role
+	}
+	out := role
+	out.Checks = append(slices.Clone(role.Checks), tv.Checks...)
+	out.Rubric = cmp.Or(tv.Rubric, role.Rubric)
+	if tv.Claims != nil {
+		out.Claims = tv.Claims
+	}
+	out.MaxVerifyRounds = cmp.Or(tv.MaxVerifyRounds, role.MaxVerifyRounds)
+	out.NoJudge = tv.NoJudge || role.NoJudge && tv.JudgeModel == ""
+	return out
+}
+
+// builderRun puts the builder role's run keys into an attempt's config,
+// the task's own verify keys (tv, nil for none) over the role's: its
+// verification (when verified, the caller giving none of its own), its
+// output schema as read when the pipeline was loaded (or the task
+// added), and its limits (max_tokens, loop_limit, max_calls_per_reply,
+// context_window), keep.
+func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, verified bool, tv *ledger.TaskVerify) error {
 	r := p.Roles[ledger.Builder]
+	spec := roleRunSpec(r.Spec)
 	if verified {
-		bv, err := p.builderVerify(worker, built, limiters)
+		bv, err := p.builderVerify(worker, built, limiters, tv)
 		if err != nil {
 			return err
 		}
 		cfg.Verifier, cfg.JudgeLimiter, cfg.JudgePrice = bv.verifier, bv.judgeLimiter, bv.judgePrice
 		cfg.MaxVerifyRounds = bv.rounds
+		spec.MaxVerifyRounds = bv.rounds
 		if bv.judge != "" {
 			cfg.Start = append(cfg.Start, agent.StartField{Key: "judge", Value: cmp.Or(p.ModelName(bv.judge), bv.judge)})
 		}
 	}
 	cfg.OutputSchema = r.schema
-	// The rest of the role's spec through the one handover every run
-	// takes (lifecycle.Config.SetSpec): its limits, the per-reply call
-	// cap, keep. Its gate rules and its commands' variables are in the
-	// builder's policy and sandbox already.
-	spec := r.Spec
-	spec.Approve, spec.Env = nil, nil
-	return cfg.SetSpec(&spec)
+	if tv != nil && len(tv.Schema) > 0 {
+		res, err := verify.ResolveSchema(tv.Schema)
+		if err != nil {
+			return fmt.Errorf("the task's output_schema: %w", err)
+		}
+		cfg.OutputSchema = res
+	}
+	// The rest of the role's spec the lifecycle takes as it is
+	// (lifecycle.Config.Spec), and records in the attempt's checkpoint:
+	// its limits, the per-reply call cap, keep. Its gate rules and its
+	// commands' variables are in the builder's policy and sandbox
+	// already.
+	cfg.Spec = spec
+	return nil
+}
+
+// roleRunSpec is a builder role's spec as an attempt's run takes it:
+// without the gate rules and the variables the builder's policy and
+// sandbox hold already.
+func roleRunSpec(s runspec.Spec) *runspec.Spec {
+	c := s.Clone()
+	c.Approve, c.Env = nil, nil
+	return &c
 }
 
 // YAMLKeys are the keys a role takes, for the message of one it does not
@@ -97,29 +147,24 @@ func (*RoleSpec) YAMLKeys() []string {
 	return append([]string{"models", "prompt", "ceiling"}, runspec.RoleKeys()...)
 }
 
-// attemptRecord is what a builder attempt records in its checkpoint
-// (lifecycle.Config.Settings): the role's run spec it started with.
+// attemptRecord is what a builder attempt of an earlier version recorded
+// in its checkpoint (lifecycle.Config.Settings), before the lifecycle
+// kept the spec itself (lifecycle.Checkpoint.Spec).
 type attemptRecord struct {
 	Spec runspec.Spec `json:"spec"`
-}
-
-// attemptSettings records spec for an attempt's checkpoint.
-func attemptSettings(spec runspec.Spec) json.RawMessage {
-	data, err := json.Marshal(attemptRecord{Spec: spec})
-	if err != nil {
-		return nil
-	}
-	return data
 }
 
 // recordedSpec lays the spec an interrupted attempt recorded over cfg,
 // for the attempt that continues it: the limits it started with, not the
 // pipeline's of tonight.
-func recordedSpec(cfg *lifecycle.Config, settings json.RawMessage) error {
-	var rec attemptRecord
-	if len(settings) == 0 || json.Unmarshal(settings, &rec) != nil {
-		return nil // an attempt of an earlier version: tonight's spec
+func recordedSpec(cfg *lifecycle.Config, ck *lifecycle.Checkpoint) {
+	if ck.Spec != nil {
+		cfg.Spec = roleRunSpec(*ck.Spec)
+		return
 	}
-	rec.Spec.Approve, rec.Spec.Env = nil, nil
-	return cfg.SetSpec(&rec.Spec)
+	var rec attemptRecord
+	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &rec) != nil {
+		return // an attempt of a version that recorded none: tonight's spec
+	}
+	cfg.Spec = roleRunSpec(rec.Spec)
 }

@@ -36,21 +36,25 @@
 //     json tags naming its key (yaml:"-" when it has no task-file key),
 //     and a doc comment saying its default.
 //  2. A row in Table (table.go): field, flag, key, pipeline-role key,
-//     default, doc line. cmd/nightshift registers the flag from this row
-//     (Option.AddFlag); the task file and the pipeline role decode the key
-//     through the tags of step 1.
+//     default, doc line. cmd/nightshift binds the flag to the field
+//     (addRunFlags in run.go: the flags decode into a Spec, with the
+//     row's doc line); the task file and the pipeline role decode the key
+//     through the tags of step 1; the checkpoint keeps it by its json
+//     name.
 //  3. Its check in Validate (validate.go), if it has a range; the error
 //     is an *Error naming the field, which every front end turns into its
 //     own words (the flag, or the key with its file and line).
 //  4. The library's own Config field that acts on it (lifecycle.Config,
-//     and agent.Config when the loop reads it), and one line in
-//     Spec.Apply (apply.go) that hands it over: every front end reaches
-//     the lifecycle through Apply.
+//     and agent.Config when the loop reads it), and one line in the
+//     lifecycle's applySpec (lifecycle/spec.go) that hands it over: every
+//     front end reaches the lifecycle through lifecycle.Config.Spec.
 //  5. README's flag table, README's task-file key table and, when it has a
 //     pipeline key, docs/night.md's role key table; a line in CHANGELOG.
 //
 // The per-reply tool-call cap (MaxCallsPerReply, --max-calls-per-reply,
-// max_calls_per_reply) was added this way: spec.go, table.go,
-// validate.go, apply.go, agent/config.go and agent/loop.go,
-// lifecycle/config.go, and the docs.
+// max_calls_per_reply) is in: runspec/spec.go, table.go, validate.go;
+// cmd/nightshift/run.go (its flag); lifecycle/spec.go, config.go, run.go
+// and subagent.go; agent/config.go and tools.go; night/pipeline.go (the
+// list of keys only the builder takes) and verify.go (a comment); and
+// the docs.
 package runspec

@@ -1,5 +1,10 @@
 package runspec
 
+import (
+	"maps"
+	"slices"
+)
+
 // Spec is one run's configuration, built from groups. Its yaml tags are
 // the task-file keys (a group is inlined: a task file is flat), its json
 // tags the names a checkpoint keeps every field under, those without a
@@ -154,11 +159,14 @@ type LongRun struct {
 type Ecosystem struct {
 	// MCP are MCP servers by name (a task file's mcp: section).
 	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
-	// MCPFlags, MCPClass and MCPEnv are --mcp, --mcp-class and --mcp-env
-	// as given (cmd/nightshift parses them).
+	// MCPFlags, MCPClass, MCPEnv and MCPTrust are --mcp, --mcp-class,
+	// --mcp-env and --mcp-trust as given (cmd/nightshift parses them).
 	MCPFlags []string `yaml:"-" json:"mcp_flags,omitempty"`
 	MCPClass []string `yaml:"-" json:"mcp_class,omitempty"`
 	MCPEnv   []string `yaml:"-" json:"mcp_env,omitempty"`
+	// MCPTrust are --mcp-trust's server names: each may start what the
+	// workspace holds (MCPServer.TrustWorkspace).
+	MCPTrust []string `yaml:"-" json:"mcp_trust,omitempty"`
 	// Subagents adds delegate_task; SubagentSteps is the sub-agents'
 	// step brake, default 10.
 	Subagents     bool `yaml:"-" json:"subagents,omitempty"`
@@ -180,4 +188,25 @@ type End struct {
 	// RollbackOnInterrupt rolls an interrupted run back instead of
 	// pausing it; default off.
 	RollbackOnInterrupt bool `yaml:"rollback_on_interrupt,omitempty" json:"rollback_on_interrupt,omitempty"`
+}
+
+// Clone is a copy of s that shares nothing with it: its pointers, lists
+// and maps are copied too, so that a front end may lay a copy over
+// another spec, or record it, while its own variables (a flag's) change.
+func (s Spec) Clone() Spec {
+	c := s
+	c.Retries, c.LoopLimit, c.Claims = clonePtr(s.Retries), clonePtr(s.LoopLimit), clonePtr(s.Claims)
+	c.Stall, c.CallTimeout = clonePtr(s.Stall), clonePtr(s.CallTimeout)
+	c.Checks, c.Approve, c.Env = slices.Clone(s.Checks), slices.Clone(s.Approve), slices.Clone(s.Env)
+	c.MCPFlags, c.MCPClass, c.MCPEnv, c.MCPTrust = slices.Clone(s.MCPFlags), slices.Clone(s.MCPClass), slices.Clone(s.MCPEnv), slices.Clone(s.MCPTrust)
+	c.MCP = maps.Clone(s.MCP)
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

@@ -64,8 +64,12 @@ func (e *Error) Error() string {
 		msg = name + ": " + e.Problem
 	}
 	if e.Option.Flag != "" && strings.HasPrefix(e.Problem, e.Option.Flag+" ") {
-		// The problem names the value already: `check "x": ...`.
+		// The problem names the value already: `check "x": ...`; a file's
+		// key is named before it (`checks: check "x": ...`).
 		msg = e.Problem
+		if e.Front == FromTaskFile || e.Front == FromRole {
+			msg = name + ": " + e.Problem
+		}
 	}
 	if e.File != "" {
 		msg = e.File + ": " + msg

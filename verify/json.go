@@ -65,6 +65,17 @@ func loadSchema(baseDir, name string) (*jsonschema.Resolved, error) {
 	return resolved, nil
 }
 
+// ResolveSchema resolves a JSON Schema's content, as LoadSchema does a
+// file's: for a schema kept by its content (a night task's output_schema,
+// read when the task was added), never read from a path again.
+func ResolveSchema(data []byte) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %v", err)
+	}
+	return s.Resolve(nil)
+}
+
 // LoadSchema reads and resolves the JSON Schema file name, relative to
 // baseDir unless absolute, as the json:PATH:SCHEMA rule does: a missing
 // or broken schema is an error before the run, and remote $refs are

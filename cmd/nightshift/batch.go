@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/redact"
@@ -113,10 +115,10 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	if err := checkRunFlags(&f.runFlags, cmd.Flags().Changed); err != nil {
 		return err
 	}
-	if f.fallbackOn != "" && f.fallbackModel == "" {
+	if f.spec.FallbackOn != "" && f.spec.FallbackModel == "" {
 		return usagef("--fallback-on says when to use the fallback model: name one with --fallback-model")
 	}
-	if f.maxVerifyRounds < 0 || f.loopLimit < -1 {
+	if f.spec.MaxVerifyRounds < 0 || *f.spec.LoopLimit < -1 {
 		return usagef("--max-verify-rounds must not be negative, and --loop-limit is N repeats, 0 for the default or -1 for off")
 	}
 	if f.tasks == "" {
@@ -175,6 +177,7 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 	}
 	writePaused(humanOut(cmd), sum, f.stateDir)
 	if cmd.Context().Err() != nil {
+		writeBatchResume(humanOut(cmd), sum, f.tasks, f.stateDir)
 		return exitWith(exitFor(agent.Interrupted))
 	}
 	return exitWith(exitFor(sum.Outcome()))
@@ -187,18 +190,16 @@ func runBatch(cmd *cobra.Command, f *batchFlags) error {
 // `nightshift batch` and `nightshift eval reliability` run their tasks
 // through it.
 func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (runner *batch.Agent, done func(), err error) {
-	limiters := f.limiters()
+	limiters := limitersFor(f.stateDir, &f.spec)
 	f.lims = limiters // batch --resume paces its resumed tasks under them too
 	// Every task starts from the flags' config: the model and its
-	// limiter, the retry policy, --keep and the exit table. Its spec, the
-	// flags' limits, checks and gate rules merged in by batchSpec, adds
-	// the rest (batch.TaskConfig).
-	flagSpec := &taskfile.Spec{BaseDir: "."}
-	flagSpec.MaxSteps, flagSpec.MaxTokens, flagSpec.MaxVerifyRounds, flagSpec.Retries = f.maxSteps, f.maxTokens, f.maxVerifyRounds, &f.retries
-	flagSpec.NoJudge, flagSpec.BudgetUSD, flagSpec.BudgetTokens, flagSpec.Timeout = f.noJudge, f.budgetUSD, f.budgetTokens, taskfile.Duration(f.timeout)
-	flagSpec.LoopLimit, flagSpec.ModelsFile, flagSpec.RollbackOnInterrupt = &f.loopLimit, f.modelsFile, f.rollbackOnInterrupt
-	flagSpec.NoCache, flagSpec.ContextWindow, flagSpec.FallbackModel, flagSpec.FallbackOn = f.noCache, f.contextWindow, f.fallbackModel, f.fallbackOn
-	flagSpec.MaxCallsPerReply = f.maxCallsPerReply
+	// limiter, the retry policy, the judge, --keep and the exit table.
+	// Its spec, the flags laid over it (batchSpec), adds the rest
+	// (batch.TaskConfig). The flags' lists (checks, gate rules,
+	// variables) reach every task through its spec alone: in the base
+	// too, they would count twice.
+	flagSpec := &taskfile.Spec{BaseDir: ".", Spec: f.flagSpec()}
+	flagSpec.Checks, flagSpec.Approve, flagSpec.Env = nil, nil, nil
 	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return nil, nil, err
@@ -209,6 +210,13 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	stderr := cmd.ErrOrStderr()
 	warned := map[string]bool{}
 	for i, s := range specs {
+		// What a batch's tasks share is given once, by flag.
+		if s.ModelsFile != "" {
+			return nil, nil, usagef("task %s: models_file: a batch's tasks share one model table: give it with --models", s.Name)
+		}
+		if s.FallbackModel != "" || s.FallbackOn != "" {
+			return nil, nil, usagef("task %s: fallback_model, fallback_on: a batch's tasks share one fallback: give it with --fallback-model and --fallback-on", s.Name)
+		}
 		specs[i] = batchSpec(f, s, cmd.Flags().Changed)
 		warnings, err := checkSpec(base, specs[i])
 		if err != nil {
@@ -223,7 +231,7 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 			}
 		}
 	}
-	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	tr, stopTrace, err := startTrace(cmd.Context(), &f.spec.Ecosystem, stderr)
 	if err != nil {
 		closeLimiters(limiters, stderr)
 		return nil, nil, err
@@ -235,48 +243,24 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	return runner, func() { stopTrace(); closeLimiters(limiters, stderr) }, nil
 }
 
-// batchSpec fills what a task leaves unset from the flags: the task's own
-// fields win, and --check, --approve and --env add to its own; a
-// --sandbox or --command-timeout given on the command line wins over the
-// task's. It returns a copy.
+// batchSpec is a task's spec with the flags laid over it, row by row of
+// the run spec's table (overlay): what the task leaves unset takes the
+// flag's value, --check, --approve, --env and the --mcp flags add to its
+// own lists, and a --sandbox, --command-timeout or --max-file-size given
+// on the command line wins over the task's. It returns a copy: the spec
+// the task runs with, and records for its resume.
 func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *taskfile.Spec {
 	s := *in
-	if s.MaxSteps == 0 {
-		s.MaxSteps = f.maxSteps
-	}
-	if s.MaxTokens == 0 {
-		s.MaxTokens = f.maxTokens
-	}
-	if s.MaxVerifyRounds == 0 {
-		s.MaxVerifyRounds = f.maxVerifyRounds
-	}
-	if s.Retries == nil {
-		r := f.retries
-		s.Retries = &r
-	}
-	s.Checks = append(append([]string(nil), s.Checks...), f.checks...)
-	s.Approve = append(append([]string(nil), s.Approve...), f.approve...)
-	s.NoJudge = s.NoJudge || f.noJudge
-	if s.Claims == nil && f.noClaims {
-		off := false
-		s.Claims = &off // --no-claims, for the tasks that do not say
-	}
-	if s.JudgeModel == "" {
-		s.JudgeModel = f.judgeModel
-	}
-	if s.Sandbox == "" || changed("sandbox") {
-		s.Sandbox = f.sandbox
-	}
-	s.SandboxNet = s.SandboxNet || f.sandboxNet
-	s.Env = append(append([]string(nil), s.Env...), f.env...)
-	if s.CommandTimeout == 0 || changed("command-timeout") {
-		s.CommandTimeout = taskfile.Duration(f.commandTimeout)
-	}
-	if s.MaxFileSize == "" || changed("max-file-size") {
-		s.MaxFileSize = f.maxFileSize
-	}
+	s.Spec = in.Spec.Clone()
+	overlay(&s.Spec, f.flagSpec(), func(flag string) bool {
+		return changed(flag) && slices.Contains(batchWins, flag)
+	})
 	return &s
 }
+
+// batchWins are the flags that, given on the command line, win over a
+// task's own key: how commands are confined is the person's to say.
+var batchWins = []string{"sandbox", "command-timeout", "max-file-size"}
 
 // checkSpec finds what would stop a task at its start: its limits, its
 // folder, and what batch.TaskConfig would refuse (a check that cannot run,
@@ -284,12 +268,6 @@ func batchSpec(f *batchFlags, in *taskfile.Spec, changed func(string) bool) *tas
 func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err error) {
 	if s.MaxSteps < 1 || s.MaxTokens < 0 || *s.Retries < 0 {
 		return nil, fmt.Errorf("max_steps must be at least 1 and the limits not negative")
-	}
-	if s.ModelsFile != "" {
-		return nil, fmt.Errorf("models_file: a batch's tasks share one model table: give it with --models")
-	}
-	if s.FallbackModel != "" || s.FallbackOn != "" {
-		return nil, fmt.Errorf("fallback_model, fallback_on: a batch's tasks share one fallback: give it with --fallback-model and --fallback-on")
 	}
 	probe := llm.Usage{InputTokens: 1, OutputTokens: 1}
 	if s.BudgetUSD > 0 && (base.Price == nil || !base.Price(probe).Known() || base.JudgePrice != nil && !base.JudgePrice(probe).Known()) {
@@ -329,7 +307,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		cfg.Start = withoutJudge(cfg.Start) // no judge: its start event names none
 	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
-		jb, err := f.modelFlags.judge(spec.JudgeModel, osGetenv)
+		jb, err := modelFlagsOf(&f.spec).judge(spec.JudgeModel, osGetenv)
 		if err != nil {
 			return nil, err
 		}
@@ -339,12 +317,12 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
 	// when it pauses (budget, timeout, interrupted).
-	settings, err := settingsOf(&f.runFlags, resumeSpec(f, spec), dir, cfg.ModelName)
+	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.ModelName)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Settings = settings
-	file, err := os.Create(dir + ".log")
+	file, release, err := openTaskLog(dir + ".log")
 	if err != nil {
 		return nil, err
 	}
@@ -352,6 +330,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	cfg.Events = event.NewText(log)
 	cfg.Warn = func(line string) { warnf(log, "%s", line) }
 	return func(res *lifecycle.Result, err error) {
+		defer release()
 		defer file.Close()
 		if err != nil {
 			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
@@ -362,31 +341,11 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 }
 
 // resumeSpec is a batch task's spec as `nightshift run --resume` needs it
-// recorded: what the batch's flags gave every task (the limits, the
-// model table, the fallback) written into the task's own spec, and its
-// output schema's path made the one the run reads.
-func resumeSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
+// recorded: the flags are in it already (batchSpec); its folder is the
+// task's workspace, and its output schema's path the one the run reads.
+func resumeSpec(in *taskfile.Spec) *taskfile.Spec {
 	s := *in
 	s.Dir = ""
-	if s.BudgetUSD == 0 {
-		s.BudgetUSD = f.budgetUSD
-	}
-	if s.BudgetTokens == 0 {
-		s.BudgetTokens = f.budgetTokens
-	}
-	if s.Timeout == 0 {
-		s.Timeout = taskfile.Duration(f.timeout)
-	}
-	if s.LoopLimit == nil {
-		n := f.loopLimit
-		s.LoopLimit = &n
-	}
-	if s.ContextWindow == 0 {
-		s.ContextWindow = f.contextWindow
-	}
-	s.RollbackOnInterrupt = s.RollbackOnInterrupt || f.rollbackOnInterrupt
-	s.NoCache = s.NoCache || f.noCache
-	s.ModelsFile, s.FallbackModel, s.FallbackOn = f.modelsFile, f.fallbackModel, f.fallbackOn
 	if s.OutputSchema != "" && !filepath.IsAbs(s.OutputSchema) {
 		s.OutputSchema = filepath.Join(s.BaseDir, s.OutputSchema)
 	}
@@ -416,6 +375,24 @@ func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 		fmt.Fprintf(w, "  %s (%s)\n    go on:  nightshift run --resume %s%s%s\n    undo:   nightshift recover --dir %s%s\n",
 			esc(t.Name), t.Result.Outcome, t.Result.RunID, stateArg(stateDir), raise(t.Result.Outcome), esc(dir), stateArg(stateDir))
 	}
+}
+
+// writeBatchResume names the command that goes on with an interrupted
+// batch as a whole, when some of its tasks did not end: the paused ones
+// resume and the never-started ones start (the per-task commands above
+// cannot start those).
+func writeBatchResume(w io.Writer, sum *batch.Summary, tasks, stateDir string) {
+	left := 0
+	for _, t := range sum.Tasks {
+		if t.NotStarted || t.Result.Outcome == agent.Interrupted {
+			left++
+		}
+	}
+	if left == 0 {
+		return
+	}
+	fmt.Fprintf(w, "interrupted: %d of %d %s stopped or never started; the batch goes on with:\n  nightshift batch --resume --tasks %s --work %s%s\n",
+		left, len(sum.Tasks), plural(len(sum.Tasks), "task"), esc(tasks), esc(absDir(sum.WorkDir)), stateArg(stateDir))
 }
 
 // checkWorkDir refuses, before anything runs, a --work that cannot hold
@@ -466,4 +443,22 @@ func withoutJudge(fields []agent.StartField) []agent.StartField {
 		}
 	}
 	return out
+}
+
+// openTaskLog opens (emptied) a task's log beside its workspace, in the
+// batch's folder. Under bwrap no task's command reaches that folder;
+// under none, one could have put a symlink or a FIFO there for the next
+// task: it is never followed (a link to ~/.bashrc would be emptied and
+// written) nor waited on. For as long as the task runs it is one of
+// nightshift's own files (package ownfiles). release lets it go.
+func openTaskLog(path string) (f *os.File, release func(), err error) {
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the task's log: %w (a symlink or a FIFO there is not written through: remove it)", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("the task's log %s is not a regular file: remove it", path)
+	}
+	return f, ownfiles.Add(path), nil
 }

@@ -80,7 +80,7 @@ func continueBatchTask(ctx context.Context, changed func(string) bool, f *batchF
 	if err != nil {
 		return fail(fmt.Errorf("run %s recorded no configuration to go on with: undo it with nightshift recover --dir %s%s", run, dir, stateArg(f.stateDir)))
 	}
-	if err := newLimits(changed, &f.runFlags, g, spec); err != nil {
+	if err := newLimits(changed, &f.spec, spec); err != nil {
 		return fail(err)
 	}
 	cfg, err := runConfig(g, spec, limiters)

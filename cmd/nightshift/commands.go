@@ -12,29 +12,23 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
-// commandFlags say how run_command and the cmd: checks run: in which
-// sandbox, with which variables, for how long.
-type commandFlags struct {
-	sandbox        string
-	sandboxNet     bool
-	env            []string
-	commandTimeout time.Duration
-	maxFileSize    string
-}
-
-func addCommandFlags(cmd *cobra.Command, f *commandFlags) {
+// addCommandFlags binds the sandbox group's flags (how run_command and
+// the cmd: checks run: in which sandbox, with which variables, for how
+// long) to their fields of the run spec.
+func addCommandFlags(cmd *cobra.Command, c *runspec.Commands) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.sandbox, "sandbox", "auto", doc("sandbox"))
-	fl.BoolVar(&f.sandboxNet, "sandbox-net", false, doc("sandbox-net"))
-	fl.StringArrayVar(&f.env, "env", nil, doc("env"))
-	fl.DurationVar(&f.commandTimeout, "command-timeout", command.DefaultTimeout, doc("command-timeout"))
-	fl.StringVar(&f.maxFileSize, "max-file-size", fs.FormatSize(fs.DefaultMaxFileSize), doc("max-file-size"))
+	fl.StringVar(&c.Sandbox, "sandbox", "auto", doc("sandbox"))
+	fl.BoolVar(&c.SandboxNet, "sandbox-net", false, doc("sandbox-net"))
+	fl.StringArrayVar((*[]string)(&c.Env), "env", nil, doc("env"))
+	fl.DurationVar(durationOf(&c.CommandTimeout), "command-timeout", command.DefaultTimeout, doc("command-timeout"))
+	fl.StringVar(&c.MaxFileSize, "max-file-size", fs.FormatSize(fs.DefaultMaxFileSize), doc("max-file-size"))
 }
 
 // maxFileSize returns the spec's limit of the file tools, in bytes; 0 is

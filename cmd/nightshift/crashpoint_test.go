@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -18,7 +19,15 @@ const (
 	// crashLogEnv: the child appends the name of every crash point it
 	// reaches to this file, one a line, the fatal one included.
 	crashLogEnv = "NIGHTSHIFT_TEST_CRASH_LOG"
+	// stallAtEnv: the child stops at the first crash point of this name,
+	// says so on stderr ("stalled at NAME") and waits there for SIGINT or
+	// SIGTERM, then goes on: a signal that arrives exactly there, for a
+	// command too quick to catch midway otherwise.
+	stallAtEnv = "NIGHTSHIFT_TEST_STALL_AT"
 )
+
+// stalledAt is the line a child stopped at a crash point writes.
+const stalledAt = "stalled at "
 
 // installCrashPoint arms the crash points of a child started as nightshift
 // (see startChild), as its environment says. Without that environment it
@@ -26,8 +35,14 @@ const (
 func installCrashPoint() {
 	at, _ := strconv.Atoi(os.Getenv(crashAtEnv))
 	logPath := os.Getenv(crashLogEnv)
-	if at == 0 && logPath == "" {
+	stall := os.Getenv(stallAtEnv)
+	if at == 0 && logPath == "" && stall == "" {
 		return
+	}
+	// Main's own handler gets the signal too: each channel gets a copy.
+	sigs := make(chan os.Signal, 1)
+	if stall != "" {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	}
 	var log *os.File
 	if logPath != "" {
@@ -46,6 +61,11 @@ func installCrashPoint() {
 		n++
 		if log != nil {
 			fmt.Fprintf(log, "%d %s\n", n, name)
+		}
+		if name == stall {
+			stall = ""
+			fmt.Fprintln(os.Stderr, stalledAt+name)
+			<-sigs
 		}
 		if n == at {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -178,22 +179,20 @@ func playScene(ctx context.Context, dir string, sc scene, stdout, stderr io.Writ
 	if err := os.WriteFile(scenario, []byte(sc.scenario), 0o644); err != nil {
 		return nil, err
 	}
-	f := &runFlags{
-		modelFlags: modelFlags{provider: "scripted", scenario: scenario},
-		dir:        work,
-		backoff:    backoff,
-		// The demo's state stays with its throwaway workspace, beside it.
-		stateDir: filepath.Join(dir, "state"),
-	}
-	f.retryBudget = retry.DefaultBudget
+	// The demo's state stays with its throwaway workspace, beside it.
+	f := &runFlags{dir: work, stateDir: filepath.Join(dir, "state")}
 	retries := 3
 	spec := &taskfile.Spec{Task: sc.task, BaseDir: dir}
+	spec.Provider, spec.Scenario = "scripted", scenario
+	spec.Backoff, spec.RetryBudget = runspec.Duration(backoff), runspec.Duration(retry.DefaultBudget)
+	var never runspec.Duration // the scripted model neither streams nor hangs
+	spec.Stall, spec.CallTimeout = &never, &never
 	spec.Checks, spec.NoJudge = sc.checks, sc.noJudge
 	spec.MaxSteps, spec.MaxTokens, spec.MaxVerifyRounds, spec.Retries = agent.DefaultMaxSteps, agent.DefaultMaxTokens, agent.DefaultMaxVerifyRounds, &retries
 	// An interrupted scene is rolled back, not paused: its folder is
 	// removed when the demo ends, so there is nothing to resume.
 	spec.RollbackOnInterrupt = true
-	cfg, err := runConfig(f, spec, f.limiters())
+	cfg, err := runConfig(f, spec, limitersFor(f.stateDir, &spec.Spec))
 	if err != nil {
 		return nil, err
 	}

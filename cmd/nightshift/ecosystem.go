@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,87 +12,85 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/tracing"
 )
 
-// ecoFlags are the flags of the ecosystem (issue 16): MCP servers, the
-// subagent, memory and traces. run and batch have them.
-type ecoFlags struct {
-	mcp           []string
-	mcpClass      []string
-	mcpEnv        []string
-	subagents     bool
-	subagentSteps int
-	memory        bool
-	otel          bool
-	otelFile      string
-	otelContent   bool
-}
-
-func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
+// addEcoFlags binds the ecosystem's flags (issue 16: MCP servers, the
+// subagent, memory and traces; run and batch have them) to their fields
+// of the run spec.
+func addEcoFlags(cmd *cobra.Command, e *runspec.Ecosystem) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.mcp, "mcp", nil, doc("mcp"))
-	fl.StringArrayVar(&f.mcpClass, "mcp-class", nil, doc("mcp-class"))
-	fl.StringArrayVar(&f.mcpEnv, "mcp-env", nil, doc("mcp-env"))
-	fl.BoolVar(&f.subagents, "subagents", false, doc("subagents"))
-	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, doc("subagent-steps"))
-	fl.BoolVar(&f.memory, "memory", false, doc("memory"))
-	addOtelFlags(cmd, f)
+	fl.StringArrayVar(&e.MCPFlags, "mcp", nil, doc("mcp"))
+	fl.StringArrayVar(&e.MCPClass, "mcp-class", nil, doc("mcp-class"))
+	fl.StringArrayVar(&e.MCPEnv, "mcp-env", nil, doc("mcp-env"))
+	fl.StringArrayVar(&e.MCPTrust, "mcp-trust", nil, doc("mcp-trust"))
+	fl.BoolVar(&e.Subagents, "subagents", false, doc("subagents"))
+	fl.IntVar(&e.SubagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, doc("subagent-steps"))
+	fl.BoolVar(&e.Memory, "memory", false, doc("memory"))
+	addOtelFlags(cmd, e)
 }
 
 // addOtelFlags adds the trace flags alone (the night has no others of
 // the ecosystem's: its pipeline says them).
-func addOtelFlags(cmd *cobra.Command, f *ecoFlags) {
+func addOtelFlags(cmd *cobra.Command, e *runspec.Ecosystem) {
 	fl := cmd.Flags()
-	fl.BoolVar(&f.otel, "otel", false, doc("otel"))
-	fl.StringVar(&f.otelFile, "otel-file", "", doc("otel-file"))
-	fl.BoolVar(&f.otelContent, "otel-content", false, doc("otel-content"))
+	fl.BoolVar(&e.Otel, "otel", false, doc("otel"))
+	fl.StringVar(&e.OtelFile, "otel-file", "", doc("otel-file"))
+	fl.BoolVar(&e.OtelContent, "otel-content", false, doc("otel-content"))
 }
 
-// apply puts the flags and the task's mcp: section into cfg: the
-// servers of the task file first, then --mcp's, and --mcp-class and
-// --mcp-env over both. Every mistake is a usage error, found before anything runs.
-func (f *ecoFlags) apply(cfg *lifecycle.Config, spec *taskfile.Spec) error {
+// applyEco puts the spec's ecosystem into cfg: the servers of the task
+// file first, then --mcp's, and --mcp-class, --mcp-env and --mcp-trust over both, the
+// sub-agents and memory. Every mistake is a usage error, found before
+// anything runs.
+func applyEco(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	servers, err := spec.MCPServers()
 	if err != nil {
 		return usageError(err)
 	}
-	for _, s := range f.mcp {
+	e := &spec.Ecosystem
+	for _, s := range e.MCPFlags {
 		srv, err := mcp.Parse(s)
 		if err != nil {
 			return usageError(err)
 		}
 		servers = append(servers, srv)
 	}
-	for _, rule := range f.mcpClass {
+	for _, rule := range e.MCPClass {
 		if err := mcp.SetClass(servers, rule); err != nil {
 			return usageError(err)
 		}
 	}
-	for _, rule := range f.mcpEnv {
+	for _, rule := range e.MCPEnv {
 		if err := mcp.AddEnv(servers, rule); err != nil {
 			return usageError(err)
 		}
 	}
-	if f.subagentSteps < 0 {
+	for _, name := range e.MCPTrust {
+		if err := mcp.TrustWorkspace(servers, name); err != nil {
+			return usageError(err)
+		}
+	}
+	if e.SubagentSteps < 0 {
 		return usagef("--subagent-steps must not be negative")
 	}
 	cfg.MCP = servers
-	cfg.Subagents, cfg.SubagentSteps = f.subagents, f.subagentSteps
-	if f.memory {
+	cfg.Subagents, cfg.SubagentSteps = e.Subagents, cmp.Or(e.SubagentSteps, lifecycle.DefaultSubagentSteps)
+	if e.Memory {
 		cfg.Memory = &lifecycle.Memory{}
 	}
 	return nil
 }
 
-// startTrace starts the exporters the flags and the OTEL_* variables ask
+// startTrace starts the exporters the spec and the OTEL_* variables ask
 // for; the returned stop flushes them, and must run before the process
 // ends. An exporter nightshift does not have is a usage error.
-func (f *ecoFlags) startTrace(ctx context.Context, stderr io.Writer) (*tracing.Tracer, func(), error) {
+func startTrace(ctx context.Context, e *runspec.Ecosystem, stderr io.Writer) (*tracing.Tracer, func(), error) {
 	tr, stop, err := tracing.Start(ctx, tracing.Setup{
-		On: f.otel, File: f.otelFile, Content: f.otelContent, Version: moduleVersion(),
+		On: e.Otel, File: e.OtelFile, Content: e.OtelContent, Version: moduleVersion(),
 		Errors: onceErrors(stderr),
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/proxy"
 	"github.com/nightshift-dev/nightshift/reliability"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -183,6 +184,14 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 		return err
 	}
 	if cmd.Context().Err() != nil {
+		// The table counts a run the signal stopped, or never started,
+		// as failed: say so, so that nobody quotes its rates.
+		stopped := 0
+		for _, f := range rep.Overall {
+			stopped += f.Outcomes[string(agent.Interrupted)]
+		}
+		fmt.Fprintf(stderr, "nightshift eval reliability: interrupted: %d %s stopped or never started, counted above as failed (outcome interrupted); the figures are not a measurement: run it again to measure\n",
+			stopped, plural(stopped, "run"))
 		return exitWith(exitFor(agent.Interrupted))
 	}
 	return nil
@@ -194,7 +203,9 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 // from its events.
 func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, mf modelFlags, specs []*taskfile.Spec) (reliability.Condition, func(), error) {
 	bf := defaultBatchFlags()
-	bf.modelFlags = mf
+	m, stall := &bf.spec.Model, runspec.Duration(mf.stall)
+	m.Provider, m.ModelName, m.BaseURL, m.Scenario, m.Stream, m.MaxTokensField = mf.provider, mf.model, mf.baseURL, mf.scenario, mf.stream, mf.maxTokensField
+	bf.spec.Stall = &stall
 	bf.parallel = f.parallel
 	runner, done, err := batchRunner(cmd, bf, specs)
 	if err != nil {

@@ -27,8 +27,8 @@ func main() {
 // once, for a person who will not wait: what was left half done is as
 // after a crash, which the journal and the ledger recover from.
 func Main() int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -39,16 +39,18 @@ func Main() int {
 	// end, its record and its exit status. Killed, it stopped half done.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go onSignals(sigs, cancel, terminal.Writer(os.Stderr), os.Exit)
-	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return exitStatus(ctx, err, os.Stderr)
 }
 
-// onSignals cancels the command at the first signal and exits 130 at the
-// second.
-func onSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func(int)) {
-	if _, ok := <-sigs; !ok {
+// onSignals cancels the command at the first signal, with an
+// *interrupted as the cause, and exits 130 at the second.
+func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) {
+	sig, ok := <-sigs
+	if !ok {
 		return
 	}
-	cancel()
+	cancel(&interrupted{sig})
 	if _, ok := <-sigs; ok {
 		fmt.Fprintln(stderr, "nightshift: second signal: exiting at once")
 		exit(exitFor(agent.Interrupted))
@@ -70,18 +72,59 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// the text as it was). stdout's writes say what they are (output.go).
 	root := newRootCmd(stdin, red.Writer(stdout), red.Writer(terminal.Writer(stderr)))
 	root.SetArgs(args)
-	// Cobra adds its help and completion commands only when it executes,
-	// so that Find below, which runs before, knew neither: `nightshift
-	// help` and `nightshift completion bash`, both listed by --help, were
-	// "unknown command" (issue 23). Add them first.
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
 	// Cobra reports an unknown command as a plain error; it is a usage
 	// error (exit 2): nothing was run.
 	if _, _, err := root.Find(args); err != nil {
 		return red.Error(usagef("%v (see nightshift --help)", err))
 	}
 	return red.Error(root.ExecuteContext(ctx))
+}
+
+// interrupted is the cause of the command's context when a signal
+// cancelled it.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// signalName is the signal's usual name: SIGINT, SIGTERM.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// exitStatus is the exit status of a command that returned err. It is
+// the one place that turns a signal into 130: every command stops on its
+// context and records what it must, but what it returns then differs (a
+// server returns nil, a judge call "context canceled", a batch the
+// status of its tasks); after SIGINT or SIGTERM the status is 130,
+// interrupted, whatever it was (DESIGN.md, the exit table). An error that
+// is not the interruption itself (a record that could not be written) is
+// still printed; a command that said nothing about the interruption gets
+// one line saying it.
+func exitStatus(ctx context.Context, err error, stderr io.Writer) int {
+	var sig *interrupted
+	if !errors.As(context.Cause(ctx), &sig) {
+		return exitCode(err, stderr)
+	}
+	code := exitFor(agent.Interrupted)
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee) && ee.code == code:
+		exitCode(err, stderr) // as the command meant it
+	case errors.As(err, &ee) && (ee.quiet || ee.err == nil):
+		fmt.Fprintf(terminal.Writer(stderr), "nightshift: %v\n", sig)
+	case err != nil && !errors.Is(err, context.Canceled):
+		exitCode(err, stderr) // printed; its status is the signal's
+		fmt.Fprintf(terminal.Writer(stderr), "nightshift: %v\n", sig)
+	default:
+		fmt.Fprintf(terminal.Writer(stderr), "nightshift: %v\n", sig)
+	}
+	return code
 }
 
 // exitCode maps an error onto the process exit status, printing it unless

@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tracing"
@@ -38,7 +39,7 @@ func dbFlag(cmd *cobra.Command, db *string) {
 func resolveDB(db string) string { return cmp.Or(db, os.Getenv("NIGHTSHIFT_DB"), defaultDB) }
 
 // openLedger opens the ledger db names as $NIGHTSHIFT_OWNER, with how
-// this process works a night (cfg's Workers and Lease; zero: the
+// this process works a night (cfg's Concurrency and Lease; zero: the
 // defaults). Every text it writes passes through the process's redactor
 // first, so the ledger never stores a credential's value.
 func openLedger(ctx context.Context, db string, cfg ledger.Config) (*ledger.Ledger, error) {
@@ -63,10 +64,10 @@ func newNightCmd() *cobra.Command {
 	var pipeline, db, stateDir, clockName, from, html string
 	var demo bool
 	var nights int
-	var work ledger.Config // --workers, --lease
-	var otel ecoFlags      // --otel, --otel-file, --otel-content
+	var work ledger.Config     // --concurrency (--workers), --lease
+	var otel runspec.Ecosystem // --otel, --otel-file, --otel-content
 	cmd := &cobra.Command{
-		Use:   "night --pipeline FILE [--db DB] [--workers N] [--lease D] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
+		Use:   "night --pipeline FILE [--db DB] [--concurrency N] [--lease D] [--clock sim --nights N [--from DATE]] [--html FILE] | night --demo",
 		Short: "Run the unattended pipeline through its nightly window",
 		Long: `Night runs the pipeline file's roles (proposer, judge, builder) through the
 window, charging every failure to the smallest thing known to be broken, and
@@ -77,8 +78,9 @@ one night on PostgreSQL. Run again in the same window, it joins the night:
 it continues the attempts a Ctrl-C interrupted, and resumes a night a
 system-scope failure stopped.
 
---workers N runs N steps at once in this process (default 1), each of its own
-task; --lease D is how long a step may run before River takes it back, and how
+--concurrency N runs N steps at once in this process (default 1), each of
+its own task (--workers, its old name, is an alias until the next release:
+a worker is a role's model, the failure scope); --lease D is how long a step may run before River takes it back, and how
 long an interrupted step waits for its owner before another process retries
 it (default 1h).
 
@@ -104,13 +106,19 @@ and continued by the next night; a second signal exits at once), 2 a bad
 pipeline file or bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("workers") {
+				if cmd.Flags().Changed("concurrency") {
+					return usagef("--workers is --concurrency's old name: give --concurrency alone")
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "nightshift: --workers is deprecated: use --concurrency (--workers goes in the next release)")
+			}
 			if err := checkOutFile("html", html); err != nil {
 				return err
 			}
 			if html != "" {
 				ownfiles.Add(html) // written by nightshift: no run's change
 			}
-			if err := checkOutFileAs("otel-file", otel.otelFile, "traces.jsonl"); err != nil {
+			if err := checkOutFileAs("otel-file", otel.OtelFile, "traces.jsonl"); err != nil {
 				return err
 			}
 			if demo {
@@ -120,7 +128,7 @@ pipeline file or bad flags.`,
 				// The demo's night is its own: one night on a simulated
 				// clock, one step at a time. A flag that would change it
 				// was ignored without a word.
-				for _, n := range []string{"clock", "nights", "from", "workers", "lease"} {
+				for _, n := range []string{"clock", "nights", "from", "concurrency", "workers", "lease"} {
 					if cmd.Flags().Changed(n) {
 						return usagef("--demo plays one fixed night: drop --%s, or run your own pipeline with --pipeline FILE", n)
 					}
@@ -133,8 +141,8 @@ pipeline file or bad flags.`,
 			if err := checkInputFile("--pipeline", pipeline, "the format is in docs/night.md"); err != nil {
 				return err
 			}
-			if work.Workers < 1 {
-				return usagef("--workers is %d: run at least one step at once", work.Workers)
+			if work.Concurrency < 1 {
+				return usagef("--%s is %d: run at least one step at once", concurrencyFlag(cmd), work.Concurrency)
 			}
 			if work.Lease <= 0 {
 				return usagef("--lease is %s: give a step some time, e.g. --lease 1h", work.Lease)
@@ -157,7 +165,11 @@ pipeline file or bad flags.`,
 	cmd.Flags().IntVar(&nights, "nights", 1, "with --clock sim: how many nights to run")
 	cmd.Flags().StringVar(&from, "from", "", "with --clock sim: the date (2006-01-02) the first night's window starts; default today")
 	cmd.Flags().StringVar(&html, "html", "", "write the morning report as a page to FILE once the nights are over")
-	cmd.Flags().IntVar(&work.Workers, "workers", 1, "how many steps this process runs at once (and step chains it brings to the night)")
+	cmd.Flags().IntVar(&work.Concurrency, "concurrency", 1, "how many steps this process runs at once (and step chains it brings to the night)")
+	// --concurrency's old name, for one release (hidden; a line on stderr
+	// says so when given).
+	cmd.Flags().IntVar(&work.Concurrency, "workers", 1, "deprecated: use --concurrency")
+	cmd.Flags().MarkHidden("workers") //nolint:errcheck // the flag exists: made above
 	cmd.Flags().DurationVar(&work.Lease, "lease", ledger.DefaultLease, "how long a step may run before River takes it back, and an interrupted step waits for its owner")
 	dbFlag(cmd, &db)
 	stateDirFlag(cmd, &stateDir)
@@ -187,9 +199,9 @@ func (s *nightSetup) close() {
 }
 
 // setUpNights loads and checks the pipeline and opens what its nights
-// need, on clk, with the ledger working as work says (Workers, Lease);
+// need, on clk, with the ledger working as work says (Concurrency, Lease);
 // before runs on the ledger once it is open.
-func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
+func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *runspec.Ecosystem, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) (*nightSetup, error) {
 	ctx := cmd.Context()
 	live := false
 	if fh, ok := redact.Underlying(cmd.ErrOrStderr()).(*os.File); ok {
@@ -242,7 +254,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *ecoFlags, 
 	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
 	s.closers = append(s.closers, func() { closeLimiters(reg, cmd.ErrOrStderr()) })
 	s.limiters = night.Limiters(p, reg, os.Getenv)
-	tr, stopTrace, err := otel.startTrace(ctx, cmd.ErrOrStderr())
+	tr, stopTrace, err := startTrace(ctx, otel, cmd.ErrOrStderr())
 	if err != nil {
 		return s, err
 	}
@@ -277,7 +289,7 @@ func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 
 // runNight runs one night, prints how it ended and, with html, writes
 // the morning report's page.
-func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
+func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *runspec.Ecosystem, work ledger.Config, clk clock.Clock, before func(*ledger.Ledger) error) error {
 	s, err := setUpNights(cmd, path, db, stateDir, otel, work, clk, before)
 	defer s.close()
 	if err != nil {
@@ -299,7 +311,7 @@ func runNight(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlag
 
 // runSimNights runs n nights of the pipeline on a simulated clock, from
 // the night whose window starts on from.
-func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *ecoFlags, work ledger.Config, n int, from string) error {
+func runSimNights(cmd *cobra.Command, path, db, stateDir, html string, otel *runspec.Ecosystem, work ledger.Config, n int, from string) error {
 	if n < 1 {
 		return usagef("--nights is %d: run at least one night", n)
 	}
@@ -390,7 +402,7 @@ func demoPage() (string, error) {
 // runDemoNight writes the demo pipeline to a temporary folder, adds the
 // task that fails the seed's way, runs the night on a simulated clock,
 // prints the report and writes its page (html, default demoPage()).
-func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags) error {
+func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *runspec.Ecosystem) error {
 	dir, err := os.MkdirTemp("", "nightshift-demo-")
 	if err != nil {
 		return err
@@ -440,4 +452,13 @@ func runDemoNight(cmd *cobra.Command, db, stateDir, html string, otel *ecoFlags)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "[demo · the morning report as a page: %s (open it in a browser)]\n", html)
 	return runErr
+}
+
+// concurrencyFlag is the name the person gave --concurrency by: its old
+// name, --workers, when that was the one given.
+func concurrencyFlag(cmd *cobra.Command) string {
+	if cmd.Flags().Changed("workers") {
+		return "workers"
+	}
+	return "concurrency"
 }

@@ -20,7 +20,9 @@ import (
 func execute(t *testing.T, cmd *cobra.Command, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd.SetArgs(args)
+	// Not nil: cobra reads nil as "the process's own arguments", the test
+	// binary's -test.* flags (the test failed when run with any).
+	cmd.SetArgs(append([]string{}, args...))
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true

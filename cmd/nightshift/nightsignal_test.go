@@ -165,7 +165,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	cancelled := make(chan struct{})
 	exited := make(chan int, 1)
 	var stderr strings.Builder
-	go onSignals(sigs, func() { close(cancelled) }, &stderr, func(code int) { exited <- code })
+	go onSignals(sigs, func(error) { close(cancelled) }, &stderr, func(code int) { exited <- code })
 	sigs <- syscall.SIGINT
 	<-cancelled
 	select {

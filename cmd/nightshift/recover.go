@@ -116,6 +116,14 @@ func runRecover(ctx context.Context, out io.Writer, dir, stateDir string, discar
 			fmt.Fprintf(out, "nightshift: %s\n", esc(ferr))
 		}
 	}
+	if err != nil && ctx.Err() != nil {
+		// Stopped midway by a signal: nothing is "recovered" yet. The
+		// rollback kept its decision in the journal, so the same
+		// command finishes it.
+		fmt.Fprintf(out, "nightshift: recovery of %s interrupted: the workspace is partly restored; finish it with: nightshift recover --dir %s%s\n",
+			esc(abs), esc(abs), stateArg(stateDir))
+		return exitWith(exitFor(agent.Interrupted))
+	}
 	if len(rep.Runs) == 0 && err == nil {
 		fmt.Fprintf(out, "nightshift: nothing to recover in %s\n", esc(abs))
 	} else {

@@ -17,43 +17,34 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
-// runSettings is what `nightshift run` records in a run's checkpoint
-// (lifecycle.Config.Settings): everything its configuration was built
-// from, paths made absolute, so that `nightshift run --resume RUN` builds
+// runSettings is what `nightshift run` and batch record in a run's
+// checkpoint (lifecycle.Config.Settings): the run spec the run started
+// with, the flags laid over its task file (the resolved provider and
+// model name, and every path, made absolute in it), and the process's
+// own settings beside it, so that `nightshift run --resume RUN` builds
 // the same configuration from anywhere. No key is recorded: they come
 // from the environment, as they did.
 type runSettings struct {
-	Provider       string         `json:"provider"`
-	Model          string         `json:"model,omitempty"`
-	BaseURL        string         `json:"base_url,omitempty"`
-	Scenario       string         `json:"scenario,omitempty"`
-	Stream         bool           `json:"stream,omitempty"`
-	MaxTokensField string         `json:"max_tokens_field,omitempty"`
-	Stall          time.Duration  `json:"stall"`
-	CallTimeout    time.Duration  `json:"call_timeout"`
-	Backoff        time.Duration  `json:"backoff"`
-	RetryBudget    time.Duration  `json:"retry_budget"`
-	RPM            int            `json:"rpm,omitempty"`
-	TPM            int            `json:"tpm,omitempty"`
-	Events         string         `json:"events,omitempty"`
-	Keep           bool           `json:"keep,omitempty"`
-	KeepState      time.Duration  `json:"keep_state"`
-	Dir            string         `json:"dir"`
-	BaseDir        string         `json:"base_dir"`
-	Spec           *taskfile.Spec `json:"spec"`
-	// Eco are the ecosystem's flags (--mcp, --mcp-class, --mcp-env, --subagents,
-	// --subagent-steps, --memory, --otel…): a resumed run has the tools
-	// and the traces it started with.
-	Eco ecoSettings `json:"eco"`
+	Spec      *taskfile.Spec `json:"spec"`
+	Events    string         `json:"events,omitempty"`
+	KeepState time.Duration  `json:"keep_state"`
+	Dir       string         `json:"dir"`
+	BaseDir   string         `json:"base_dir"`
 	// Inputs are the files the spec reads (its output schema, its json:
 	// checks' schemas, its model table), as they were when the run
 	// started: a resumed run is checked and priced by them, not by what
 	// the worker may have written to those paths since.
 	Inputs []recordedInput `json:"inputs,omitempty"`
+	// Provider and Model are where a checkpoint written before the spec
+	// held them kept the provider the environment chose and the model
+	// name sent: read from such a checkpoint, never written.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 }
 
 // recordedInput is one file a run's spec reads, kept in its checkpoint.
@@ -65,42 +56,21 @@ type recordedInput struct {
 	Content []byte `json:"content"`
 }
 
-// ecoSettings are ecoFlags as a run's settings record them.
-type ecoSettings struct {
-	MCP           []string `json:"mcp,omitempty"`
-	MCPClass      []string `json:"mcp_class,omitempty"`
-	MCPEnv        []string `json:"mcp_env,omitempty"`
-	Subagents     bool     `json:"subagents,omitempty"`
-	SubagentSteps int      `json:"subagent_steps,omitempty"`
-	Memory        bool     `json:"memory,omitempty"`
-	Otel          bool     `json:"otel,omitempty"`
-	OtelFile      string   `json:"otel_file,omitempty"`
-	OtelContent   bool     `json:"otel_content,omitempty"`
-}
-
-// settingsOf records the configuration of a run about to start.
+// settingsOf records the configuration of a run about to start: its
+// spec, with the provider the environment chose and the model name the
+// run sends (a resume must not choose others because a key was set
+// since), and its paths made absolute.
 func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMessage, error) {
-	s := runSettings{
-		Provider: f.provider, Model: model, BaseURL: f.baseURL, Scenario: absPath(f.scenario),
-		Stream: f.stream, MaxTokensField: f.maxTokensField, Stall: f.stall, CallTimeout: f.callTimeout,
-		Backoff: f.backoff, RetryBudget: f.retryBudget, RPM: f.rpm, TPM: f.tpm,
-		Events: absPath(f.events), Keep: f.keep, KeepState: f.keepState,
-		Dir: absPath(dir), BaseDir: absPath(spec.BaseDir),
-		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, MCPEnv: f.eco.mcpEnv, Subagents: f.eco.subagents,
-			SubagentSteps: f.eco.subagentSteps, Memory: f.eco.memory,
-			Otel: f.eco.otel, OtelFile: absPath(f.eco.otelFile), OtelContent: f.eco.otelContent},
-	}
 	cp := *spec
+	cp.Spec = spec.Spec.Clone()
 	cp.OutputSchema, cp.ModelsFile = absPath(cp.OutputSchema), absPath(cp.ModelsFile)
-	s.Spec = &cp
-	s.Inputs = inputsOf(&cp)
-	if s.Provider == "" {
-		// The provider the environment chose: a resume must not choose
-		// another because a key was set since.
-		if p, err := resolveProvider("", osGetenv); err == nil {
-			s.Provider = p
-		}
+	cp.Scenario, cp.OtelFile = absPath(cp.Scenario), absPath(cp.OtelFile)
+	cp.ModelName = model
+	if p, err := resolveProvider(cp.Provider, osGetenv); err == nil {
+		cp.Provider = p
 	}
+	s := runSettings{Spec: &cp, Events: absPath(f.events), KeepState: f.keepState, Dir: absPath(dir), BaseDir: absPath(spec.BaseDir)}
+	s.Inputs = inputsOf(&cp)
 	return json.Marshal(s)
 }
 
@@ -139,10 +109,10 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if err != nil {
 		return usagef("run %s has no configuration recorded by nightshift run (a night run?): undo it with: nightshift recover --dir %s%s", f.resume, dir, stateArg(f.stateDir))
 	}
-	if err := newLimits(cmd.Flags().Changed, f, g, spec); err != nil {
+	if err := newLimits(cmd.Flags().Changed, &f.spec, spec); err != nil {
 		return err
 	}
-	cfg, err := runConfig(g, spec, g.limiters())
+	cfg, err := runConfig(g, spec, limitersFor(g.stateDir, &spec.Spec))
 	if err != nil {
 		return err
 	}
@@ -150,7 +120,7 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
 		return err
 	}
-	done, err := g.attach(cmd, &cfg)
+	done, err := g.attach(cmd, &cfg, &spec.Spec)
 	if err != nil {
 		return err
 	}
@@ -248,8 +218,8 @@ func restoreInputs(s *runSettings, spec *taskfile.Spec, stateBase, dir, runID st
 // nightshift run or batch started.
 var errNoSettings = errors.New("no recorded configuration")
 
-// recordedConfig rebuilds, from a paused run's checkpoint, the flags and
-// the spec its configuration was built from.
+// recordedConfig rebuilds, from a paused run's checkpoint, the spec its
+// configuration was built from and the process's settings beside it.
 func recordedConfig(ck *lifecycle.Checkpoint, stateDir string) (*runFlags, *taskfile.Spec, error) {
 	var s runSettings
 	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
@@ -257,46 +227,41 @@ func recordedConfig(ck *lifecycle.Checkpoint, stateDir string) (*runFlags, *task
 	}
 	spec := s.Spec
 	spec.BaseDir = s.BaseDir
+	spec.Provider, spec.ModelName = cmp.Or(spec.Provider, s.Provider), cmp.Or(spec.ModelName, s.Model)
 	spec.Checks = slices.Clone(spec.Checks)
 	if err := restoreInputs(&s, spec, stateDir, s.Dir, ck.Run); err != nil {
 		return nil, nil, err
 	}
-	return s.flags(stateDir), spec, nil
+	return &runFlags{dir: s.Dir, events: s.Events, keepState: s.KeepState, stateDir: stateDir}, spec, nil
 }
 
 // newLimits gives a resumed run the budget and time limits given anew
-// with --resume (f's, where changed says they were given).
-func newLimits(changed func(string) bool, f, g *runFlags, spec *taskfile.Spec) error {
+// with --resume (given's, where changed says they were given).
+func newLimits(changed func(string) bool, given *runspec.Spec, spec *taskfile.Spec) error {
 	if changed("budget-usd") {
-		spec.BudgetUSD = f.budgetUSD
+		spec.BudgetUSD = given.BudgetUSD
 	}
 	if changed("budget-tokens") {
-		spec.BudgetTokens = f.budgetTokens
+		spec.BudgetTokens = given.BudgetTokens
 	}
 	if changed("timeout") {
-		spec.Timeout = taskfile.Duration(f.timeout)
+		spec.Timeout = given.Timeout
 	}
 	if changed("stall") {
-		g.stall = f.stall
+		spec.Stall = clonePtr(given.Stall)
 	}
 	if changed("call-timeout") {
-		g.callTimeout = f.callTimeout
+		spec.CallTimeout = clonePtr(given.CallTimeout)
 	}
 	return checkBudgets(spec)
 }
 
-// flags rebuilds the flags a run was started with.
-func (s runSettings) flags(stateDir string) *runFlags {
-	return &runFlags{
-		modelFlags: modelFlags{provider: s.Provider, model: s.Model, baseURL: s.BaseURL, scenario: s.Scenario,
-			stream: s.Stream, maxTokensField: s.MaxTokensField, stall: s.Stall},
-		dir: s.Dir, backoff: s.Backoff, retryBudget: s.RetryBudget, rpm: s.RPM, tpm: s.TPM,
-		events: s.Events, keep: s.Keep, keepState: s.KeepState, callTimeout: s.CallTimeout,
-		stateDir: stateDir, resume: "",
-		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, mcpEnv: s.Eco.MCPEnv, subagents: s.Eco.Subagents,
-			subagentSteps: cmp.Or(s.Eco.SubagentSteps, lifecycle.DefaultSubagentSteps), memory: s.Eco.Memory,
-			otel: s.Eco.Otel, otelFile: s.Eco.OtelFile, otelContent: s.Eco.OtelContent},
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
 	}
+	v := *p
+	return &v
 }
 
 // findPaused finds the paused run's workspace and checkpoint: in --dir

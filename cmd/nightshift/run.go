@@ -20,52 +20,29 @@ import (
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/terminal"
 )
 
-// runFlags are the flags of `nightshift run`.
+// runFlags are the flags of `nightshift run` (and batch's, which has
+// them all). Every run option's flag is bound to its field of spec, the
+// one declaration of a run (runspec.Table says which flag is which
+// field): the flags decode into the run spec, and nothing copies them.
+// The fields beside it are the process's, not the run's: where the
+// workspace and the state are, where the events go, which task file.
 type runFlags struct {
-	modelFlags
-	dir             string
-	maxSteps        int
-	retries         int
-	backoff         time.Duration
-	maxTokens       int
-	events          string
-	outputSchema    string
-	taskFile        string
-	checks          []string
-	noJudge         bool
-	noClaims        bool
-	judgeModel      string
-	maxVerifyRounds int
-	approve         []string
-	keep            bool
-	rpm, tpm        int
-	retryBudget     time.Duration
-	stateDir        string
-	keepState       time.Duration
-
-	// Budgets, time and resumption (docs/budgets.md).
-	budgetUSD           float64
-	budgetTokens        int64
-	timeout             time.Duration
-	callTimeout         time.Duration
-	loopLimit           int
-	maxCallsPerReply    int
-	modelsFile          string
-	rollbackOnInterrupt bool
-	resume              string
-
-	// Long conversations (README, "Long runs").
-	noCache       bool
-	contextWindow int
-	fallbackModel string
-	fallbackOn    string
-	commandFlags
-	eco ecoFlags
+	spec runspec.Spec
+	// noClaims is --no-claims, the claims key said the other way round:
+	// claims: false when given (flagSpec).
+	noClaims  bool
+	dir       string
+	events    string
+	taskFile  string
+	stateDir  string
+	keepState time.Duration
+	resume    string
 }
 
 func newRunCmd() *cobra.Command {
@@ -109,50 +86,57 @@ Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
+	s := &f.spec
 	fl.StringVar(&f.dir, "dir", ".", doc("dir"))
-	fl.StringVar(&f.provider, "provider", "", doc("provider"))
-	fl.StringVar(&f.model, "model", "", doc("model")+" (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
-	fl.StringVar(&f.baseURL, "base-url", "", doc("base-url"))
-	fl.StringVar(&f.scenario, "scenario", "", doc("scenario"))
-	fl.BoolVar(&f.stream, "stream", false, doc("stream"))
-	fl.StringVar(&f.maxTokensField, "max-tokens-field", "", doc("max-tokens-field"))
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, doc("max-steps"))
-	fl.IntVar(&f.retries, "retries", 3, doc("retries"))
-	fl.DurationVar(&f.backoff, "backoff", time.Second, doc("backoff"))
-	fl.IntVar(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, doc("max-tokens"))
+	fl.StringVar(&s.Provider, "provider", "", doc("provider"))
+	fl.StringVar(&s.ModelName, "model", "", doc("model")+" (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
+	fl.StringVar(&s.BaseURL, "base-url", "", doc("base-url"))
+	fl.StringVar(&s.Scenario, "scenario", "", doc("scenario"))
+	fl.BoolVar(&s.Stream, "stream", false, doc("stream"))
+	fl.StringVar(&s.MaxTokensField, "max-tokens-field", "", doc("max-tokens-field"))
+	fl.IntVar(&s.MaxSteps, "max-steps", agent.DefaultMaxSteps, doc("max-steps"))
+	s.Retries = new(int)
+	fl.IntVar(s.Retries, "retries", 3, doc("retries"))
+	fl.DurationVar(durationOf(&s.Backoff), "backoff", time.Second, doc("backoff"))
+	fl.IntVar(&s.MaxTokens, "max-tokens", agent.DefaultMaxTokens, doc("max-tokens"))
 	fl.StringVar(&f.events, "events", "", doc("events"))
-	fl.StringVar(&f.outputSchema, "output-schema", "", doc("output-schema"))
+	fl.StringVar(&s.OutputSchema, "output-schema", "", doc("output-schema"))
 	fl.StringVar(&f.taskFile, "task-file", "", doc("task-file"))
-	fl.StringArrayVar(&f.checks, "check", nil, doc("check"))
-	fl.BoolVar(&f.noJudge, "no-judge", false, doc("no-judge"))
+	fl.StringArrayVar((*[]string)(&s.Checks), "check", nil, doc("check"))
+	fl.BoolVar(&s.NoJudge, "no-judge", false, doc("no-judge"))
 	fl.BoolVar(&f.noClaims, "no-claims", false, doc("no-claims"))
-	fl.StringVar(&f.judgeModel, "judge-model", "", doc("judge-model"))
-	fl.IntVar(&f.maxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, doc("max-verify-rounds"))
-	fl.StringArrayVar(&f.approve, "approve", nil, doc("approve"))
-	fl.BoolVar(&f.keep, "keep", false, doc("keep"))
-	fl.IntVar(&f.rpm, "rpm", 0, doc("rpm"))
-	fl.IntVar(&f.tpm, "tpm", 0, doc("tpm"))
-	fl.DurationVar(&f.retryBudget, "retry-budget", retry.DefaultBudget, doc("retry-budget"))
-	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, doc("budget-usd"))
-	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, doc("budget-tokens"))
-	fl.DurationVar(&f.timeout, "timeout", 0, doc("timeout"))
-	fl.DurationVar(&f.stall, "stall", defaultStall, doc("stall"))
-	fl.DurationVar(&f.callTimeout, "call-timeout", defaultCallTimeout, doc("call-timeout"))
-	fl.IntVar(&f.loopLimit, "loop-limit", agent.DefaultLoopLimit, doc("loop-limit"))
-	fl.IntVar(&f.maxCallsPerReply, "max-calls-per-reply", agent.DefaultMaxCallsPerReply, doc("max-calls-per-reply"))
-	fl.StringVar(&f.modelsFile, "models", "", doc("models"))
-	fl.BoolVar(&f.rollbackOnInterrupt, "rollback-on-interrupt", false, doc("rollback-on-interrupt"))
-	fl.BoolVar(&f.noCache, "no-cache", false, doc("no-cache"))
-	fl.IntVar(&f.contextWindow, "context-window", 0, doc("context-window"))
-	fl.StringVar(&f.fallbackModel, "fallback-model", "", doc("fallback-model"))
-	fl.StringVar(&f.fallbackOn, "fallback-on", "", doc("fallback-on"))
+	fl.StringVar(&s.JudgeModel, "judge-model", "", doc("judge-model"))
+	fl.IntVar(&s.MaxVerifyRounds, "max-verify-rounds", agent.DefaultMaxVerifyRounds, doc("max-verify-rounds"))
+	fl.StringArrayVar((*[]string)(&s.Approve), "approve", nil, doc("approve"))
+	fl.BoolVar(&s.Keep, "keep", false, doc("keep"))
+	fl.IntVar(&s.RPM, "rpm", 0, doc("rpm"))
+	fl.IntVar(&s.TPM, "tpm", 0, doc("tpm"))
+	fl.DurationVar(durationOf(&s.RetryBudget), "retry-budget", retry.DefaultBudget, doc("retry-budget"))
+	fl.Float64Var(&s.BudgetUSD, "budget-usd", 0, doc("budget-usd"))
+	fl.Int64Var(&s.BudgetTokens, "budget-tokens", 0, doc("budget-tokens"))
+	fl.DurationVar(durationOf(&s.Timeout), "timeout", 0, doc("timeout"))
+	s.Stall, s.CallTimeout = new(runspec.Duration), new(runspec.Duration)
+	fl.DurationVar(durationOf(s.Stall), "stall", defaultStall, doc("stall"))
+	fl.DurationVar(durationOf(s.CallTimeout), "call-timeout", defaultCallTimeout, doc("call-timeout"))
+	s.LoopLimit = new(int)
+	fl.IntVar(s.LoopLimit, "loop-limit", agent.DefaultLoopLimit, doc("loop-limit"))
+	fl.IntVar(&s.MaxCallsPerReply, "max-calls-per-reply", agent.DefaultMaxCallsPerReply, doc("max-calls-per-reply"))
+	fl.StringVar(&s.ModelsFile, "models", "", doc("models"))
+	fl.BoolVar(&s.RollbackOnInterrupt, "rollback-on-interrupt", false, doc("rollback-on-interrupt"))
+	fl.BoolVar(&s.NoCache, "no-cache", false, doc("no-cache"))
+	fl.IntVar(&s.ContextWindow, "context-window", 0, doc("context-window"))
+	fl.StringVar(&s.FallbackModel, "fallback-model", "", doc("fallback-model"))
+	fl.StringVar(&s.FallbackOn, "fallback-on", "", doc("fallback-on"))
 	fl.StringVar(&f.resume, "resume", "", doc("resume"))
 	stateDirFlag(cmd, &f.stateDir)
 	f.keepState = defaultKeepState
 	fl.Var(keepFlag{&f.keepState}, "keep-state", doc("keep-state"))
-	addCommandFlags(cmd, &f.commandFlags)
-	addEcoFlags(cmd, &f.eco)
+	addCommandFlags(cmd, &s.Commands)
+	addEcoFlags(cmd, &s.Ecosystem)
 }
+
+// durationOf is a spec's duration as the time.Duration a flag sets.
+func durationOf(d *runspec.Duration) *time.Duration { return (*time.Duration)(d) }
 
 // runTask is `nightshift run`: the flags become the run lifecycle's
 // config, and the outcome is printed and becomes the exit status.
@@ -175,7 +159,7 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 			return usageError(err)
 		}
 	}
-	lims := f.limiters()
+	lims := limitersFor(f.stateDir, &spec.Spec)
 	defer closeLimiters(lims, cmd.ErrOrStderr())
 	cfg, err := runConfig(f, spec, lims)
 	if err != nil {
@@ -185,7 +169,7 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.ModelName); err != nil {
 		return err
 	}
-	done, err := f.attach(cmd, &cfg)
+	done, err := f.attach(cmd, &cfg, &spec.Spec)
 	if err != nil {
 		return err
 	}
@@ -202,7 +186,7 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 // answers to the gate, the redactor of every credential the process
 // knows, the warnings and the traces. The returned function closes
 // what it opened; call it when the run has ended.
-func (f *runFlags) attach(cmd *cobra.Command, cfg *lifecycle.Config) (func(), error) {
+func (f *runFlags) attach(cmd *cobra.Command, cfg *lifecycle.Config, spec *runspec.Spec) (func(), error) {
 	stderr := cmd.ErrOrStderr()
 	evFile, err := openEvents(f.events)
 	if err != nil {
@@ -218,7 +202,7 @@ func (f *runFlags) attach(cmd *cobra.Command, cfg *lifecycle.Config) (func(), er
 	}
 	cfg.Redact = redactorOf(cmd.Context())
 	cfg.Warn = func(line string) { warnf(stderr, "%s", line) }
-	tr, stopTrace, err := f.eco.startTrace(cmd.Context(), stderr)
+	tr, stopTrace, err := startTrace(cmd.Context(), &spec.Ecosystem, stderr)
 	if err != nil {
 		if evFile != nil {
 			evFile.Close()
@@ -316,8 +300,8 @@ func mergeTask(cmd *cobra.Command, f *runFlags, task string) (*taskfile.Spec, er
 	if spec.FallbackOn != "" && spec.FallbackModel == "" {
 		return nil, usagef("--fallback-on (task file: fallback_on) says when to use the fallback model: name one with --fallback-model (task file: fallback_model)")
 	}
-	if changed("command-timeout") && f.commandTimeout <= 0 {
-		return nil, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.commandTimeout.String())
+	if changed("command-timeout") && f.spec.CommandTimeout <= 0 {
+		return nil, usagef("--command-timeout (task file: command_timeout) is %q: want a positive duration such as 5m", f.spec.CommandTimeout.D().String())
 	}
 	// One check of every value, wherever it came from: the error names
 	// the flag and the task file's key (runspec.Spec.Validate).
@@ -342,21 +326,21 @@ func checkRunFlags(f *runFlags, changed func(string) bool) error {
 			return usagef("--%s and --%s cannot be given together: drop one", pair[0], pair[1])
 		}
 	}
-	if changed("subagent-steps") && !f.eco.subagents {
+	if changed("subagent-steps") && !f.spec.Subagents {
 		return usagef("--subagent-steps is the sub-agents' step brake: add --subagents, or drop it")
 	}
-	if f.rpm < 0 || f.tpm < 0 {
+	if f.spec.RPM < 0 || f.spec.TPM < 0 {
 		return usagef("--rpm and --tpm must not be negative (leave them out to learn the provider's limits)")
 	}
 	// A trace file that cannot be opened is found before anything runs
 	// (it was the tracing package's error, with its package's name).
-	if err := checkOutFileAs("otel-file", f.eco.otelFile, "traces.jsonl"); err != nil {
+	if err := checkOutFileAs("otel-file", f.spec.OtelFile, "traces.jsonl"); err != nil {
 		return err
 	}
 	if err := checkOutFileAs("events", f.events, "events.jsonl"); err != nil {
 		return err
 	}
-	for _, a := range f.approve {
+	for _, a := range f.spec.Approve {
 		if err := gate.CheckSpec(a); err != nil {
 			return usagef("--approve %q: %v", a, err)
 		}
@@ -364,11 +348,11 @@ func checkRunFlags(f *runFlags, changed func(string) bool) error {
 	return nil
 }
 
-// limiters returns the process's limiter registry, paced by hand when
-// --rpm or --tpm is given and shared with the machine's other processes
-// through the state directory (newLimiters).
-func (f *runFlags) limiters() *retry.Limiters {
-	return newLimiters(f.stateDir, retry.LimiterConfig{RPM: f.rpm, TPM: f.tpm})
+// limitersFor returns the process's limiter registry, paced by hand when
+// the spec's rpm or tpm (--rpm, --tpm) is given and shared with the
+// machine's other processes through the state directory (newLimiters).
+func limitersFor(stateDir string, s *runspec.Spec) *retry.Limiters {
+	return newLimiters(stateDir, retry.LimiterConfig{RPM: s.RPM, TPM: s.TPM})
 }
 
 // openEvents opens the --events file for appending.

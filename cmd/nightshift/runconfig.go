@@ -22,6 +22,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
@@ -34,7 +35,7 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	mf := f.modelFlags
+	mf := modelFlagsOf(&spec.Spec)
 	if mf.stall == 0 {
 		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
 	}
@@ -42,7 +43,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	if f.retryBudget < 0 {
+	if spec.RetryBudget < 0 {
 		return lifecycle.Config{}, usagef("--retry-budget must not be negative")
 	}
 	policy, err := gate.ParsePolicy(spec.Approve...)
@@ -57,12 +58,11 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	maxFile, err := maxFileSize(spec)
-	if err != nil {
+	// Their messages name the flag and the key (the spec lays them).
+	if _, err := maxFileSize(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
-	commands, err := commandTimeout(spec)
-	if err != nil {
+	if _, err := commandTimeout(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	var schema *jsonschema.Resolved
@@ -79,19 +79,15 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	if f.callTimeout < 0 {
+	callTimeout := specDuration(spec.CallTimeout, defaultCallTimeout)
+	if callTimeout < 0 {
 		return lifecycle.Config{}, usagef("--call-timeout must not be negative")
 	}
 	// A call that does not stream is bounded as a whole; a stream is
 	// watched for silence instead (--stall), since a healthy one may run
 	// longer than any whole-call limit.
-	var callTimeout time.Duration
-	if !f.stream {
-		callTimeout = f.callTimeout
-	}
-	loopLimit := 0
-	if spec.LoopLimit != nil {
-		loopLimit = *spec.LoopLimit
+	if spec.Stream {
+		callTimeout = 0
 	}
 	if err := taskfile.CheckFallbackOn(spec.FallbackOn); err != nil {
 		return lifecycle.Config{}, usageError(err)
@@ -107,46 +103,65 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		Model:           b.model,
 		ModelName:       b.name,
 		Policy:          policy,
-		MaxSteps:        spec.MaxSteps,
-		MaxTokens:       spec.MaxTokens,
 		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
 		Retry: retry.Policy{
 			Retries:     retry.Count(*spec.Retries),
-			Backoff:     f.backoff,
-			Budget:      f.retryBudget,
+			Backoff:     spec.Backoff.D(),
+			Budget:      spec.RetryBudget.D(),
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
 		},
-		Budget:              budget.Limits{USD: spec.BudgetUSD, Tokens: spec.BudgetTokens},
-		Price:               price,
-		JudgePrice:          judgePrice,
-		Timeout:             time.Duration(spec.Timeout),
-		LoopLimit:           loopLimit,
-		RollbackOnInterrupt: spec.RollbackOnInterrupt,
-		JudgeLimiter:        judgeLimiter,
-		OutputSchema:        schema,
-		Verifier:            v,
-		Keep:                f.keep,
-		Exit:                exitFor,
-		StateBase:           f.stateDir,
-		KeepState:           keepState(f.keepState),
-		NoCache:             spec.NoCache,
-		ContextWindow:       contextWindow(spec, b, table),
-		Fallback:            fb,
-		Sandbox:             sbc,
-		CommandTimeout:      commands,
-		MaxFileSize:         maxFile,
-		Start:               append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
+		Price:         price,
+		JudgePrice:    judgePrice,
+		JudgeLimiter:  judgeLimiter,
+		OutputSchema:  schema,
+		Verifier:      v,
+		Exit:          exitFor,
+		StateBase:     f.stateDir,
+		KeepState:     keepState(f.keepState),
+		ContextWindow: contextWindow(spec, b, table),
+		Fallback:      fb,
+		Sandbox:       sbc,
+		Start:         append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
-	// The spec's limits, gate, sandbox and end wishes, through the one
-	// handover every front end uses (the per-reply call cap among them).
-	if err := cfg.SetSpec(&spec.Spec); err != nil {
+	// The spec's limits, gate, sandbox and end wishes: the lifecycle
+	// takes the spec itself (the per-reply call cap among them), and
+	// records it in the run's checkpoint. Checked here, so that a value
+	// that cannot run is a usage error before anything starts.
+	if err := specWithoutRules(&spec.Spec).Validate(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	if err := f.eco.apply(&cfg, spec); err != nil {
+	cfg.Spec = &spec.Spec
+	if cfg, err = cfg.WithSpec(); err != nil {
+		return lifecycle.Config{}, usageError(err)
+	}
+	if err := applyEco(&cfg, spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	return cfg, nil
+}
+
+// specWithoutRules is s without its rules, which buildVerifier parses
+// from the task's own folder and names as the person wrote them.
+func specWithoutRules(s *runspec.Spec) *runspec.Spec {
+	c := *s
+	c.Checks = nil
+	return &c
+}
+
+// modelFlagsOf is the model group of a spec as the model's resolution
+// takes it (modelFlags.resolve), its stall watch's nil the default.
+func modelFlagsOf(s *runspec.Spec) modelFlags {
+	return modelFlags{provider: s.Provider, model: s.ModelName, baseURL: s.BaseURL, scenario: s.Scenario,
+		stream: s.Stream, maxTokensField: s.MaxTokensField, stall: specDuration(s.Stall, defaultStall)}
+}
+
+// specDuration is a spec's optional duration: def when it is not set.
+func specDuration(d *runspec.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.D()
 }
 
 // contextWindow is the worker's context window: the spec's
@@ -346,7 +361,7 @@ func notStarted(err error, dir, stateDir string) error {
 	}
 	var unknown *gate.UnknownToolError
 	switch {
-	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown):
+	case errors.Is(err, sandbox.ErrConfig), errors.As(err, &unknown), errors.Is(err, runspec.ErrInvalid):
 		// Asked for something that cannot be had: nothing ran.
 		return usageError(err)
 	case errors.Is(err, journal.ErrNeedsRecovery):

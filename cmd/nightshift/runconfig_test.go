@@ -20,9 +20,9 @@ func TestRunConfigBoundsEveryCall(t *testing.T) {
 	three, off := 3, -1
 	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Spec: runspec.Spec{Limits: runspec.Limits{MaxSteps: 5, Retries: &three, BudgetTokens: 1000, Timeout: taskfile.Duration(time.Hour), LoopLimit: &off}, Verify: runspec.Verify{NoJudge: true}, End: runspec.End{RollbackOnInterrupt: true}}}
 	for _, stream := range []bool{false, true} {
-		f := &runFlags{modelFlags: modelFlags{provider: "scripted", scenario: filepath.Join(dir, "s.yaml"), stream: stream, stall: defaultStall},
-			callTimeout: defaultCallTimeout}
-		cfg, err := runConfig(f, spec, f.limiters())
+		f := &runFlags{}
+		spec.Provider, spec.Scenario, spec.Stream = "scripted", filepath.Join(dir, "s.yaml"), stream
+		cfg, err := runConfig(f, spec, limitersFor(f.stateDir, &spec.Spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,9 +58,9 @@ func TestARunCompactsAtTheFallbacksSmallerWindow(t *testing.T) {
 	})
 	three := 3
 	spec := &taskfile.Spec{Task: "x", BaseDir: dir, Spec: runspec.Spec{Limits: runspec.Limits{Retries: &three}, Verify: runspec.Verify{NoJudge: true}, LongRun: runspec.LongRun{ModelsFile: filepath.Join(dir, "models.yaml")}, Model: runspec.Model{FallbackModel: "scripted:small"}}}
-	f := &runFlags{modelFlags: modelFlags{provider: "scripted", model: "big", scenario: filepath.Join(dir, "s.yaml"), stall: defaultStall},
-		callTimeout: defaultCallTimeout}
-	cfg, err := runConfig(f, spec, f.limiters())
+	f := &runFlags{}
+	spec.Provider, spec.ModelName, spec.Scenario = "scripted", "big", filepath.Join(dir, "s.yaml")
+	cfg, err := runConfig(f, spec, limitersFor(f.stateDir, &spec.Spec))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,12 +43,13 @@ waiting for it to end (in bash):
   exec 3< <(nightshift sim serve --scenario s.yaml)   # serve in the background
   read -r url <&3                                     # the first line: the base URL
   ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=test nightshift run "TASK"
-  kill $!                                             # stop it (exit 0)
+  kill $!                                             # stop it (it ends with status 130)
 
 (url=$(nightshift sim serve ... | head -n1) would wait for the server to end.)
 One line per request goes to stderr. A client may send the header
 X-Sim-Session to keep the attempt counters of identical conversations apart.
-It serves until interrupted (SIGINT/SIGTERM), then exits 0.
+It serves until interrupted (SIGINT/SIGTERM), then exits 130, as every
+command a signal stops does.
 
 --limit N --per DURATION puts a rate limit in front: at most N requests in any
 window of that length (a sliding window); the rest are answered 429 with

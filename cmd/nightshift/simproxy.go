@@ -85,7 +85,8 @@ request; --faults FILE gives rates and faults at request numbers
 The first line on stdout is the base URL, exactly, as for sim serve; one line
 per request on stderr says what the proxy did. --record FILE writes every
 exchange to a cassette, keys redacted, which nightshift sim serve --cassette
-FILE replays. It serves until interrupted (SIGINT/SIGTERM), then exits 0.`,
+FILE replays. It serves until interrupted (SIGINT/SIGTERM), then exits 130, as
+every command a signal stops does.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("sim proxy takes no arguments; give the provider as --upstream URL")

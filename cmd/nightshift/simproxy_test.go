@@ -28,16 +28,16 @@ func readURL(t *testing.T, c *child) string {
 	return url
 }
 
-// stop interrupts a server child, which must exit 0, and returns its
-// stderr.
+// stop interrupts a server child, which must exit 130 (interrupted, as
+// every command a signal stops), and returns its stderr.
 func stop(t *testing.T, c *child) string {
 	t.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	code, stderr := c.wait(t)
-	if code != 0 {
-		t.Errorf("exited %d after SIGINT, want 0\n%s", code, stderr)
+	if code != 130 {
+		t.Errorf("exited %d after SIGINT, want 130\n%s", code, stderr)
 	}
 	return stderr
 }

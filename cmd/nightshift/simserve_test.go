@@ -15,7 +15,8 @@ import (
 
 // TestSimServe starts `nightshift sim serve` as a real process, reads
 // its first stdout line — exactly its base URL — points `nightshift run`
-// at it with the Anthropic provider, and stops it with SIGINT (exit 0).
+// at it with the Anthropic provider, and stops it with SIGINT (exit 130,
+// interrupted, as every command a signal stops).
 func TestSimServe(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": `
@@ -52,8 +53,8 @@ turns:
 	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := c.wait(t); code != 0 {
-		t.Errorf("sim serve exited %d after SIGINT, want 0\n%s", code, stderr)
+	if code, stderr := c.wait(t); code != 130 {
+		t.Errorf("sim serve exited %d after SIGINT, want 130\n%s", code, stderr)
 	}
 }
 
@@ -109,7 +110,7 @@ func TestSimServeHelpRecipeDoesNotHang(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the recipe hung:\n%s", out)
 	}
-	if err != nil || !strings.Contains(string(out), "Listed.\n") || !strings.Contains(string(out), "server exit 0") {
+	if err != nil || !strings.Contains(string(out), "Listed.\n") || !strings.Contains(string(out), "server exit 130") {
 		t.Errorf("recipe: %v\n%s", err, out)
 	}
 }

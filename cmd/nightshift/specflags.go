@@ -17,30 +17,16 @@ func doc(flag string) string {
 }
 
 // flagSpec is the run spec the flags of run and batch say, their
-// defaults included: the one place a flag's value becomes a field of the
-// spec. Process flags (--dir, --events, --state-dir, ...) are not in it.
+// defaults included: the flags are bound to its fields (addRunFlags), so
+// this is a copy that shares no variable with the flags, and --no-claims
+// said the spec's way. Process flags (--dir, --events, --state-dir, ...)
+// are not in it.
 func (f *runFlags) flagSpec() runspec.Spec {
-	var s runspec.Spec
-	s.Provider, s.ModelName, s.BaseURL, s.Scenario, s.Stream, s.MaxTokensField = f.provider, f.model, f.baseURL, f.scenario, f.stream, f.maxTokensField
-	s.FallbackModel, s.FallbackOn = f.fallbackModel, f.fallbackOn
-	s.MaxSteps, s.MaxTokens, s.Retries = f.maxSteps, f.maxTokens, &f.retries
-	s.Backoff, s.RetryBudget, s.RPM, s.TPM = runspec.Duration(f.backoff), runspec.Duration(f.retryBudget), f.rpm, f.tpm
-	s.BudgetUSD, s.BudgetTokens, s.Timeout = f.budgetUSD, f.budgetTokens, runspec.Duration(f.timeout)
-	stall, call := runspec.Duration(f.stall), runspec.Duration(f.callTimeout)
-	s.Stall, s.CallTimeout, s.LoopLimit, s.MaxCallsPerReply = &stall, &call, &f.loopLimit, f.maxCallsPerReply
-	s.Checks, s.NoJudge, s.JudgeModel, s.MaxVerifyRounds, s.OutputSchema = f.checks, f.noJudge, f.judgeModel, f.maxVerifyRounds, f.outputSchema
+	s := f.spec.Clone()
 	if f.noClaims {
 		off := false
 		s.Claims = &off // --no-claims is claims: false; not given, the task's own
 	}
-	s.Approve = f.approve
-	s.Sandbox, s.SandboxNet, s.Env, s.CommandTimeout = f.sandbox, f.sandboxNet, f.env, runspec.Duration(f.commandTimeout)
-	s.MaxFileSize = f.maxFileSize
-	s.NoCache, s.ContextWindow, s.ModelsFile = f.noCache, f.contextWindow, f.modelsFile
-	e := f.eco
-	s.MCPFlags, s.MCPClass, s.MCPEnv, s.Subagents, s.SubagentSteps, s.Memory = e.mcp, e.mcpClass, e.mcpEnv, e.subagents, e.subagentSteps, e.memory
-	s.Otel, s.OtelFile, s.OtelContent = e.otel, e.otelFile, e.otelContent
-	s.Keep, s.RollbackOnInterrupt = f.keep, f.rollbackOnInterrupt
 	return s
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/ledger"
 	nightpkg "github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/terminal"
 )
 
@@ -157,6 +158,7 @@ func notFound(ctx context.Context, l *ledger.Ledger, id int64, verb string, err 
 func newTaskAddCmd() *cobra.Command {
 	var db, body string
 	var score float64
+	var keys ledger.TaskVerify // the task's own verify keys, over the builder role's
 	cmd := &cobra.Command{
 		Use:   `add "TITLE"`,
 		Short: "Add a task to the backlog",
@@ -180,6 +182,11 @@ func newTaskAddCmd() *cobra.Command {
 				if cmd.Flags().Changed("score") {
 					nt.Score = &score
 				}
+				tv, err := taskVerify(cmd, keys)
+				if err != nil {
+					return err
+				}
+				nt.Verify = tv
 				t, err := l.AddTask(ctx, nt, time.Now())
 				if err != nil {
 					return err
@@ -191,8 +198,51 @@ func newTaskAddCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&body, "body", "", "the task's description")
 	cmd.Flags().Float64Var(&score, "score", 0, "score it now (otherwise the judge scores it)")
+	// The task's own verify keys, the run spec's verify group, over the
+	// builder role's (docs/night.md).
+	fl := cmd.Flags()
+	fl.StringArrayVar((*[]string)(&keys.Checks), "check", nil, doc("check")+"; added to roles.builder.checks")
+	fl.StringVar(&keys.Rubric, "rubric", "", "extra criteria for the judge of this task, instead of roles.builder.rubric")
+	fl.BoolVar(&keys.NoJudge, "no-judge", false, doc("no-judge"))
+	fl.StringVar(&keys.JudgeModel, "judge", "", "the model under the pipeline's models that judges this task (default roles.builder.judge)")
+	fl.IntVar(&keys.MaxVerifyRounds, "max-verify-rounds", 0, "the FAILs fed back before a FAIL ends an attempt unverified (default roles.builder.max_verify_rounds)")
+	fl.StringVar(&keys.OutputSchema, "output-schema", "", "JSON Schema FILE the final answer must satisfy, read now and kept in the ledger")
 	dbFlag(cmd, &db)
 	return cmd
+}
+
+// taskVerify is a night task's own verify keys as `task add` was given
+// them, nil for none: checked by the run spec's one validation (the
+// error names the flag), and the output schema's content read now, so
+// that an attempt is checked by it and never by the file again.
+func taskVerify(cmd *cobra.Command, keys ledger.TaskVerify) (*ledger.TaskVerify, error) {
+	given := false
+	for _, n := range []string{"check", "rubric", "no-judge", "judge", "max-verify-rounds", "output-schema"} {
+		given = given || cmd.Flags().Changed(n)
+	}
+	if !given {
+		return nil, nil
+	}
+	var s runspec.Spec
+	s.Verify = keys.Verify
+	s.JudgeModel = "" // a model under the pipeline's models, which the night checks
+	if err := s.Validate(); err != nil {
+		return nil, usageError(err)
+	}
+	if keys.NoJudge && keys.JudgeModel != "" {
+		return nil, usagef("--no-judge and --judge cannot be given together: drop one")
+	}
+	if keys.OutputSchema != "" {
+		if _, err := loadSchema(keys.OutputSchema); err != nil {
+			return nil, usageError(err)
+		}
+		data, err := os.ReadFile(keys.OutputSchema)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		keys.Schema, keys.OutputSchema = data, absPath(keys.OutputSchema)
+	}
+	return &keys, nil
 }
 
 func newTaskListCmd() *cobra.Command {
@@ -258,7 +308,7 @@ func newTaskFailCmd() *cobra.Command {
 					night = n.ID // tonight's skip list too
 				}
 				// Charged as the rules table's by-hand row says.
-				f, err := l.FailTaskCharged(ctx, id, night, reason, time.Now(), ledgerCharge(nightpkg.ByHand))
+				f, err := l.FailTaskCharged(ctx, id, night, reason, time.Now(), ledgerCharge(ctx, l, nightpkg.ByHand))
 				if err != nil {
 					return notFound(ctx, l, id, "", err)
 				}
@@ -294,7 +344,7 @@ func newTaskDecideCmd(d ledger.Decision) *cobra.Command {
 			}
 			return withExistingLedger(cmd, db, func(ctx context.Context, l *ledger.Ledger) error {
 				// A denial is charged as the rules table's denied row says.
-				p, err := l.DecideCharged(ctx, id, d, time.Now(), ledgerCharge(nightpkg.Denied))
+				p, err := l.DecideCharged(ctx, id, d, time.Now(), ledgerCharge(ctx, l, nightpkg.Denied))
 				if err != nil {
 					return notFound(ctx, l, id, verb, err)
 				}
@@ -313,8 +363,22 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// ledgerCharge is how the default rules table charges a failure the
-// ledger records for a person's command (task fail, task deny).
-func ledgerCharge(k nightpkg.Kind) ledger.Charge {
+// ledgerCharge is how a failure the ledger records for a person's
+// command (task fail, task deny) is charged: as the rules table of the
+// latest night says (its pipeline's rules over the default, recorded
+// with its setup: ledger.Setup.Charges), else as the default table does.
+func ledgerCharge(ctx context.Context, l *ledger.Ledger, k nightpkg.Kind) ledger.Charge {
+	if nights, err := l.Nights(ctx); err == nil {
+		for i := len(nights) - 1; i >= 0; i-- {
+			s, err := l.NightSetup(ctx, nights[i].ID)
+			if err != nil {
+				continue // a night no process recorded the setup of
+			}
+			if c, ok := s.Charges[string(k)]; ok {
+				return c
+			}
+			break // the latest night's setup, of a version that kept none
+		}
+	}
 	return nightpkg.Rules(nightpkg.DefaultRules).Ledger(k, ledger.Builder)
 }

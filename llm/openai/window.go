@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/window"
 )
@@ -31,9 +33,17 @@ const maxAnswer = 4 << 20
 // without saying so.
 const ollamaDefaultWindow = 4096
 
-// WindowKey is the key the model's window is kept under (window.Key): the
-// provider, the base URL, the credential (hashed) and the model name.
-func (c *Client) WindowKey() string { return window.Key(Provider, c.base, c.key, c.model) }
+// WindowKey is the key the model's window is kept under (window.Key):
+// the endpoint's key, as the rate limiter's (endpoint.Of: the provider,
+// the base URL or its default, the credential's hash; no key is no
+// credential, as for the limiter), and the model name.
+func (c *Client) WindowKey() string {
+	cred := c.key
+	if cred == placeholderKey {
+		cred = ""
+	}
+	return window.Key(endpoint.Of(Provider, c.base, cred, os.Getenv), c.model)
+}
 
 // AskWindow asks the server the client calls for the context window of
 // the client's model, in the shapes the OpenAI-compatible servers answer

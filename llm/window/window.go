@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -55,11 +56,12 @@ type Asker interface {
 }
 
 // Key is the key of a model at an endpoint, for one credential: a hash
-// over the provider, the base URL, a hash of the credential and the model
-// name. Neither the endpoint nor the credential can be read back from it.
-func Key(provider, baseURL, credential, model string) string {
-	cred := sha256.Sum256([]byte(credential))
-	sum := sha256.Sum256([]byte("nightshift window\x00" + provider + "\x00" + baseURL + "\x00" + hex.EncodeToString(cred[:]) + "\x00" + model))
+// over the endpoint's key (endpoint.Key: the provider, the base URL as
+// the limiter keys it, the credential's hash), the one the rate limiter
+// paces under, and the model name. Neither the endpoint nor the
+// credential can be read back from it.
+func Key(ep endpoint.Key, model string) string {
+	sum := sha256.Sum256([]byte("nightshift window\x00" + ep.Provider + "\x00" + ep.BaseURL + "\x00" + ep.Credential + "\x00" + model))
 	return hex.EncodeToString(sum[:16])
 }
 

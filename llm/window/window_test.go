@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/window"
 )
 
@@ -34,7 +35,7 @@ func (a *asker) AskWindow(context.Context) (window.Info, error) {
 func (a *asker) WindowKey() string { return a.key }
 
 func TestLearn(t *testing.T) {
-	key := window.Key("openai", "http://127.0.0.1:8080/v1", "", "qwen")
+	key := window.Key(endpoint.Of("openai", "http://127.0.0.1:8080/v1", "", nil), "qwen")
 	t.Run("the server is asked once per key in a process, and what it said is kept", func(t *testing.T) {
 		dir := t.TempDir()
 		c := window.Open(dir)
@@ -66,7 +67,7 @@ func TestLearn(t *testing.T) {
 	t.Run("the file names neither the endpoint nor the credential", func(t *testing.T) {
 		dir := t.TempDir()
 		secret := "sk-local-made-up-0123456789"
-		k := window.Key("openai", "http://gpu-box.internal:8000/v1", secret, "qwen")
+		k := window.Key(endpoint.Of("openai", "http://gpu-box.internal:8000/v1", secret, nil), "qwen")
 		window.Open(dir).Learn(context.Background(), &asker{key: k, info: window.Info{Tokens: 32768, From: window.FromVLLM}})
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		if len(files) != 1 {
@@ -86,7 +87,7 @@ func TestLearn(t *testing.T) {
 // from (issue 28).
 func TestWatchKeepsTheWindowAnOverflowNames(t *testing.T) {
 	dir := t.TempDir()
-	key := window.Key("openai", "http://127.0.0.1:8080/v1", "", "qwen")
+	key := window.Key(endpoint.Of("openai", "http://127.0.0.1:8080/v1", "", nil), "qwen")
 	overflow := llm.OverflowError(&llm.Error{Provider: "openai", Status: 400, Class: llm.ContextOverflow,
 		Message: "request (1210 tokens) exceeds the available context size (512 tokens), try increasing it"})
 	m := window.Open(dir).Watch(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
@@ -98,5 +99,28 @@ func TestWatchKeepsTheWindowAnOverflowNames(t *testing.T) {
 	got := window.Open(dir).Learn(context.Background(), &asker{key: key, err: errors.New("no /props")})
 	if want := (window.Info{Tokens: 512, From: window.FromOverflow}); got != want {
 		t.Errorf("the next run's window %+v, want %+v", got, want)
+	}
+}
+
+// TestTheWindowIsKeyedOnTheLimitersEndpointKey: the window learnt is
+// kept under the endpoint's key the rate limiter paces under
+// (endpoint.Of), so that one spelling of a base URL is one endpoint for
+// both, and another credential or model is another window (issue 24).
+func TestTheWindowIsKeyedOnTheLimitersEndpointKey(t *testing.T) {
+	a := window.Key(endpoint.Of("openai", "http://gpu-box:8000/v1/", "sk-made-up-1", nil), "qwen")
+	if b := window.Key(endpoint.Of("openai", "http://gpu-box:8000/v1", "sk-made-up-1", nil), "qwen"); a != b {
+		t.Errorf("a trailing slash made another window: %s, %s", a, b)
+	}
+	for name, k := range map[string]string{
+		"another credential": window.Key(endpoint.Of("openai", "http://gpu-box:8000/v1", "sk-made-up-2", nil), "qwen"),
+		"another model":      window.Key(endpoint.Of("openai", "http://gpu-box:8000/v1", "sk-made-up-1", nil), "llama"),
+	} {
+		if k == a {
+			t.Errorf("%s: the same window key", name)
+		}
+	}
+	def := endpoint.Of("openai", "", "sk-made-up-1", func(string) string { return "" })
+	if window.Key(def, "gpt") != window.Key(endpoint.Of("openai", "https://api.openai.com/v1", "sk-made-up-1", nil), "gpt") {
+		t.Errorf("no base URL and the public API's are two windows")
 	}
 }

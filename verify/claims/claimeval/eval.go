@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nightshift-dev/nightshift/internal/crashpoint"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/verify/claims"
 )
@@ -40,6 +41,8 @@ func Run(ctx context.Context, cfg claims.Config, cases []Case) (*Report, error) 
 			return nil, fmt.Errorf("claimeval: case %q: %w", c.Name, err)
 		}
 		found := check.Claims(ctx, in)
+		// A point where a test interrupts a measurement midway.
+		crashpoint.Hit("claimeval: case checked")
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
