@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -190,6 +191,9 @@ type Fallback struct {
 	// Limiter paces its calls when they go out under another credential
 	// than the worker's; default the retry policy's.
 	Limiter *retry.Limiter
+	// Breaker is the circuit breaker of its endpoint when it is another
+	// than the worker's; default the retry policy's.
+	Breaker *breaker.Breaker
 	// OnQuota falls back on a quota or spend-limit failure too
 	// (`--fallback-on quota`); default false: those end the run as they
 	// would without a fallback.

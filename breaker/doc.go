@@ -13,8 +13,8 @@
 // *UnavailableError, which a run ends on as paused (outcome unavailable),
 // not failed.
 //
-//	brs := breaker.NewBreakers(breaker.Config{Failures: 5, Cool: 30 * time.Second}, dir, nil)
-//	b := brs.For(key.Endpoint(), key.Credential)
+//	brs := breaker.NewBreakers(dir, nil)
+//	b := brs.For(key.Endpoint(), key.Credential, breaker.Config{Failures: 5, Cool: 30 * time.Second})
 //	t, waited, err := b.Admit(ctx, budget, emit) // waits while open
 //	resp, err := model.Generate(ctx, req)
 //	t.Record(err, emit)

@@ -13,7 +13,6 @@ import (
 // the machine's other processes share it too (Share). It keeps a hash of
 // the credential only, in the file's name.
 type Breakers struct {
-	cfg Config
 	dir string
 	// share, when set, says whether an endpoint's breaker is shared
 	// through dir (a scripted model answers in its own process).
@@ -24,18 +23,19 @@ type Breakers struct {
 	err error
 }
 
-// NewBreakers returns a registry whose breakers all take cfg, shared
-// through dir ("" : within this process) for the endpoints share accepts
-// (nil: all).
-func NewBreakers(cfg Config, dir string, share func(endpoint string) bool) *Breakers {
-	return &Breakers{cfg: cfg, dir: dir, share: share, m: make(map[string]*Breaker)}
+// NewBreakers returns a registry whose breakers are shared through dir
+// ("": within this process) for the endpoints share accepts (nil: all).
+func NewBreakers(dir string, share func(endpoint string) bool) *Breakers {
+	return &Breakers{dir: dir, share: share, m: make(map[string]*Breaker)}
 }
 
 // For returns the breaker of one endpoint (package llm/endpoint's
 // Key.Endpoint: "PROVIDER BASEURL") and credential, creating it on first
-// use with the registry's configuration. Where its file cannot be opened,
-// the breaker is this process's alone and Err says why.
-func (r *Breakers) For(endpoint, credential string) *Breaker {
+// use with cfg: the first run of the process to call an endpoint sets
+// its breaker's threshold and cool-off (each process its own). Where its
+// file cannot be opened, the breaker is this process's alone and Err
+// says why.
+func (r *Breakers) For(endpoint, credential string, cfg Config) *Breaker {
 	if r == nil {
 		return nil
 	}
@@ -49,10 +49,10 @@ func (r *Breakers) For(endpoint, credential string) *Breaker {
 	if r.share != nil && !r.share(endpoint) {
 		dir = ""
 	}
-	b, err := Share(r.cfg, Host(endpoint), dir, endpoint, credential)
+	b, err := Share(cfg, Host(endpoint), dir, endpoint, credential)
 	if err != nil {
 		r.err = cmp.Or(r.err, err)
-		b = New(r.cfg, Host(endpoint))
+		b = New(cfg, Host(endpoint))
 	}
 	r.m[k] = b
 	return b

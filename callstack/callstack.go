@@ -3,6 +3,7 @@ package callstack
 import (
 	"context"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -36,6 +37,9 @@ type Second struct {
 	// Limiter paces it when it calls under another credential; nil keeps
 	// the primary's.
 	Limiter *retry.Limiter
+	// Breaker is the circuit breaker of its endpoint when it is another
+	// than the primary's; nil keeps the primary's.
+	Breaker *breaker.Breaker
 	// Price prices its calls.
 	Price budget.Pricer
 	// Config says when a call goes to it, the models' names, the
@@ -52,6 +56,9 @@ func Build(c Config) llm.Model {
 		p := c.Retry
 		if s.Limiter != nil {
 			p.Limiter = s.Limiter
+		}
+		if s.Breaker != nil {
+			p.Breaker = s.Breaker
 		}
 		second := c.layers(s.Model, p, s.Price)
 		if s.Answered != nil {

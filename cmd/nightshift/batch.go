@@ -394,13 +394,13 @@ func resumeSpec(f *batchFlags, in *taskfile.Spec) *taskfile.Spec {
 }
 
 // writePaused names, after the summary, each task that paused with its
-// changes kept (budget, timeout, interrupted) and the commands that go on
+// changes kept (budget, timeout, unavailable, interrupted) and the commands that go on
 // with it or undo it: a paused task's workspace waits for one of them.
 func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 	first := true
 	for _, t := range sum.Tasks {
 		switch t.Result.Outcome {
-		case agent.Budget, agent.Timeout, agent.Interrupted:
+		case agent.Budget, agent.Timeout, agent.Unavailable, agent.Interrupted:
 		default:
 			continue
 		}

@@ -26,6 +26,7 @@ func (f *runFlags) flagSpec() runspec.Spec {
 	s.MaxSteps, s.MaxTokens, s.Retries = f.maxSteps, f.maxTokens, &f.retries
 	s.Backoff, s.RetryBudget, s.RPM, s.TPM = runspec.Duration(f.backoff), runspec.Duration(f.retryBudget), f.rpm, f.tpm
 	s.BudgetUSD, s.BudgetTokens, s.Timeout = f.budgetUSD, f.budgetTokens, runspec.Duration(f.timeout)
+	s.BreakerFailures, s.BreakerCool = f.breakerFailures, runspec.Duration(f.breakerCool)
 	stall, call := runspec.Duration(f.stall), runspec.Duration(f.callTimeout)
 	s.Stall, s.CallTimeout, s.LoopLimit, s.MaxCallsPerReply = &stall, &call, &f.loopLimit, f.maxCallsPerReply
 	s.Checks, s.NoJudge, s.JudgeModel, s.MaxVerifyRounds, s.OutputSchema = f.checks, f.noJudge, f.judgeModel, f.maxVerifyRounds, f.outputSchema
