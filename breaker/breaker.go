@@ -262,9 +262,10 @@ func answered(err error) bool {
 // than spend a retry). An outage failure (Counts) counts towards opening it, and
 // opens it at the threshold (an open event); the probe's outage failure
 // opens it again for another cool-off (an open event). A success, or an
-// answer of a server that is up (a 429, a 400), ends the count, and
-// closes an open or half-open breaker for every caller (a closed event,
-// with how long it was open). Any other failure of the probe (its
+// answer of a server that is up (a 429, a 400), ends the count; the
+// probe's closes the breaker for every caller (a closed event, with how
+// long it was open), while that of a call that went out before the
+// breaker opened changes nothing. Any other failure of the probe (its
 // context ended) lets the next caller probe at once. emit, when set,
 // receives the events.
 func (t Ticket) Record(err error, emit func(event.Event)) (open bool) {
@@ -280,6 +281,11 @@ func (t Ticket) Record(err error, emit func(event.Event)) (open bool) {
 				changed := s.Failures != 0
 				s.Failures = 0
 				return changed
+			}
+			if s.Mode != HalfOpen || s.Probe != t.probe {
+				// A call that went out before the breaker opened says
+				// only that the endpoint was up then: the probe decides.
+				return false
 			}
 			e := event.NewBreaker(event.BreakerInfo{State: Closed, Endpoint: b.host, OpenFor: now.Sub(fromNano(s.Since))})
 			ev = &e

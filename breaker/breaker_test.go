@@ -174,6 +174,18 @@ func TestTheBreakerStateMachine(t *testing.T) {
 		}
 	})
 
+	t.Run("the answer of a call from before the outage does not close it", func(t *testing.T) {
+		bs, _, rec := setup(t, 2, cfg)
+		slow, _, _ := bs[1].Admit(ctx, 0, rec.Emit)
+		for range 5 {
+			call(t, bs[0], refused, rec)
+		}
+		slow.Record(nil, rec.Emit)
+		if got := bs[0].Status().State; got != breaker.Open {
+			t.Errorf("state %s after a late success, want open: only the probe closes it", got)
+		}
+	})
+
 	t.Run("a probe whose context ended lets the next caller probe at once", func(t *testing.T) {
 		bs, _, rec := setup(t, 2, cfg)
 		for range 5 {
