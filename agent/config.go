@@ -191,8 +191,9 @@ type Fallback struct {
 	// Limiter paces its calls when they go out under another credential
 	// than the worker's; default the retry policy's.
 	Limiter *retry.Limiter
-	// Breaker is the circuit breaker of its endpoint when it is another
-	// than the worker's; default the retry policy's.
+	// Breaker is the circuit breaker of its endpoint; default none (never
+	// the worker's: the fallback answers when the worker's endpoint is
+	// down).
 	Breaker *breaker.Breaker
 	// OnQuota falls back on a quota or spend-limit failure too
 	// (`--fallback-on quota`); default false: those end the run as they

@@ -111,8 +111,9 @@ type state struct {
 	ProbeAt  int64  `json:"probe_at,omitempty"`
 	// Spells counts the half-open spells since the file was made.
 	Spells int64 `json:"spells,omitempty"`
-	// OpenedAt and ClosedAt are the last outage's ends, for the status
-	// and the night.
+	// Opened and ClosedAt are the last outage's ends, kept once it is
+	// closed, for the status and the night's morning line.
+	Opened   int64 `json:"opened,omitempty"`
 	ClosedAt int64 `json:"closed_at,omitempty"`
 }
 
@@ -125,13 +126,17 @@ type Status struct {
 	// Since is when the outage began (zero when closed); Until when an
 	// open breaker lets a probe through.
 	Since, Until time.Time
+	// Opened and Closed are the span of the last outage that ended (zero
+	// before one has).
+	Opened, Closed time.Time
 }
 
 // Status reads the breaker's state.
 func (b *Breaker) Status() Status {
 	var st Status
 	b.with(func(s *state, _ time.Time) bool {
-		st = Status{State: cmp.Or(s.Mode, Closed), Failures: s.Failures, Since: fromNano(s.Since), Until: fromNano(s.Until)}
+		st = Status{State: cmp.Or(s.Mode, Closed), Failures: s.Failures, Since: fromNano(s.Since), Until: fromNano(s.Until),
+			Opened: fromNano(s.Opened), Closed: fromNano(s.ClosedAt)}
 		return false
 	})
 	return st
@@ -289,7 +294,7 @@ func (t Ticket) Record(err error, emit func(event.Event)) (open bool) {
 			}
 			e := event.NewBreaker(event.BreakerInfo{State: Closed, Endpoint: b.host, OpenFor: now.Sub(fromNano(s.Since))})
 			ev = &e
-			*s = state{Mode: Closed, Spells: s.Spells, ClosedAt: now.UnixNano()}
+			*s = state{Mode: Closed, Spells: s.Spells, Opened: s.Since, ClosedAt: now.UnixNano()}
 			return true
 		case Counts(err):
 			switch s.Mode {

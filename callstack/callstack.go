@@ -37,8 +37,9 @@ type Second struct {
 	// Limiter paces it when it calls under another credential; nil keeps
 	// the primary's.
 	Limiter *retry.Limiter
-	// Breaker is the circuit breaker of its endpoint when it is another
-	// than the primary's; nil keeps the primary's.
+	// Breaker is the circuit breaker of its endpoint; nil: none. Never
+	// the primary's: a fallback is there for when the primary's endpoint
+	// is down, and must not wait on its breaker.
 	Breaker *breaker.Breaker
 	// Price prices its calls.
 	Price budget.Pricer
@@ -57,9 +58,7 @@ func Build(c Config) llm.Model {
 		if s.Limiter != nil {
 			p.Limiter = s.Limiter
 		}
-		if s.Breaker != nil {
-			p.Breaker = s.Breaker
-		}
+		p.Breaker = s.Breaker
 		second := c.layers(s.Model, p, s.Price)
 		if s.Answered != nil {
 			inner := second
