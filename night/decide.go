@@ -44,7 +44,6 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 			return ledger.Plan{}, false, err
 		}
 		if why, down := s.providerDown(st); down {
-			s.outageNotes(ctx, tx, st, "the window's end")
 			return s.endPlan(tx, ledger.ProviderDown, why), false, nil
 		}
 		return s.endPlan(tx, ledger.WindowClosed, s.windowClosed(n)), false, nil
@@ -53,7 +52,6 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 	if err != nil {
 		return ledger.Plan{}, false, err
 	}
-	s.outageNotes(ctx, tx, st, "")
 	if p, ok := s.stopPlan(tx, st); ok {
 		return p, false, nil
 	}

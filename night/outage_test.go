@@ -12,6 +12,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/night"
+	"github.com/nightshift-dev/nightshift/report"
 	"github.com/nightshift-dev/nightshift/retry"
 )
 
@@ -106,18 +107,22 @@ func TestANightWaitsOutOneBuildersOutage(t *testing.T) {
 	if done != tasks {
 		t.Errorf("%d tasks done, want all %d", done, tasks)
 	}
-	notes, err := f.l.Notes(context.Background(), sum.Night.ID)
+	r, err := report.Build(context.Background(), f.l, f.clk.Now(), report.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var text strings.Builder
+	if err := r.Text(&text); err != nil {
+		t.Fatal(err)
+	}
 	var outage []string
-	for _, n := range notes {
-		if n.Kind == "outage" {
-			outage = append(outage, n.Text)
+	for _, line := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "waiting for the provider:") {
+			outage = append(outage, strings.TrimSpace(line))
 		}
 	}
-	if len(outage) != 1 || !strings.Contains(outage[0], "builder/b1 waited for its provider") || !strings.Contains(outage[0], "down from 22:") {
-		t.Errorf("outage notes %q, want one line for b1 with its span", outage)
+	if len(outage) != 1 || !strings.Contains(outage[0], "builder/b1 22:") || !strings.Contains(outage[0], "no task charged") {
+		t.Errorf("the morning report's outage lines %q, want one for b1 with its span\n%s", outage, text.String())
 	}
 	t.Logf("%d steps, %d events", len(steps), len(rec.Events()))
 	t.Logf("end %s (%s); b2 during %d, b1 after %d; %s", sum.Night.End, sum.Night.Reason, b2During, b1After, outage)

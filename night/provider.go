@@ -1,11 +1,8 @@
 package night
 
 import (
-	"context"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/breaker"
@@ -122,36 +119,6 @@ func (s *scheduler) nextProbe(st *tonight) time.Duration {
 		}
 	}
 	return next
-}
-
-// outageNotes writes the morning's line of each worker that waited for
-// its provider tonight, once per outage: the endpoint, and the outage's
-// span, from the breaker's opening to its closing, or to until (the
-// window's end) while it is still open.
-func (s *scheduler) outageNotes(ctx context.Context, tx *ledger.Tx, st *tonight, until string) {
-	loc := s.p.Window.loc()
-	for _, w := range slices.SortedFunc(maps.Keys(st.waiting), func(a, b worker) int { return strings.Compare(a.String(), b.String()) }) {
-		b := s.cfg.Breakers[w.model]
-		if b == nil {
-			continue
-		}
-		bs := b.Status()
-		var from, to time.Time
-		switch {
-		case bs.State == breaker.Closed && !bs.Closed.IsZero() && !bs.Closed.Before(st.waiting[w]):
-			from, to = bs.Opened, bs.Closed
-		case bs.State != breaker.Closed && until != "":
-			from, to = bs.Since, s.clk.Now()
-		default:
-			continue // still down, or not the outage it was charged for
-		}
-		end := to.In(loc).Format("15:04")
-		if bs.State != breaker.Closed {
-			end = until
-		}
-		s.note(ctx, tx, "outage", fmt.Sprintf("%s waited for its provider %s: down from %s to %s (%s); no task was charged",
-			w, b.Host(), from.In(loc).Format("15:04"), end, to.Sub(from).Round(time.Second)))
-	}
 }
 
 // providerDown reports, at the window's end, whether some role could not

@@ -40,6 +40,10 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 			}
 			t, w, err := p.Breaker.Admit(ctx, limit, p.OnBreaker)
 			waited += w
+			var ue *breaker.UnavailableError
+			if errors.As(err, &ue) {
+				ue.Waited = waited // the call's, retries and breaker together
+			}
 			if err != nil {
 				return zero, err
 			}
