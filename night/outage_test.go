@@ -127,3 +127,34 @@ func TestANightWaitsOutOneBuildersOutage(t *testing.T) {
 	t.Logf("%d steps, %d events", len(steps), len(rec.Events()))
 	t.Logf("end %s (%s); b2 during %d, b1 after %d; %s", sum.Night.End, sum.Night.Reason, b2During, b1After, outage)
 }
+
+// A provider down past the window's end ends the night provider-down,
+// not cut short: its only builder waited, and no task was charged.
+func TestANightWhoseOnlyBuilderWaitsPastTheWindowEndsProviderDown(t *testing.T) {
+	f := setup(t, `
+window: {start: "22:00", end: "06:00"}
+models:
+  b1: {provider: scripted, scenario: unused.yaml}
+roles:
+  builder: {models: [b1], no_judge: true, sandbox: none, breaker: {failures: 3, cool: 10m}}
+`)
+	sc, err := scripted.Parse([]byte("down: {after: 0, for: 12h}\n" + builderTurns("1m")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := f.add("build out.txt", 5)
+	sum, err := night.Run(context.Background(), night.Config{Pipeline: f.p, Ledger: f.l, Clock: f.clk, Idle: time.Hour,
+		Models: map[string]llm.Model{"b1": scripted.New(sc, scripted.Config{Clock: f.clk})}, Retry: retry.Policy{Budget: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Night.End != ledger.ProviderDown || sum.Night.CutShort() {
+		t.Errorf("the night ended %s (%s), want provider-down", sum.Night.End, sum.Night.Reason)
+	}
+	if got, _ := f.l.Task(context.Background(), task.ID); got.State != ledger.Queued {
+		t.Errorf("the task is %s, want queued for another night", got.State)
+	}
+	if fs := f.failures(sum.Night); len(fs) != 1 || fs[0].Rule != string(night.WaitingForProvider) {
+		t.Errorf("failures %v, want one waiting-for-provider", rules(fs))
+	}
+}
