@@ -65,6 +65,11 @@ type Config struct {
 	// JudgeLimiter paces the judge's calls when the judge calls with
 	// another credential than the worker; default Retry.Limiter.
 	JudgeLimiter *retry.Limiter
+	// JudgeBreaker is the circuit breaker of the judge's endpoint, used
+	// with JudgeLimiter (a judge with a limiter of its own has no
+	// breaker without one: never the worker's, whose endpoint may not be
+	// the judge's); default Retry.Breaker when JudgeLimiter is nil.
+	JudgeBreaker *breaker.Breaker
 	// OutputSchema, when set, is the schema the final answer (JSON) must
 	// satisfy.
 	OutputSchema *jsonschema.Resolved

@@ -532,7 +532,7 @@ func (r *run) verifier() *verify.Verifier {
 			// counts against the same budget.
 			p := r.cfg.Retry
 			if r.cfg.JudgeLimiter != nil {
-				p.Limiter = r.cfg.JudgeLimiter
+				p.Limiter, p.Breaker = r.cfg.JudgeLimiter, r.cfg.JudgeBreaker
 			}
 			j.Model = r.stack(j.Model, p, r.cfg.JudgePrice, "", nil, r.judgeRest(&j), RoleJudge)
 			v.Judge = &j

@@ -335,6 +335,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		}
 		cfg.Verifier.Judge.Model, cfg.Verifier.Judge.ModelName = jb.model, jb.name
 		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
+		cfg.JudgeBreaker = breakersFor(f.stateDir).For(jb.endpoint, jb.credential, breakerConfig(&spec.Spec))
 		cfg.Start = append(judgeInfo{jb.name, jb.target()}.fields(), withoutJudge(cfg.Start)...)
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from

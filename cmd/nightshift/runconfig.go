@@ -126,6 +126,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 		LoopLimit:           loopLimit,
 		RollbackOnInterrupt: spec.RollbackOnInterrupt,
 		JudgeLimiter:        judgeLimiter,
+		JudgeBreaker:        judgeBreaker(f, spec, judge),
 		OutputSchema:        schema,
 		Verifier:            v,
 		Keep:                f.keep,
@@ -448,4 +449,13 @@ func absDir(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// judgeBreaker is the circuit breaker of the judge's endpoint, nil
+// without a judge.
+func judgeBreaker(f *runFlags, spec *taskfile.Spec, judge *built) *breaker.Breaker {
+	if judge == nil {
+		return nil
+	}
+	return breakersFor(f.stateDir).For(judge.endpoint, judge.credential, breakerConfig(&spec.Spec))
 }
