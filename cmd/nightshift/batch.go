@@ -20,6 +20,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
@@ -199,6 +200,9 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	flagSpec.LoopLimit, flagSpec.ModelsFile, flagSpec.RollbackOnInterrupt = &f.loopLimit, f.modelsFile, f.rollbackOnInterrupt
 	flagSpec.NoCache, flagSpec.ContextWindow, flagSpec.FallbackModel, flagSpec.FallbackOn = f.noCache, f.contextWindow, f.fallbackModel, f.fallbackOn
 	flagSpec.MaxCallsPerReply = f.maxCallsPerReply
+	// The endpoint's breaker is the process's, one for every task: the
+	// flags' threshold and cool-off.
+	flagSpec.BreakerFailures, flagSpec.BreakerCool = f.breakerFailures, runspec.Duration(f.breakerCool)
 	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return nil, nil, err

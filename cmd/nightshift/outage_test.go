@@ -145,3 +145,27 @@ func TestAnOutageLongerThanTheRetryBudgetPausesEveryRun(t *testing.T) {
 		}
 	}
 }
+
+// A batch whose provider is down past the retry budget: every task
+// pauses unavailable, the summary tells them apart from tasks that
+// failed, and `batch --resume`, once the provider is back, finishes them.
+func TestABatchPausedByAnOutageResumes(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	up := "turns:\n  - tool_calls: [{name: write_file, input: {path: out.txt, content: x}}]\n  - text: Wrote out.txt.\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":     "down: {after: 0, for: 1h}\n" + up,
+		"tasks.yaml": "- name: one\n  task: Write out.txt.\n  checks: [exists:out.txt]\n- name: two\n  task: Write out.txt.\n  checks: [exists:out.txt]\n",
+	})
+	args := []string{"--tasks", filepath.Join(dir, "tasks.yaml"), "--work", filepath.Join(dir, "work"), "--state-dir", state}
+	res := runCLI(t, append([]string{"batch", "--provider", "scripted", "--scenario", filepath.Join(dir, "s.yaml"), "--no-judge",
+		"--retry-budget", "500ms", "--backoff", "10ms", "--breaker-failures", "2", "--breaker-cool", "100ms", "--parallel", "1"}, args...)...)
+	if res.code != 8 || !strings.Contains(res.stdout, "failed 0 · paused 2 (unavailable 2)") || !strings.Contains(res.stdout, "one (unavailable)") {
+		t.Fatalf("exit %d, want 8 with both tasks paused unavailable\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": up}) // the provider is back
+	res = runCLI(t, append([]string{"batch", "--resume"}, args...)...)
+	if res.code != 0 || !strings.Contains(res.stdout, "done 2 ·") {
+		t.Fatalf("batch --resume: exit %d, want 0 with both done\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+}
