@@ -20,11 +20,6 @@ func lockFile(f *os.File) error {
 	}
 }
 
-// tryLockFile takes an exclusive flock on f if no one holds it.
-func tryLockFile(f *os.File) error {
-	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-}
-
 func unlockFile(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_UN)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,30 @@ func TestExactlyOneProcessProbes(t *testing.T) {
 	}
 	if said["probe"] != 1 || said["waited"] != 9 {
 		t.Errorf("the processes said %v, want 1 probe and 9 waited", said)
+	}
+}
+
+// A probe whose process died (killed mid-call) is taken over by the
+// next caller at once: the breaker is not left half-open until the
+// probe's lease runs out.
+func TestAProbeWhoseProcessDiedIsTakenOver(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	state := fmt.Sprintf(`{"version":1,"state":"half-open","failures":5,"since":1,"probe":"x","probe_pid":%d,"probe_at":%d}`,
+		gone.Process.Pid, time.Now().UnixNano())
+	if err := os.WriteFile(filepath.Join(dir, breaker.FileName(endpoint, key)), []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := breaker.Share(breaker.Config{}, "h", dir, endpoint, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tk, waited, err := b.Admit(context.Background(), 0, nil)
+	if err != nil || !tk.Probe() || waited != 0 {
+		t.Errorf("probe %v, waited %s, %v; want this caller to probe at once", tk.Probe(), waited, err)
 	}
 }
