@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -196,6 +197,11 @@ func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, 
 	bf := defaultBatchFlags()
 	bf.modelFlags = mf
 	bf.parallel = f.parallel
+	// Each run is measured on its own: the endpoint's circuit breaker,
+	// shared by the condition's runs, would let one run's injected
+	// faults decide how the next fares (issue 26), so it never opens
+	// here.
+	bf.breakerFailures = math.MaxInt32
 	runner, done, err := batchRunner(cmd, bf, specs)
 	if err != nil {
 		return reliability.Condition{}, nil, err
