@@ -57,6 +57,13 @@ type Config struct {
 	// 2 minutes (stall.DefaultTimeout); negative never. Calls that do not
 	// stream are bounded by the retry policy's CallTimeout instead.
 	Stall time.Duration
+	// PrefillPerToken is what the stall watch allows a stream per prompt
+	// token before its first byte, on top of Stall, until the client has
+	// seen the server's own speed (stall.Prefill): a server behind the
+	// Messages API (a local one through a gateway, or a hosted one on a
+	// very long prompt) sends nothing until it has read the prompt.
+	// Default stall.DefaultPerToken (20ms); negative allows nothing.
+	PrefillPerToken time.Duration
 	// Clock times Stall; default clock.Real{}.
 	Clock clock.Clock
 	// HTTPClient sends the requests. Default: the one client shared by
@@ -85,7 +92,9 @@ type Client struct {
 	// bodies lends the request bodies of calls that do not stream.
 	bodies reqbody.Pool
 	stall  time.Duration
-	clock  clock.Clock
+	// prefill times a stream's first byte (stall.Prefill).
+	prefill *stall.Prefill
+	clock   clock.Clock
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -143,6 +152,7 @@ func New(cfg Config) (*Client, error) {
 		stream:    cfg.Stream,
 		enc:       enc,
 		stall:     stall.Or(cfg.Stall),
+		prefill:   stall.NewPrefill(cfg.PrefillPerToken),
 		clock:     cmp.Or[clock.Clock](cfg.Clock, clock.Real{}),
 	}, nil
 }
@@ -155,18 +165,21 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 		return nil, err
 	}
 	if c.stream {
-		return c.generateStream(ctx, call)
+		return c.generateStream(ctx, call, llm.Tokens(req.Chars()))
 	}
 	return c.generateOnce(ctx, call)
 }
 
-// watchStall is the request option of a streaming call: the stall watch,
-// when there is one.
-func (c *Client) watchStall() []option.RequestOption {
+// watchStall is the request option of a streaming call of a prompt of
+// about tokens tokens: the stall watch, when there is one, with the time
+// the server may take to read the prompt before its first byte
+// (stall.Prefill); the first byte's time is put in *first.
+func (c *Client) watchStall(tokens int64, first *time.Duration) []option.RequestOption {
 	if c.stall <= 0 {
 		return nil
 	}
+	l := stall.Limits{Quiet: c.stall, First: c.prefill.Allowance(tokens), OnFirstByte: func(d time.Duration) { *first = d }}
 	return []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return stall.Watch(req, next, c.stall, c.clock, Provider)
+		return stall.WatchFirst(req, next, l, c.clock, Provider)
 	})}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -12,11 +13,12 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
-// generateStream makes one streaming call and accumulates its events into
-// one reply.
-func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response, error) {
+// generateStream makes one streaming call of a prompt of about tokens
+// tokens and accumulates its events into one reply.
+func (c *Client) generateStream(ctx context.Context, call *call, tokens int64) (*llm.Response, error) {
 	var res *http.Response
-	stream := c.sdk.Messages.NewStreaming(ctx, call.params, append(c.watchStall(),
+	var first time.Duration
+	stream := c.sdk.Messages.NewStreaming(ctx, call.params, append(c.watchStall(tokens, &first),
 		option.WithRequestBody("application/json", call.body), option.WithResponseInto(&res))...)
 	defer stream.Close()
 	var acc accumulator
@@ -41,6 +43,8 @@ func (c *Client) generateStream(ctx context.Context, call *call) (*llm.Response,
 	}
 	out := acc.response()
 	out.Header = res.Header
+	// What the server read anew is what its first byte waited for.
+	c.prefill.Observe(out.Usage.InputTokens-out.Usage.CacheReadTokens, first)
 	return out, nil
 }
 
