@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -49,7 +49,7 @@ type Policy struct {
 }
 
 // toolName is what a tool name may look like in a rule.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var toolName = lazyregexp.New(`^[A-Za-z0-9_.-]+$`)
 
 // ParsePolicy builds a policy from rules such as "read=allow,write=allow,
 // danger=ask" and "run_command=deny", on top of the default policy. Each

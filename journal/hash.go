@@ -67,11 +67,16 @@ var errRestart = errors.New("restart in the zero-run form")
 // changes midway. With plain set, every file is hashed in the plain form
 // (to compare with a journal of an earlier version).
 func hashFile(ctx context.Context, f *os.File, size int64, save io.Writer, reset func() error, plain bool) (hashed, error) {
+	// Never past the size it had when it was stat'ed: a file something
+	// keeps writing (a process that outlived its command, a server's log)
+	// would be read, and saved, for as long as it grows. What is taken is
+	// the file as it was then; what it became is a change, seen as one.
+	r := io.LimitReader(f, max(size, 0))
 	if plain {
-		return hashPlain(ctx, f, save, false)
+		return hashPlain(ctx, r, save, false)
 	}
 	if !hasHoles(f, size) {
-		h, err := hashPlain(ctx, f, save, true)
+		h, err := hashPlain(ctx, r, save, true)
 		if !errors.Is(err, errRestart) {
 			return h, err
 		}
@@ -105,7 +110,7 @@ func hasHoles(f *os.File, size int64) bool {
 
 // hashPlain hashes f's bytes, and, when zeroCheck is set, stops with
 // errRestart at the first aligned zero block.
-func hashPlain(ctx context.Context, f *os.File, save io.Writer, zeroCheck bool) (hashed, error) {
+func hashPlain(ctx context.Context, f io.Reader, save io.Writer, zeroCheck bool) (hashed, error) {
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp

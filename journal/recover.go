@@ -118,6 +118,27 @@ func scan(root, stateDir string) (scanned, error) {
 	return s, nil
 }
 
+// LegacyDir returns the workspace's .nightshift/journal folder when it
+// holds something (a journal an earlier version left, or one a run or a
+// cloned repository planted), else "". It is never applied by a run:
+// the run says so (Legacy lists what applying it would change,
+// RecoverLegacy applies it when a person asks).
+func LegacyDir(root string) string {
+	d := legacyJournals(root)
+	if d == "" {
+		return ""
+	}
+	f, err := os.Open(d)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) == 0 {
+		return ""
+	}
+	return d
+}
+
 // legacyJournals returns root/.nightshift/journal when both are real
 // folders (not symlinks, which a cloned repository could plant), else "".
 func legacyJournals(root string) string {

@@ -11,8 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +24,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
 
@@ -71,7 +72,15 @@ var ErrBadOwner = errors.New("ledger: bad owner name (NIGHTSHIFT_OWNER)")
 // ownerName is what River accepts in a queue name (the owner's queue is
 // "owner_" and the name), lowercased so that two spellings never name two
 // owners.
-var ownerName = regexp.MustCompile(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
+var ownerName = lazyregexp.New(`^[a-z0-9]+(?:[_-][a-z0-9]+)*$`)
+
+// opened counts the calls of Open in this process.
+var opened atomic.Int64
+
+// Opened returns how many times this process called Open: a test's hook
+// to see that a command which needs no ledger (a plain run) opened no
+// database, SQLite or PostgreSQL, and started no River.
+func Opened() int64 { return opened.Load() }
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
@@ -84,6 +93,7 @@ func IsPostgres(dsn string) bool {
 // River's migrations and creates the ledger's tables. No River client runs
 // until Work.
 func Open(ctx context.Context, dsn string, cfg Config) (*Ledger, error) {
+	opened.Add(1)
 	if dsn == "" {
 		return nil, fmt.Errorf("ledger: empty database name")
 	}

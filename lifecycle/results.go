@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -26,7 +26,7 @@ var _ agent.ResultStore = resultStore{}
 
 // plainID is a tool-use ID that can name a file as it is; any other is
 // hex-encoded.
-var plainID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var plainID = lazyregexp.New(`^[A-Za-z0-9_-]{1,128}$`)
 
 func (s resultStore) path(id string) string {
 	if !plainID.MatchString(id) {

@@ -100,13 +100,26 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		sbc.Hide = append(sbc.Hide, cfg.StateBase)
 	}
 	sbc.Set = append(slices.Clone(sbc.Set), journal.Mark(root.Dir()))
+	// The probe of bubblewrap keeps its success in the state directory,
+	// beside the state it protects and as far from the run's commands
+	// (checked outside the workspace, hidden from them): the next
+	// run's start does not pay for it again.
+	if sbc.ProbeCache == "" && cfg.StateDir == "" {
+		if b, err := statedir.Base(cfg.StateBase); err == nil {
+			sbc.ProbeCache = sandbox.ProbeCacheFile(b)
+		}
+	}
 	sb, err := sandbox.New(sbc)
 	if err != nil {
 		return nil, err
 	}
+	sb.Prepare() // the look outside the workspace, once, before any step
 	if cfg.Warn != nil {
 		for _, w := range sb.Warnings() {
 			cfg.Warn(w)
+		}
+		if l := journal.LegacyDir(root.Dir()); l != "" {
+			cfg.Warn(legacyWarning(l, root.Dir(), cfg.StateDir))
 		}
 	}
 
@@ -340,6 +353,18 @@ func defaultStateDir(dir string) (string, error) {
 		return "", err
 	}
 	return statedir.WorkspaceDir(b, dir)
+}
+
+// legacyWarning says, in one line, that a journal lies in the
+// workspace's .nightshift/journal, that the run does not apply it, and
+// how to look at it and apply it: it may be an earlier version's, of a
+// run that died, or planted by a run's command or a cloned repository.
+func legacyWarning(legacy, dir, stateDir string) string {
+	args := "--dir " + dir
+	if stateDir != "" {
+		args += " --state-dir " + stateDir
+	}
+	return fmt.Sprintf("a journal lies in the workspace's %s (an earlier version's, or written by a run's command or a cloned repository): this run does not apply it; `nightshift recover %s` lists what it would change, `nightshift recover %s --legacy` applies it", legacy, args, args)
 }
 
 // begin attaches the run's journal to ws, first recovering what dead

@@ -1,9 +1,10 @@
 package llm
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // overflowMarkers are the error types and message fragments with which
@@ -51,22 +52,22 @@ type Overflow struct {
 
 // The numbers in the servers' messages (overflowMarkers), as written.
 var (
-	windowPatterns = []*regexp.Regexp{
-		regexp.MustCompile(`available context size \((\d+) tokens\)`),        // llama.cpp
-		regexp.MustCompile(`maximum context length is (\d+) tokens`),         // OpenAI, vLLM
-		regexp.MustCompile(`context length of only (\d+) tokens`),            // LM Studio
-		regexp.MustCompile(`exceeds (?:the )?context length (\d+)`),          // LM Studio, older
-		regexp.MustCompile(`reached context length of (\d+) tokens`),         // LM Studio, mid-generation
-		regexp.MustCompile(`prompt is too long: \d+ tokens > (\d+) maximum`), // Anthropic
-		regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d+)`),       // Anthropic, with max_tokens
+	windowPatterns = []*lazyregexp.Regexp{
+		lazyregexp.New(`available context size \((\d+) tokens\)`),        // llama.cpp
+		lazyregexp.New(`maximum context length is (\d+) tokens`),         // OpenAI, vLLM
+		lazyregexp.New(`context length of only (\d+) tokens`),            // LM Studio
+		lazyregexp.New(`exceeds (?:the )?context length (\d+)`),          // LM Studio, older
+		lazyregexp.New(`reached context length of (\d+) tokens`),         // LM Studio, mid-generation
+		lazyregexp.New(`prompt is too long: \d+ tokens > (\d+) maximum`), // Anthropic
+		lazyregexp.New(`exceed context limit: \d+ \+ \d+ > (\d+)`),       // Anthropic, with max_tokens
 	}
-	promptPatterns = []*regexp.Regexp{
-		regexp.MustCompile(`request \((\d+) tokens\) exceeds`),                      // llama.cpp
-		regexp.MustCompile(`(?:resulted in|requested|has) (\d+) (?:input )?tokens`), // OpenAI, vLLM
-		regexp.MustCompile(`keep the first (\d+) tokens`),                           // LM Studio
-		regexp.MustCompile(`input length (\d+) exceeds`),                            // LM Studio, older
-		regexp.MustCompile(`prompt is too long: (\d+) tokens`),                      // Anthropic
-		regexp.MustCompile(`exceed context limit: (\d+) \+`),                        // Anthropic
+	promptPatterns = []*lazyregexp.Regexp{
+		lazyregexp.New(`request \((\d+) tokens\) exceeds`),                      // llama.cpp
+		lazyregexp.New(`(?:resulted in|requested|has) (\d+) (?:input )?tokens`), // OpenAI, vLLM
+		lazyregexp.New(`keep the first (\d+) tokens`),                           // LM Studio
+		lazyregexp.New(`input length (\d+) exceeds`),                            // LM Studio, older
+		lazyregexp.New(`prompt is too long: (\d+) tokens`),                      // Anthropic
+		lazyregexp.New(`exceed context limit: (\d+) \+`),                        // Anthropic
 	}
 )
 
@@ -77,7 +78,7 @@ func ParseOverflow(message string) Overflow {
 	return Overflow{Window: firstNumber(windowPatterns, s), Prompt: firstNumber(promptPatterns, s)}
 }
 
-func firstNumber(res []*regexp.Regexp, s string) int {
+func firstNumber(res []*lazyregexp.Regexp, s string) int {
 	for _, re := range res {
 		if m := re.FindStringSubmatch(s); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm/models"
 )
@@ -366,7 +366,7 @@ func ideaTitle(line string) string {
 	return line
 }
 
-var scoreLine = regexp.MustCompile(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
+var scoreLine = lazyregexp.New(`(?m)^\D*?(\d+)\s*[:=-]\s*(\d+(?:\.\d+)?)`)
 
 // judge returns the judge's step: one call scoring the unscored tasks.
 func (s *scheduler) judge(unscored []ledger.Task) ledger.StepFunc {

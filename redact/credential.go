@@ -2,9 +2,10 @@ package redact
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // credentialWords are the parts of a variable's name that mark it as a
@@ -38,7 +39,7 @@ func isQueryCredential(name string) bool {
 }
 
 // urlPattern finds URLs in a text.
-var urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s]+`)
+var urlPattern = lazyregexp.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s]+`)
 
 // Passwords returns the credentials of the URLs in value (as written,
 // and decoded when that differs): the password of a user part, like pw

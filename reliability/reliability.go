@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -63,7 +63,7 @@ type Config struct {
 	Conditions []Condition
 }
 
-var conditionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var conditionName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 func (c *Config) validate() error {
 	if len(c.Conditions) == 0 {

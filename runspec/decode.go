@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // ErrEmpty is returned by DecodeYAML for a document with nothing in it.
@@ -49,9 +50,9 @@ func syntaxError(err error) error {
 }
 
 var (
-	notFound   = regexp.MustCompile(`^line (\d+): field (\S+) not found in type (\S+)$`)
-	cannot     = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
-	lineAtHead = regexp.MustCompile(`^line (\d+): (.*)$`)
+	notFound   = lazyregexp.New(`^line (\d+): field (\S+) not found in type (\S+)$`)
+	cannot     = lazyregexp.New("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+	lineAtHead = lazyregexp.New(`^line (\d+): (.*)$`)
 )
 
 // Explain rewrites a decoding error of yaml (v3) in the terms of the

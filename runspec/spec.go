@@ -173,11 +173,14 @@ type LongRun struct {
 type Ecosystem struct {
 	// MCP are MCP servers by name (a task file's mcp: section).
 	MCP map[string]MCPServer `yaml:"mcp,omitempty" json:"mcp,omitempty"`
-	// MCPFlags, MCPClass and MCPEnv are --mcp, --mcp-class and --mcp-env
-	// as given (cmd/nightshift parses them).
+	// MCPFlags, MCPClass, MCPEnv and MCPTrust are --mcp, --mcp-class,
+	// --mcp-env and --mcp-trust as given (cmd/nightshift parses them).
 	MCPFlags []string `yaml:"-" json:"mcp_flags,omitempty"`
 	MCPClass []string `yaml:"-" json:"mcp_class,omitempty"`
 	MCPEnv   []string `yaml:"-" json:"mcp_env,omitempty"`
+	// MCPTrust are --mcp-trust's server names: each may start what the
+	// workspace holds (MCPServer.TrustWorkspace).
+	MCPTrust []string `yaml:"-" json:"mcp_trust,omitempty"`
 	// Subagents adds delegate_task; SubagentSteps is the sub-agents'
 	// step brake, default 10.
 	Subagents     bool `yaml:"-" json:"subagents,omitempty"`

@@ -131,6 +131,7 @@ var Table = []Option{
 	{Field: "MCPFlags", Group: EcosystemGroup, Flag: "mcp", Doc: "MCP server whose tools the run gets (NAME__tool), repeatable: NAME=COMMAND [ARG...] (stdio, started in the workspace) or NAME=URL (streamable HTTP)"},
 	{Field: "MCPClass", Group: EcosystemGroup, Flag: "mcp-class", Doc: "class of an MCP server's tools for the gate, repeatable: SERVER=read|write|danger or SERVER__TOOL=CLASS (default danger)"},
 	{Field: "MCPEnv", Group: EcosystemGroup, Flag: "mcp-env", Doc: "give a stdio MCP server the variable NAME of nightshift's environment, repeatable: SERVER=NAME (servers get only PATH, HOME, LANG, ... and --env's otherwise; a credential is given only this way, with a warning)"},
+	{Field: "MCPTrust", Group: EcosystemGroup, Flag: "mcp-trust", Doc: "let the stdio MCP server NAME start what the workspace holds (a program, script or module inside it, which a run's commands can change), repeatable; as trust_workspace: true under it in a task file's mcp:"},
 	{Field: "Subagents", Group: EcosystemGroup, Flag: "subagents", RoleKey: "subagents", Default: "off", Doc: "give the worker delegate_task {brief}: a sub-agent with the read-class tools only"},
 	{Field: "SubagentSteps", Group: EcosystemGroup, Flag: "subagent-steps", Default: "10", Doc: "a sub-agent's step brake"},
 	{Field: "Memory", Group: EcosystemGroup, Flag: "memory", RoleKey: "memory", Default: "off (a pipeline's builder: on)",

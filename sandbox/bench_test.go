@@ -68,7 +68,7 @@ func BenchmarkPlan(b *testing.B) {
 // BenchmarkRunTrue measures a whole command, `true`, under bwrap in a
 // workspace of 10,000 files.
 func BenchmarkRunTrue(b *testing.B) {
-	if probeBwrap("bwrap").err != nil {
+	if probeBwrap("bwrap", "").err != nil {
 		b.Skip("needs a working bubblewrap")
 	}
 	ws := benchWorkspace(b, 10000)
@@ -86,3 +86,15 @@ func BenchmarkRunTrue(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkOutsideHidden measures the look outside the workspace that
+// each run's sandbox makes once (outsideHidden): the homes, the system's
+// socket folders and the workspace's parent folders, scanned within
+// their bounds.
+func BenchmarkOutsideHidden(b *testing.B) {
+	ws := b.TempDir()
+	for b.Loop() {
+		s := &Sandbox{dir: ws, mode: Bwrap}
+		b.ReportMetric(float64(len(s.findOutsideHidden())), "paths")
+	}
+}

@@ -100,6 +100,12 @@ func (s *Sandbox) bwrapArgs(p *plan, l launch) []string {
 	}
 	a = append(a, "--bind", s.dir, s.dir)
 	if p != nil {
+		// First, so that the read-only and hidden paths beneath land on
+		// top of them: bwrap binds from the host's view, which would
+		// cover what was mounted beneath before.
+		for _, d := range p.pin {
+			a = append(a, "--bind", d, d)
+		}
 		// Every .git and what git runs from (hooks, gitdir targets),
 		// every hard-linked file read-only, sockets hidden.
 		a = append(a, p.mounts(s.dir)...)
@@ -249,8 +255,10 @@ const probeTimeout = 10 * time.Second
 // way commands will use it: in a container without user namespaces, or
 // where the kernel forbids them to unprivileged users, it cannot.
 // The seccomp filter is probed too, once bwrap works: where it cannot be
-// installed, commands run without it, with a warning.
-func probeBwrap(program string) probed {
+// installed, commands run without it, with a warning. A success is kept
+// in the cache file (probecache.go), when there is one, and a record
+// there with the key of now spares the probe.
+func probeBwrap(program, cache string) probed {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if r, ok := probeResult[program]; ok {
@@ -260,16 +268,61 @@ func probeBwrap(program string) probed {
 	path, err := exec.LookPath(program)
 	if err != nil {
 		r.err = fmt.Errorf("%w (%s)", ErrNoBwrap, program)
-	} else {
-		r.path, r.err = path, tryBwrap(path, nil)
+		probeResult[program] = r
+		return r
 	}
-	if f := seccompFilter(); r.err == nil && f != nil {
+	f := seccompFilter()
+	key, kerr := keyOf(path, f)
+	if kerr == nil && cachedSuccess(cache, key) {
+		r = probed{path: path, seccomp: f}
+		probeResult[program] = r
+		return r
+	}
+	r.path, r.err = path, tryBwrap(path, nil)
+	if r.err == nil && f != nil {
 		if r.seccompErr = tryBwrap(path, f); r.seccompErr == nil {
 			r.seccomp = f
 		}
 	}
+	if kerr == nil && r.err == nil && r.seccompErr == nil {
+		cacheSuccess(cache, key)
+	}
 	probeResult[program] = r
 	return r
+}
+
+// lookOutside returns program as exec.LookPath would find it on PATH,
+// but never in a PATH entry that is relative or lies inside the
+// workspace ws (a project's bin/ or node_modules/.bin on the user's
+// PATH): a run's commands can write there, and bwrap is started with
+// the user's rights, outside any sandbox, by the next nightshift in
+// that workspace. A program given with a slash is taken as it is. What
+// it returns is what probeBwrap then looks up (an absolute path, or the
+// name unchanged when no entry outside holds it, which LookPath then
+// fails to find).
+func lookOutside(program, ws string) string {
+	if strings.ContainsRune(program, filepath.Separator) {
+		return program
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, program)
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || under(real, ws) {
+			continue
+		}
+		if d, err := filepath.EvalSymlinks(dir); err != nil || under(d, ws) {
+			continue
+		}
+		return p
+	}
+	return program
 }
 
 // tryBwrap runs `exit 0` in a sandbox, with the seccomp filter when

@@ -28,7 +28,9 @@
 //     its own PID namespace where the kernel allows one, so that nothing it
 //     started survives the command or nightshift.
 //   - auto (the default): bwrap when it is installed and works here
-//     (probed once per process), else none with a warning.
+//     (probed once per process, or taken from Config.ProbeCache, where a
+//     success is kept for the next processes: probecache.go), else none
+//     with a warning.
 //
 // In every mode the command's environment is built from an allow-list
 // (PATH, HOME, LANG, LC_*, TERM, TZ, ...) plus the variables the user names

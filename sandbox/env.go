@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/redact"
 )
 
@@ -20,7 +20,7 @@ var AllowedEnv = []string{
 }
 
 // varName is what --env may name.
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // buildEnv picks the allowed variables and the named ones from environ, in
 // environ's order. A named variable that is a credential is an error.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nightshift-dev/nightshift/statedir"
 )
@@ -83,6 +84,9 @@ const (
 	maxOtherHomes    = 50
 	systemScanDepth  = 4
 	systemScanLimit  = 5000
+	// besideScanLimit bounds the entries read in each folder that holds
+	// the workspace (besideTheWay).
+	besideScanLimit = 5000
 )
 
 // scanSkip are folders the scan does not enter: big, and without sockets
@@ -97,6 +101,23 @@ var scanSkip = []string{
 func envFile(name string) bool {
 	return name == ".env" || strings.HasPrefix(name, ".env.") || name == ".envrc" ||
 		strings.HasSuffix(name, ".env") && len(name) > len(".env")
+}
+
+// outsideScans counts the scans, for a test that a sandbox scans only
+// when its first command needs it.
+var outsideScans atomic.Int64
+
+// Prepare finds, once, what commands must not see outside the
+// workspace (outsideHidden's bounded scan), which the first command
+// would otherwise find before it starts, within its time limit. A
+// caller that gives a command a time limit calls Prepare before it
+// starts the clock; it costs nothing after the first call, nor under
+// mode none. A sandbox does not scan when it is made: a run that starts
+// no command never pays for it.
+func (s *Sandbox) Prepare() {
+	if s.mode == Bwrap {
+		s.outsideHidden()
+	}
 }
 
 // outsideHidden returns what commands must not see outside the
@@ -114,6 +135,7 @@ func (s *Sandbox) outsideHidden() []string {
 }
 
 func (s *Sandbox) findOutsideHidden() []string {
+	outsideScans.Add(1)
 	var paths []string
 	for _, h := range s.cfg.Hide {
 		if !under(h, s.dir) {
@@ -228,17 +250,14 @@ func scan(root, ws string, depth, limit int) []string {
 	for d := 0; d <= depth && len(level) > 0 && seen < limit; d++ {
 		var next []string
 		for _, dir := range level {
-			if under(dir, ws) {
+			if under(dir, ws) || seen >= limit {
 				continue
 			}
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				continue
-			}
+			// Never more than what is left of the bound: one folder of
+			// millions of entries (a cache) costs the bound, not its size.
+			ents := readDirAtMost(dir, limit-seen)
 			for _, e := range ents {
-				if seen++; seen > limit {
-					break
-				}
+				seen++
 				p := filepath.Join(dir, e.Name())
 				switch t := e.Type(); {
 				case t&fs.ModeSocket != 0:
@@ -252,6 +271,33 @@ func scan(root, ws string, depth, limit int) []string {
 		}
 		level = next
 	}
+	return out
+}
+
+// scanReadDir counts the entries the scan has read, for the tests.
+var scanReadDir atomic.Int64
+
+// readDirAtMost returns at most n entries of the folder dir, in the
+// order the file system gives them (not sorted: sorting needs them all),
+// nil when it cannot be read.
+func readDirAtMost(dir string, n int) []fs.DirEntry {
+	if n <= 0 {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []fs.DirEntry
+	for len(out) < n {
+		ents, err := f.ReadDir(min(n-len(out), 1024))
+		out = append(out, ents...)
+		if err != nil || len(ents) == 0 {
+			break
+		}
+	}
+	scanReadDir.Add(int64(len(out)))
 	return out
 }
 
@@ -276,7 +322,7 @@ func skipped(root, p string) bool {
 func besideTheWay(ws string) []string {
 	var out []string
 	for dir := filepath.Dir(ws); ; dir = filepath.Dir(dir) {
-		if ents, err := os.ReadDir(dir); err == nil {
+		if ents := readDirAtMost(dir, besideScanLimit); ents != nil {
 			for _, e := range ents {
 				if t := e.Type(); t&fs.ModeSocket != 0 || t.IsRegular() && envFile(e.Name()) {
 					out = append(out, filepath.Join(dir, e.Name()))

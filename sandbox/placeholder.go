@@ -22,6 +22,9 @@ import (
 type placeholder struct {
 	n    int  // how many holders
 	made bool // made by us (or a leftover of ours), so ours to remove
+	// own, for one of nightshift's own files (holdOwnPlaceholder), is
+	// the empty file that was made: removed only if it is still that.
+	own fileID
 }
 
 var (
@@ -81,6 +84,12 @@ func releasePlaceholder(p string) {
 		return
 	}
 	delete(placeholders, p)
+	if h.own != (fileID{}) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 && idOf(fi) == h.own {
+			os.Remove(p) //nolint:errcheck // an empty file left is harmless
+		}
+		return
+	}
 	if fi, err := os.Lstat(p); h.made && err == nil && leftover(fi) {
 		os.Remove(p) //nolint:errcheck // a folder something filled stays
 	}

@@ -34,6 +34,13 @@ type plan struct {
 	// setid are the setuid and setgid files before the command, which
 	// keep their bits: the user's, not the command's.
 	setid map[string]fileID
+	// pin are folders of the workspace bound onto themselves, read-write,
+	// before any other of the plan's mounts: a folder that holds a mount
+	// point of its own cannot be renamed or removed, so a command cannot
+	// move the folder that holds one of nightshift's own files aside and
+	// put a symlink in its place, through which nightshift would then
+	// write outside the workspace (guardOwn).
+	pin []string
 	// refused says why the command must not run at all.
 	refused string
 	// noPlaceholders leaves out the placeholders of missing protected
@@ -116,6 +123,7 @@ func (s *Sandbox) planWith(ctx context.Context, noPlaceholders bool) *plan {
 		s.guard(p, pr.Path, pr.Why, pr.Dir)
 	}
 	s.guardStateDir(p)
+	s.guardOwn(p)
 	links := w.cover(maxHardLinkMounts)
 	p.linked = map[string]string{}
 	covers := map[string]bool{}
@@ -210,6 +218,8 @@ func (p *plan) mounts(ws string) []string {
 	var a []string
 	for _, r := range p.ro {
 		switch {
+		case r.why == whyOwn:
+			a = append(a, hide(r.path)...)
 		case r.why == whyStateDir:
 			// Empty as well as read-only: what an old version left there
 			// is none of a command's business.

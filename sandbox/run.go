@@ -130,7 +130,14 @@ func (s *Sandbox) Run(ctx context.Context, line string, out io.Writer) (Exit, er
 	if cerr != nil {
 		return Exit{}, cerr
 	}
-	return exitOf(werr)
+	e, err := exitOf(werr)
+	if err == nil && s.mode == Bwrap && brokeSandbox(e.Code, tail.String()) {
+		// bubblewrap itself failed: what the probe found may no longer
+		// hold (user namespaces turned off since), and the next sandbox
+		// probes again instead of trusting the record.
+		forgetProbe(s.cfg.ProbeCache)
+	}
+	return e, err
 }
 
 // noteTail is how much of a command's output is kept to find, in its

@@ -74,6 +74,14 @@ type Config struct {
 	Shell string
 	// Bwrap is the bubblewrap program; default "bwrap", found on PATH.
 	Bwrap string
+	// ProbeCache is a file where the probe of bubblewrap (does it work
+	// here, with the seccomp filter?) keeps its success for the next
+	// processes, keyed by bubblewrap's file, the kernel, the boot, the
+	// user namespace sysctls, the namespaces and the user
+	// (ProbeCacheFile). It must lie where no command can write: in
+	// nightshift's state directory, which is outside every workspace
+	// and hidden from commands. Default "": probe once per process.
+	ProbeCache string
 }
 
 // Sandbox starts commands as its Config says. It is safe for concurrent
@@ -136,7 +144,7 @@ func New(cfg Config) (*Sandbox, error) {
 
 	switch mode {
 	case Bwrap, Auto:
-		p := probeBwrap(cfg.Bwrap)
+		p := probeBwrap(lookOutside(cfg.Bwrap, dir), cfg.ProbeCache)
 		path, perr := p.path, p.err
 		if perr == nil {
 			s.mode, s.bwrap, s.seccomp = Bwrap, path, p.seccomp
@@ -159,9 +167,11 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if s.mode == Bwrap {
 		s.env = withBwrapEnv(s.env)
-		// What is hidden outside the workspace is found now, once, and
-		// not within the first command's time limit.
-		s.outsideHidden()
+		// What is hidden outside the workspace is found once, before
+		// the first command (Prepare, outsideHidden): a run that starts
+		// none (an answer without a command) does not pay for the scan
+		// at its start, nor in the background beside its model call,
+		// where it cost a 0-step run half its time on two busy cores.
 		return s, nil
 	}
 	s.pidns = probePidns()

@@ -59,7 +59,7 @@ func helper(mode Mode) int {
 // but does not work: that is worth knowing.
 func needBwrap(t *testing.T) {
 	t.Helper()
-	err := probeBwrap("bwrap").err
+	err := probeBwrap("bwrap", "").err
 	switch {
 	case errors.Is(err, ErrNoBwrap):
 		t.Skipf("needs bubblewrap (apt-get install bubblewrap): %v", err)

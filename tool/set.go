@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -59,7 +59,7 @@ type entry struct {
 }
 
 // namePattern is what both providers accept as a tool name.
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var namePattern = lazyregexp.New(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // NewSet returns a Set of tools. A duplicate or malformed name, an
 // invalid class, or an input schema that is not a valid JSON Schema of an

@@ -56,6 +56,7 @@ func (r *cmdRule) Check(ctx context.Context, in Input) *Failure {
 			return fail("could not run: " + err.Error())
 		}
 	}
+	sb.Prepare() // its first scan is not the command's time
 	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	out := &tail{max: tailBytes}

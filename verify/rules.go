@@ -171,14 +171,21 @@ func readFile(in Input, path string) ([]byte, error) {
 	return readFrom(files, path)
 }
 
-// readFrom reads the regular file at path in files.
+// MaxRuleFileBytes is the largest file a rule reads (the file tools'
+// default limit): a command can leave a file of any size, a sparse one
+// of a terabyte for nothing, and a rule that read it whole would run the
+// process out of memory. A larger file fails the rule, named as such.
+const MaxRuleFileBytes = 256 << 20
+
+// readFrom reads the regular file at path in files, at most
+// MaxRuleFileBytes of it.
 func readFrom(files fs.FS, path string) ([]byte, error) {
 	if st, err := fs.Stat(files, path); err != nil {
 		return nil, err
 	} else if st.IsDir() {
 		return nil, errIsDir
 	}
-	return fs.ReadFile(files, path)
+	return workspace.ReadFileAtMost(files, path, MaxRuleFileBytes)
 }
 
 // describeFileError turns a read failure into the words of a message: a
@@ -196,6 +203,8 @@ func describeFileError(err error) string {
 		return "points outside the workspace"
 	case errors.Is(err, workspace.ErrStateDir):
 		return "is in nightshift's state folder, which no check reads"
+	case errors.Is(err, workspace.ErrTooLarge):
+		return "too large to read (" + err.Error() + ")"
 	case errors.Is(err, workspace.ErrNotRegular):
 		return "not a regular file (a FIFO, socket or device is never read)"
 	}

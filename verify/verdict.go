@@ -1,8 +1,9 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // NoVerdict is the reason given when the judge's reply holds no verdict,
@@ -17,7 +18,7 @@ const noReason = "the judge gave no reason"
 // the word PASS or FAIL alone, or followed by punctuation and a reason.
 // "PASS/FAIL: FAIL", "Pass or fail: FAIL", "PASS? No. FAIL" and "Pass
 // rate 2/5 - FAIL" are not verdicts.
-var verdictLine = regexp.MustCompile(`(?i)^(PASS|FAIL)(\s*[.!:;,–—-]\s*(.*))?$`)
+var verdictLine = lazyregexp.New(`(?i)^(PASS|FAIL)(\s*[.!:;,–—-]\s*(.*))?$`)
 
 // emphasis holds the Markdown marks a model wraps a verdict in, with the
 // heading and quote marks that may start its line.

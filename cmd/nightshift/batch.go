@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/redact"
@@ -349,7 +351,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		return nil, err
 	}
 	cfg.Settings = settings
-	file, err := os.Create(dir + ".log")
+	file, release, err := openTaskLog(dir + ".log")
 	if err != nil {
 		return nil, err
 	}
@@ -357,6 +359,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	cfg.Events = event.NewText(log)
 	cfg.Warn = func(line string) { warnf(log, "%s", line) }
 	return func(res *lifecycle.Result, err error) {
+		defer release()
 		defer file.Close()
 		if err != nil {
 			fmt.Fprintf(log, "nightshift: %v\n", notStarted(err, dir, f.stateDir))
@@ -471,4 +474,22 @@ func withoutJudge(fields []agent.StartField) []agent.StartField {
 		}
 	}
 	return out
+}
+
+// openTaskLog opens (emptied) a task's log beside its workspace, in the
+// batch's folder. Under bwrap no task's command reaches that folder;
+// under none, one could have put a symlink or a FIFO there for the next
+// task: it is never followed (a link to ~/.bashrc would be emptied and
+// written) nor waited on. For as long as the task runs it is one of
+// nightshift's own files (package ownfiles). release lets it go.
+func openTaskLog(path string) (f *os.File, release func(), err error) {
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the task's log: %w (a symlink or a FIFO there is not written through: remove it)", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("the task's log %s is not a regular file: remove it", path)
+	}
+	return f, ownfiles.Add(path), nil
 }

@@ -22,6 +22,7 @@ type ecoFlags struct {
 	mcp           []string
 	mcpClass      []string
 	mcpEnv        []string
+	mcpTrust      []string
 	subagents     bool
 	subagentSteps int
 	memory        bool
@@ -35,6 +36,7 @@ func addEcoFlags(cmd *cobra.Command, f *ecoFlags) {
 	fl.StringArrayVar(&f.mcp, "mcp", nil, doc("mcp"))
 	fl.StringArrayVar(&f.mcpClass, "mcp-class", nil, doc("mcp-class"))
 	fl.StringArrayVar(&f.mcpEnv, "mcp-env", nil, doc("mcp-env"))
+	fl.StringArrayVar(&f.mcpTrust, "mcp-trust", nil, doc("mcp-trust"))
 	fl.BoolVar(&f.subagents, "subagents", false, doc("subagents"))
 	fl.IntVar(&f.subagentSteps, "subagent-steps", lifecycle.DefaultSubagentSteps, doc("subagent-steps"))
 	fl.BoolVar(&f.memory, "memory", false, doc("memory"))
@@ -52,7 +54,7 @@ func addOtelFlags(cmd *cobra.Command, f *ecoFlags) {
 
 // apply puts the flags and the task's mcp: section into cfg: the
 // servers of the task file first, then --mcp's, and --mcp-class and
-// --mcp-env over both. Every mistake is a usage error, found before anything runs.
+// --mcp-env and --mcp-trust over both. Every mistake is a usage error, found before anything runs.
 func (f *ecoFlags) apply(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	servers, err := spec.MCPServers()
 	if err != nil {
@@ -72,6 +74,11 @@ func (f *ecoFlags) apply(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 	}
 	for _, rule := range f.mcpEnv {
 		if err := mcp.AddEnv(servers, rule); err != nil {
+			return usageError(err)
+		}
+	}
+	for _, name := range f.mcpTrust {
+		if err := mcp.TrustWorkspace(servers, name); err != nil {
 			return usageError(err)
 		}
 	}

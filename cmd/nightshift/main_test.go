@@ -23,7 +23,11 @@ func TestMain(tm *testing.M) {
 	var m testscript.TestingM = tm
 	if os.Getenv(asMainEnv) == "1" {
 		installCrashPoint()
-		os.Exit(Main())
+		code := Main()
+		if os.Getenv(lazyStatsEnv) == "1" {
+			fmt.Fprintln(os.Stderr, lazyStats())
+		}
+		os.Exit(code)
 	}
 	// The tests' state (journals, audit logs, run records) goes to a
 	// folder of their own, never to the home folder of whoever runs them.

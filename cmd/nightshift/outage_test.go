@@ -11,10 +11,10 @@ import (
 	"testing"
 )
 
-// simServe starts `nightshift sim serve` (this test binary re-executed)
+// startSim starts `nightshift sim serve` (this test binary re-executed)
 // with args and returns its base URL, and a function that stops it and
 // returns its stderr.
-func simServe(t *testing.T, dir string, args ...string) (string, func() string) {
+func startSim(t *testing.T, dir string, args ...string) (string, func() string) {
 	t.Helper()
 	c := startChildEnv(t, dir, nil, append([]string{"sim", "serve"}, args...)...)
 	url, err := bufio.NewReader(c.stdout).ReadString('\n')
@@ -65,7 +65,7 @@ func TestAnOutageInTheMiddleOfTwentyProcessesIsOneFailure(t *testing.T) {
 	const procs = 20
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": fourCallScenario + "\nloop: true\n"})
-	url, stop := simServe(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--down-after", "20", "--down-for", "1500ms")
+	url, stop := startSim(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--down-after", "20", "--down-for", "1500ms")
 	env := []string{"NIGHTSHIFT_STATE_DIR=" + filepath.Join(dir, "state"), "OPENAI_API_KEY=sk-made-up-outage-key"}
 	children := make([]*child, procs)
 	for i := range children {
@@ -108,7 +108,7 @@ func TestAnOutageLongerThanTheRetryBudgetPausesEveryRun(t *testing.T) {
 	const procs = 5
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": fourCallScenario + "\nloop: true\n"})
-	url, stop := simServe(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--down-after", "2", "--down-for", "1h", "--down-status", "529")
+	url, stop := startSim(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--down-after", "2", "--down-for", "1h", "--down-status", "529")
 	env := []string{"NIGHTSHIFT_STATE_DIR=" + filepath.Join(dir, "state"), "OPENAI_API_KEY=sk-made-up-outage-key"}
 	children := make([]*child, procs)
 	works := make([]string, procs)
@@ -133,7 +133,7 @@ func TestAnOutageLongerThanTheRetryBudgetPausesEveryRun(t *testing.T) {
 
 	// The provider is back: the same address, no outage.
 	addr := strings.TrimPrefix(url, "http://")
-	_, stopUp := simServe(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--addr", addr)
+	_, stopUp := startSim(t, dir, "--scenario", filepath.Join(dir, "s.yaml"), "--addr", addr)
 	defer stopUp()
 	for i := range runs {
 		c := startChildEnv(t, works[i], env, "run", "--resume", runs[i])

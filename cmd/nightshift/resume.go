@@ -70,6 +70,7 @@ type ecoSettings struct {
 	MCP           []string `json:"mcp,omitempty"`
 	MCPClass      []string `json:"mcp_class,omitempty"`
 	MCPEnv        []string `json:"mcp_env,omitempty"`
+	MCPTrust      []string `json:"mcp_trust,omitempty"`
 	Subagents     bool     `json:"subagents,omitempty"`
 	SubagentSteps int      `json:"subagent_steps,omitempty"`
 	Memory        bool     `json:"memory,omitempty"`
@@ -86,7 +87,7 @@ func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMe
 		Backoff: f.backoff, RetryBudget: f.retryBudget, RPM: f.rpm, TPM: f.tpm,
 		Events: absPath(f.events), Keep: f.keep, KeepState: f.keepState,
 		Dir: absPath(dir), BaseDir: absPath(spec.BaseDir),
-		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, MCPEnv: f.eco.mcpEnv, Subagents: f.eco.subagents,
+		Eco: ecoSettings{MCP: f.eco.mcp, MCPClass: f.eco.mcpClass, MCPEnv: f.eco.mcpEnv, MCPTrust: f.eco.mcpTrust, Subagents: f.eco.subagents,
 			SubagentSteps: f.eco.subagentSteps, Memory: f.eco.memory,
 			Otel: f.eco.otel, OtelFile: absPath(f.eco.otelFile), OtelContent: f.eco.otelContent},
 	}
@@ -293,7 +294,7 @@ func (s runSettings) flags(stateDir string) *runFlags {
 		dir: s.Dir, backoff: s.Backoff, retryBudget: s.RetryBudget, rpm: s.RPM, tpm: s.TPM,
 		events: s.Events, keep: s.Keep, keepState: s.KeepState, callTimeout: s.CallTimeout,
 		stateDir: stateDir, resume: "",
-		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, mcpEnv: s.Eco.MCPEnv, subagents: s.Eco.Subagents,
+		eco: ecoFlags{mcp: s.Eco.MCP, mcpClass: s.Eco.MCPClass, mcpEnv: s.Eco.MCPEnv, mcpTrust: s.Eco.MCPTrust, subagents: s.Eco.Subagents,
 			subagentSteps: cmp.Or(s.Eco.SubagentSteps, lifecycle.DefaultSubagentSteps), memory: s.Eco.Memory,
 			otel: s.Eco.Otel, otelFile: s.Eco.OtelFile, otelContent: s.Eco.OtelContent},
 	}

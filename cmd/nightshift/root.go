@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -67,7 +67,7 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 }
 
 // unknownFlag matches pflag's error for a long flag it does not know.
-var unknownFlag = regexp.MustCompile(`^unknown flag: --([a-z-]+)$`)
+var unknownFlag = lazyregexp.New(`^unknown flag: --([a-z-]+)$`)
 
 // pipelineKeys are the pipeline's keys for run's flags of long runs
 // (README, "Long runs") that a newcomer gives `nightshift night`.
@@ -80,7 +80,7 @@ var pipelineKeys = map[string]string{
 
 // negativeArg matches pflag's error for a negative number given where a
 // flag could be: "unknown shorthand flag: '1' in -1".
-var negativeArg = regexp.MustCompile(`unknown shorthand flag: '\d' in (-\d+)$`)
+var negativeArg = lazyregexp.New(`unknown shorthand flag: '\d' in (-\d+)$`)
 
 // checkStateBase refuses, before anything runs, a state directory that
 // cannot be one: the path, or a folder on the way to it, is a file (a

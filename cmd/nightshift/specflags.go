@@ -39,6 +39,7 @@ func (f *runFlags) flagSpec() runspec.Spec {
 	s.MaxFileSize = f.maxFileSize
 	s.NoCache, s.ContextWindow, s.ModelsFile = f.noCache, f.contextWindow, f.modelsFile
 	e := f.eco
+	s.MCPTrust = e.mcpTrust
 	s.MCPFlags, s.MCPClass, s.MCPEnv, s.Subagents, s.SubagentSteps, s.Memory = e.mcp, e.mcpClass, e.mcpEnv, e.subagents, e.subagentSteps, e.memory
 	s.Otel, s.OtelFile, s.OtelContent = e.otel, e.otelFile, e.otelContent
 	s.Keep, s.RollbackOnInterrupt = f.keep, f.rollbackOnInterrupt

@@ -236,6 +236,17 @@ func TestALegacyJournalIsListedByRecoverAndAppliedOnlyWithLegacy(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("run beside a legacy journal: exit %d, want 0 (it is never applied by itself)\n%s", res.code, res.stderr)
 	}
+	// It says so, in one line naming the folder and what to do.
+	warned := false
+	for _, line := range strings.Split(res.stderr, "\n") {
+		if strings.Contains(line, filepath.Join(work, ".nightshift", "journal")) && strings.Contains(line, "does not apply it") &&
+			strings.Contains(line, "nightshift recover --dir "+work+"` lists") && strings.Contains(line, "nightshift recover --dir "+work+" --legacy` applies it") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("run did not warn, in one line, of the journal in the workspace and what to do:\n%s", res.stderr)
+	}
 	res = runCLI(t, "recover", "--dir", work)
 	if res.code != 0 {
 		t.Fatalf("recover: exit %d\n%s", res.code, res.stderr)

@@ -157,6 +157,7 @@ func (c *Command) run(ctx context.Context, line string) (*tail, string, error) {
 	if c.err != nil {
 		return out, "[could not start: " + c.err.Error() + "]", errFailed
 	}
+	c.cfg.Sandbox.Prepare() // its first scan is not the command's time
 	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	exit, err := c.cfg.Sandbox.Run(cctx, line, out)

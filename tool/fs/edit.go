@@ -52,7 +52,7 @@ func (t *EditFile) Spec() llm.ToolSpec {
 func (t *EditFile) Class() tool.Class { return tool.Write }
 
 // Run makes the edit.
-func (t *EditFile) Run(_ context.Context, input json.RawMessage) tool.Result {
+func (t *EditFile) Run(ctx context.Context, input json.RawMessage) tool.Result {
 	var in struct {
 		Path string `json:"path"`
 		Old  string `json:"old"`
@@ -67,7 +67,7 @@ func (t *EditFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	case in.Old == in.New:
 		return tool.Error("edit_file: old and new are the same; there is nothing to change")
 	}
-	if err := protectedWrite(t.root, "edit_file", in.Path); err != nil {
+	if err := protectedWrite(ctx, t.root, "edit_file", in.Path); err != nil {
 		return failure(in.Path, "file", err)
 	}
 	if err := notRegular(t.root, "edit_file", in.Path); err != nil {

@@ -15,8 +15,11 @@ import (
 // folder such as husky's .husky/, the git folder a .git file points to,
 // a config file git includes): a hook or a config line written there
 // runs as the user at the next git command, a cmd: check's or the
-// user's own. Reads stay allowed.
-func protectedWrite(r *workspace.Root, name, rel string) error {
+// user's own. Reads stay allowed. The walk that finds them works under
+// ctx, the run's: a time limit or a signal stops it, and a write whose
+// check was stopped is refused (a list cut short could miss a hooks
+// folder).
+func protectedWrite(ctx context.Context, r *workspace.Root, name, rel string) error {
 	if gitPath(rel) {
 		return toolError(fmt.Sprintf("%s: %s is inside a .git folder, which the file tools may read but never change (git runs what is written there)", name, rel))
 	}
@@ -29,7 +32,10 @@ func protectedWrite(r *workspace.Root, name, rel string) error {
 	}
 	// Found again for each write: a command may have made a repository
 	// since the last one.
-	ps, _ := workspace.ProtectedPaths(context.Background(), r.Dir())
+	ps, err := workspace.ProtectedPaths(ctx, r.Dir())
+	if err != nil && ctx.Err() != nil {
+		return toolError(fmt.Sprintf("%s: %s was not written: the run is stopping (%v) before the paths git runs from could all be found", name, rel, ctx.Err()))
+	}
 	for _, p := range ps {
 		if !underRel(real, p.Rel) {
 			continue

@@ -1,12 +1,17 @@
 package fs
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nightshift-dev/nightshift/tool"
 )
 
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n"
@@ -188,5 +193,45 @@ func TestAWriteToolCannotChangeWhatGitRunsOutsideDotGit(t *testing.T) {
 		if res := f.call(t, "write_file", in{"path": p, "content": "x\n"}); res.IsError {
 			t.Errorf("write_file %s: %+v", p, res)
 		}
+	}
+}
+
+// Issue 25 (the trust review): the walk that finds the paths git runs
+// from ran under context.Background, so a run's time limit or a signal
+// did not stop it, in a workspace where it is slow (a command can make
+// one). It runs under the call's context now, and a write whose check
+// was stopped is refused: a list cut short could miss a hooks folder.
+func TestAWriteWhoseProtectedPathCheckIsStoppedIsRefused(t *testing.T) {
+	f := setup(t)
+	// More entries than the walk reads between two looks at the context.
+	for i := range 3000 {
+		if err := os.Mkdir(filepath.Join(f.dir, "d"+strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	// The tools themselves, under a context that ends: the set refuses a
+	// call whose context ended before it started, not one that ends
+	// while the walk goes on.
+	for _, tt := range []struct {
+		tool interface {
+			Run(context.Context, json.RawMessage) tool.Result
+		}
+		input string
+	}{
+		{NewWriteFile(f.root), `{"path":"new.txt","content":"x"}`},
+		{NewEditFile(f.root), `{"path":"README.md","old":"Demo","new":"Done"}`},
+	} {
+		res := tt.tool.Run(ctx, json.RawMessage(tt.input))
+		if !res.IsError || !strings.Contains(res.Content, "stopping") {
+			t.Errorf("%T under a cancelled context: %+v, want an error saying the run is stopping", tt.tool, res)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(f.dir, "new.txt")); err == nil {
+		t.Error("new.txt was written")
+	}
+	if got := read(t, filepath.Join(f.dir, "README.md")); got != "# Demo\n" {
+		t.Errorf("README.md = %q", got)
 	}
 }

@@ -46,7 +46,7 @@ func (t *WriteFile) Spec() llm.ToolSpec {
 func (t *WriteFile) Class() tool.Class { return tool.Write }
 
 // Run writes the file.
-func (t *WriteFile) Run(_ context.Context, input json.RawMessage) tool.Result {
+func (t *WriteFile) Run(ctx context.Context, input json.RawMessage) tool.Result {
 	var in struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
@@ -54,7 +54,7 @@ func (t *WriteFile) Run(_ context.Context, input json.RawMessage) tool.Result {
 	if res, ok := decode("write_file", input, &in); !ok {
 		return res
 	}
-	if err := protectedWrite(t.root, "write_file", in.Path); err != nil {
+	if err := protectedWrite(ctx, t.root, "write_file", in.Path); err != nil {
 		return failure(in.Path, "file", err)
 	}
 	if err := notRegular(t.root, "write_file", in.Path); err != nil {

@@ -77,14 +77,30 @@ func (c *conn) start(ctx context.Context) ([]*sdk.Tool, error) {
 		return nil, &StartError{Server: c.server.Name, Err: err, Stderr: c.stderr.String()}
 	}
 	var tools []*sdk.Tool
+	size := 0
 	for t, err := range c.session.Tools(ctx, nil) {
 		if err != nil {
 			return nil, &StartError{Server: c.server.Name, Err: fmt.Errorf("listing its tools: %w", err), Stderr: c.stderr.String()}
 		}
 		tools = append(tools, t)
+		// Every tool's name, description and schema go to the model with
+		// every call of the run: a server that lists 100,000 tools, or
+		// one of a megabyte, would fill the model's window and the bill.
+		b, _ := json.Marshal(t)
+		if size += len(b); len(tools) > MaxServerTools || size > MaxServerToolBytes {
+			return nil, &StartError{Server: c.server.Name, Err: fmt.Errorf(
+				"it lists more than %d tools or %d KiB of tool definitions, which would go to the model with every call; nightshift takes at most that much from one server", MaxServerTools, MaxServerToolBytes>>10)}
+		}
 	}
 	return tools, nil
 }
+
+// The most one server's tools may be: how many, and the size of their
+// definitions (names, descriptions, input schemas) as JSON.
+const (
+	MaxServerTools     = 256
+	MaxServerToolBytes = 256 << 10
+)
 
 // connectLocked starts the server's process or opens its HTTP session.
 func (c *conn) connectLocked(ctx context.Context) error {

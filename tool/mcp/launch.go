@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // A launch is how a stdio server starts, fixed before the run: its
@@ -96,8 +97,8 @@ func resolve(s Server, ws, start string, env []string) (launch, error) {
 	l.argv = append([]string{prog}, args...)
 	refuse := func(what string) error {
 		return &inWorkspaceError{fmt.Sprintf("%v: server %s: %s, inside the workspace %s, where a run's commands and tools can change it, and nightshift would start it with your rights; "+
-			"give a program and files outside the workspace, or, if you trust what the workspace holds for this server, say so by its name (trust_workspace: true under %s in a task file's or a pipeline's mcp:)",
-			ErrConfig, s.Name, what, ws, s.Name)}
+			"give a program and files outside the workspace, or, if you trust what the workspace holds for this server, say so by its name: --mcp-trust %s on the command line, or trust_workspace: true under %s in a task file's or a pipeline's mcp:",
+			ErrConfig, s.Name, what, ws, s.Name, s.Name)}
 	}
 	if real, err := filepath.EvalSymlinks(prog); within(prog, ws) || err == nil && within(real, ws) {
 		return launch{}, refuse(fmt.Sprintf("its program %s is %s", s.Command[0], cmpOr(real, prog)))
@@ -200,8 +201,8 @@ func pathIn(p, ws string) int {
 // (node ., python3 pkg/), tool chains after their run subcommand (go run
 // ., deno run ., bun run ., uv run ., cargo run, dotnet run).
 var (
-	interpreterRE = regexp.MustCompile(`^(node|nodejs|python|pypy|ruby|perl|php|sh|bash|dash|zsh|ksh|java)[0-9.]*$`)
-	toolchainRE   = regexp.MustCompile(`^(go|deno|bun|uv|cargo|dotnet)[0-9.]*$`)
+	interpreterRE = lazyregexp.New(`^(node|nodejs|python|pypy|ruby|perl|php|sh|bash|dash|zsh|ksh|java)[0-9.]*$`)
+	toolchainRE   = lazyregexp.New(`^(go|deno|bun|uv|cargo|dotnet)[0-9.]*$`)
 )
 
 // scriptArg returns the index in args of what prog runs as code (its
@@ -311,7 +312,7 @@ func argPaths(a string) []string {
 
 // pythonRE matches the programs that take -m MODULE: python, python3,
 // python3.12, pypy3.
-var pythonRE = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+var pythonRE = lazyregexp.New(`^(python|pypy)[0-9.]*$`)
 
 // pythonModule returns the module of `python -m mod` as a relative path
 // (a/b for a.b) when the argument at i is that -m.
@@ -355,7 +356,7 @@ func loadsCode(name string) bool {
 
 // pathTokens finds the absolute paths in a variable's value: a value is
 // often a list (a:b), a set of flags (--require /x.js) or both.
-var pathTokens = regexp.MustCompile(`/[^:;\s="']*`)
+var pathTokens = lazyregexp.New(`/[^:;\s="']*`)
 
 // within reports whether p is dir or lies inside it.
 func within(p, dir string) bool {

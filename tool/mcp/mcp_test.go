@@ -237,3 +237,18 @@ func TestAnMCPToolsTimeoutIsNeverRetried(t *testing.T) {
 		t.Fatal("a write-class MCP tool is not captured before it runs")
 	}
 }
+
+// Issue 25 (the trust review): a server's tool list was taken whole,
+// and every tool's definition goes to the model with every call: one
+// that listed thousands of tools (or definitions of megabytes) filled
+// the model's window and the bill. One that lists more than
+// MaxServerTools, or MaxServerToolBytes of definitions, does not start.
+func TestAServerThatListsTooManyToolsDoesNotStart(t *testing.T) {
+	s := stdioServer(t, "flood")
+	t.Setenv(serverEnv, "flood")
+	_, err := Open(context.Background(), Config{Dir: t.TempDir(), Servers: []Server{s}})
+	var se *StartError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "more than 256 tools") {
+		t.Fatalf("Open = %v, want a StartError saying the server lists too many tools", err)
+	}
+}

@@ -3,10 +3,10 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -66,11 +66,11 @@ const Sep = "__"
 const maxName = 32
 
 // varPattern is what Env may name.
-var varPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varPattern = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namePattern is a server's name: no "__", which separates it from the
 // tool's name in NAME__tool and in --mcp-class keys.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
+var namePattern = lazyregexp.New(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
 // Check reports what is wrong with s, as an ErrConfig.
 func (s Server) Check() error {

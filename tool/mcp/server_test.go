@@ -39,6 +39,19 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "flood":
+		// A server that lists more tools than the model should be sent.
+		s := sdk.NewServer(&sdk.Implementation{Name: "flood", Version: "1"}, nil)
+		for i := range MaxServerTools + 1 {
+			sdk.AddTool(s, &sdk.Tool{Name: fmt.Sprintf("t%d", i), Description: "A tool."},
+				func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+					return &sdk.CallToolResult{}, nil, nil
+				})
+		}
+		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "refuse":
 		// A server that never starts says why on stderr.
 		fmt.Fprintln(os.Stderr, "cannot open the database: permission denied")

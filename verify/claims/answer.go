@@ -1,8 +1,9 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // kindAnswerItems is the answer's own count of what the task asked for.
@@ -15,12 +16,12 @@ type ask struct {
 }
 
 var (
-	askVerbRe = regexp.MustCompile(`(?i)\b(?:list|give|name|suggest|provide|propose|write|generate|answer|come up with|brainstorm|outline|share|offer|recommend|identify|find|pick|choose|select|draft|produce|return|enumerate|describe|explain|summari[sz]e|create|make|compile|collect|prepare|show|draw up|jot down|put together|think of|include|add|with|containing|top)\s+(?:me\s+|us\s+)?(?:a\s+list\s+of\s+|exactly\s+|at\s+least\s+|the\s+(?:top\s+)?|some\s+|your\s+|top\s+)?$`)
+	askVerbRe = lazyregexp.New(`(?i)\b(?:list|give|name|suggest|provide|propose|write|generate|answer|come up with|brainstorm|outline|share|offer|recommend|identify|find|pick|choose|select|draft|produce|return|enumerate|describe|explain|summari[sz]e|create|make|compile|collect|prepare|show|draw up|jot down|put together|think of|include|add|with|containing|top)\s+(?:me\s+|us\s+)?(?:a\s+list\s+of\s+|exactly\s+|at\s+least\s+|the\s+(?:top\s+)?|some\s+|your\s+|top\s+)?$`)
 	// numberedHeadingRe finds an item written as a heading: "### 1.
 	// Cache the index", "**2) Batch the writes**".
-	numberedHeadingRe = regexp.MustCompile(`^(?:#{1,6}\s*|\*\*)(?:\d{1,3}[.):]|[一二三四五六七八九十]+、)`)
-	hanRe             = regexp.MustCompile(`^\p{Han}+$`)
-	askCJKRe          = regexp.MustCompile(`(?:列出|给出|写出|提供|列举|想出|给我|写|列|提出|总结|推荐|说出|整理|包含|包括)(?:一下)?\s*$`)
+	numberedHeadingRe = lazyregexp.New(`^(?:#{1,6}\s*|\*\*)(?:\d{1,3}[.):]|[一二三四五六七八九十]+、)`)
+	hanRe             = lazyregexp.New(`^\p{Han}+$`)
+	askCJKRe          = lazyregexp.New(`(?:列出|给出|写出|提供|列举|想出|给我|写|列|提出|总结|推荐|说出|整理|包含|包括)(?:一下)?\s*$`)
 )
 
 // taskAsks reads the counts the task asks for.
@@ -28,6 +29,9 @@ func taskAsks(task string) []ask {
 	var out []ask
 	for _, s := range splitSentences(task) {
 		for _, c := range findCounts(&s, func(string) bool { return true }) {
+			if c.why != "" {
+				continue // "5 more risks" asks for no list of 5
+			}
 			before := s.text[:c.start]
 			noun := c.noun
 			switch {

@@ -1,8 +1,9 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // Kinds of claims about the run's changes.
@@ -17,10 +18,10 @@ const (
 const changeVerbs = `\b(?:wrote|written|rewrote|rewritten|overwrote|overwritten|created|added|saved|generated|produced|updated|edited|modified|changed|revised|extended|expanded|appended|filled in|filled|populated|fixed|refactored|replaced|implemented|drafted|translated|reformatted|formatted|shortened|trimmed|bumped|regenerated|recreated|rebuilt|deleted|removed|erased|renamed|moved|copied)\b|\(new(?: file)?\)|写入了|写入|写好了|写好|写了|写完|写成|创建了|创建|新建了|新建|生成了|生成|更新了|更新|修改了|修改|编辑了|编辑|保存了|保存|添加了|添加|新增了|新增|补充了|补充|扩写了|扩写|删除了|删除|移除了|移除|删掉了|删掉|删去|重写了|重写|改写了|改写`
 
 var (
-	changeVerbRe = regexp.MustCompile(`(?i)` + changeVerbs)
+	changeVerbRe = lazyregexp.New(`(?i)` + changeVerbs)
 	// describeRe opens the clause that describes a file after a colon or
 	// a dash: the verb, and what follows it.
-	describeRe = regexp.MustCompile(`(?i)^\s*(?:` + changeVerbs + `)(.*)$`)
+	describeRe = lazyregexp.New(`(?i)^\s*(?:` + changeVerbs + `)(.*)$`)
 )
 
 // verbKind says what a change verb claims: written, deleted, moved (the
@@ -59,7 +60,7 @@ func participle(v string) string {
 var (
 	// fillerRe is what a clause that only names files may hold besides
 	// them: "and", "also", "plus", marks.
-	fillerRe = regexp.MustCompile(`(?i)^[\s,.;:*_\-–—` + "`" + `"“”()]*(?:and|also|plus|as well as|or|以及|和|及|与)?[\s,.;:*_\-–—` + "`" + `"“”()]*$`)
+	fillerRe = lazyregexp.New(`(?i)^[\s,.;:*_\-–—` + "`" + `"“”()]*(?:and|also|plus|as well as|or|以及|和|及|与)?[\s,.;:*_\-–—` + "`" + `"“”()]*$`)
 )
 
 // changeClaims reads the claims that the run wrote or deleted files.
@@ -182,10 +183,26 @@ func (x *checker) verbClaims(s *sentence, cl [2]int, ms []mention, verbs [][]int
 				if !ok {
 					continue
 				}
+				if rel == "object" && placeAfterRe.MatchString(s.text[m.end:]) {
+					// "删除了 main.go 中 15 行", "removed main.go's dead
+					// code": the file is where it happened.
+					rel = "target"
+				}
 				u, d = &use{verb: s.text[vs:ve], start: vs, end: m.end, target: rel == "target", from: rel == "from"}, m.start-ve
 			case vs >= m.end:
+				if placeBetweenRe.MatchString(s.text[m.end:vs]) {
+					// "在 README.md 中新增了 20 行": changed in the file.
+					u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, target: true}, vs-m.end
+					break
+				}
 				if !subjectRe.MatchString(s.text[m.end:vs]) || passiveHabitRe.MatchString(s.text[ve:cl[1]]) {
 					continue
+				}
+				if zhObjectRe.MatchString(s.text[ve:cl[1]]) {
+					// "post.md 删掉了 300 个单词": something was removed from
+					// the file, which stays.
+					u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, target: true}, vs-m.end
+					break
 				}
 				u, d = &use{verb: s.text[vs:ve], start: m.start, end: ve, passive: true}, vs-m.end
 			default:
@@ -232,19 +249,28 @@ func (x *checker) verbClaims(s *sentence, cl [2]int, ms []mention, verbs [][]int
 var (
 	// prepRe finds the prepositions, and the words that make a file
 	// something mentioned, between a verb and its file.
-	prepRe = regexp.MustCompile(`(?i)\b(?:to|into|in|inside|at|under|as|onto|from|for|of|with|than|like|about|on|by|via|using|per|against|after|before|without|beside|near|over|through|mention|mentions|mentioning|reference|references|referencing|link|links|linking|point|points|pointing|describe|describes|describing|explain|explains|match|matches|that|which|who|because|since|so|if|when)\b|到|进|入|从|根据|参考|基于`)
+	prepRe = lazyregexp.New(`(?i)\b(?:to|into|in|inside|at|under|as|onto|from|for|of|with|than|like|about|on|by|via|using|per|against|after|before|without|beside|near|over|through|mention|mentions|mentioning|reference|references|referencing|link|links|linking|point|points|pointing|describe|describes|describing|explain|explains|match|matches|that|which|who|because|since|so|if|when)\b|到|进|入|从|根据|参考|基于`)
 	// subjectRe is what may stand between a file and a verb that says
 	// what happened to it: "docs/install.md written", "old.md was
 	// deleted", "post.md: created".
-	subjectRe = regexp.MustCompile("(?i)^[\\s`*_\"')\\]]*(?:(?:has|have|had|was|were|is|are|been|be|now|also|successfully|just|got|all|both|已经|已|被|也)\\s*)*[\\s:：—–\\-(]*$")
+	subjectRe = lazyregexp.New("(?i)^[\\s`*_\"')\\]]*(?:(?:has|have|had|was|were|is|are|been|be|now|also|successfully|just|got|all|both|已经|已|被|也)\\s*)*[\\s:：—–\\-(]*$")
 	// passiveHabitRe after a verb makes a passive a description of what
 	// code does: "out.csv is written by the script on each run".
-	passiveHabitRe = regexp.MustCompile(`(?i)^\s+(?:by\s+(?:the|a|an|each|every|this|that)\s+(?:script|program|job|tool|code|function|command|build|hook|server)|when|whenever|each|every|on each|on every|if|once)\b`)
+	passiveHabitRe = lazyregexp.New(`(?i)^\s+(?:by\s+(?:the|a|an|each|every|this|that)\s+(?:script|program|job|tool|code|function|command|build|hook|server)|when|whenever|each|every|on each|on every|if|once)\b`)
+	// placeAfterRe after a file makes it the place of what a verb before
+	// it did: "删除了 main.go 中的", "removed main.go's"; placeBetweenRe,
+	// between a file and a verb after it: "README.md 中新增了".
+	placeAfterRe   = lazyregexp.New(`^(?:\s*(?:中|里|内|当中|里面|的)|['’]s\b)`)
+	placeBetweenRe = lazyregexp.New("^[\\s`*_\"')\\]]*(?:中|里|内|当中|里面)\\s*(?:已经|已|也)?\\s*$")
+	// zhObjectRe after a Chinese verb that follows its file is the verb's
+	// object: the file is the topic, where it happened ("post.md 删掉了
+	// 300 个单词"), not what happened to ("old.md 已删除。").
+	zhObjectRe = lazyregexp.New(`^(?:了|掉)*\s*[\p{Han}\d０-９]`)
 	// placeRe, before "of FILE", names a place in the file.
-	placeRe = regexp.MustCompile(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
+	placeRe = lazyregexp.New(`(?i)\b(?:lines?\s+\d+(?:\s*[-–]\s*\d+)?|top|bottom|end|start|beginning|head|tail|middle|header|footer|section|part)\s*$`)
 	// fillerAfterPrepRe is what may follow a preposition before its
 	// file: "in the file", "to the new".
-	fillerAfterPrepRe = regexp.MustCompile(`(?i)^(?:(?:the|a|an|new|file|folder|directory|dir|existing|my|our|your|its)\s*)+$`)
+	fillerAfterPrepRe = lazyregexp.New(`(?i)^(?:(?:the|a|an|new|file|folder|directory|dir|existing|my|our|your|its)\s*)+$`)
 )
 
 // objectOf reads what stands between a change verb and a file after it,

@@ -3,10 +3,10 @@ package claims
 import (
 	"context"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -164,27 +164,28 @@ var (
 	// wholeRe names the whole of a document as the subject of a size:
 	// "Total length", "the post is", "全文". Without a file name, only
 	// such a sentence is about the one file the run changed.
-	wholeRe = regexp.MustCompile(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
+	wholeRe = lazyregexp.New(`(?i)\b(?:total|in total|overall|length|word count|character count|char count|line count|the (?:post|article|essay|draft|document|doc|file|report|story|piece|text|chapter|blog post|write-?up|readme|page|guide|translation|letter|copy|output|result|poem|script|notes|list|csv|table|dataset|spreadsheet))\b|全文|正文|总共|共计|一共|总计|总字数|字数|篇幅|全篇|这篇|文章|共`)
 	// pastSizeRe, before a figure, makes it a size the file had before:
 	// "README.md was 340 lines; it is now 120".
-	pastSizeRe = regexp.MustCompile(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
+	pastSizeRe = lazyregexp.New(`(?i)\b(?:was|were|had been|used to be|had)\s+(?:about\s+|around\s+|over\s+|under\s+|roughly\s+|only\s+)?$`)
 	// pronounRe opens a sentence about the file the one before named.
-	pronounRe = regexp.MustCompile(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
-	// partRe names a part of a file: a size of it is no size of the
-	// file.
-	partRe = regexp.MustCompile(`(?i)\b(?:function|method|class|struct|type|test|loop|block|section|paragraph|sentence|title|heading|intro|introduction|conclusion|abstract|part|snippet|example|comment|docstring|commit|message|header|footer|column|field|each|every|per|average|longest|shortest|first|second|third|last|summary of|diff|patch|change|changes|prompt|answer|reply|response|this message)\b|每|段落|小节|章节|这一段|第一段|标题|摘要|函数|平均|最长|最短`)
+	pronounRe = lazyregexp.New(`(?i)^(?:it|it's|its|this file|the file|that file|this one)\b|^(?:它|该文件|这个文件|此文件|文件)`)
 )
 
 // countClaim checks one figure with a unit: about a named file, about
 // the one file the run changed, or the answer's own count of what the
-// task asked for.
+// task asked for. A figure is checked against a file only in a sentence
+// that says it is the file's size now (isTotal); one that is a change, a
+// part or the size before is unchecked.
 func (x *checker) countClaim(s *sentence, c count, files []mention) {
 	cl := s.clauseAt(c.at)
 	clause := s.text[cl[0]:cl[1]]
-	if killed(clause) || partRe.MatchString(withoutFiles(clause, files, cl[0])) || pastSizeRe.MatchString(clause[:max(c.at-cl[0], 0)]) {
-		// Not a claim, or a size of a part: "the longest function in
-		// main.go is 45 lines", "each entry is under 120 characters".
+	if killed(clause) {
+		// Not a claim: it denies, hedges, plans or supposes.
 		return
+	}
+	if c.why == "" && pastSizeRe.MatchString(clause[:max(c.at-cl[0], 0)]) {
+		c.why = whyBefore // "README.md was 340 lines"
 	}
 	kind := c.kind
 	if kind == "" {
@@ -195,12 +196,24 @@ func (x *checker) countClaim(s *sentence, c count, files []mention) {
 		kind = kindItems
 	}
 	m, named := nearestFile(s, c, files)
-	if !named && x.prev != "" && pronounRe.MatchString(s.text) {
-		// "It is 812 words long": the file of the sentence before.
-		x.fileCount(s, c, kind, x.prev, c.start, c.end)
-		return
+	if !named && x.prev != "" {
+		if p := pronounRe.FindStringIndex(s.text); p != nil {
+			// "It is 812 words long": the file of the sentence before.
+			switch {
+			case c.why != "":
+				x.notTotal(s, c, kind, x.prev, c.start, c.end, c.why)
+			case attrWhole(s, c, mention{name: x.prev}) && (totalBetween(s.text[p[1]:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])):
+				x.fileCount(s, c, kind, x.prev, c.start, c.end)
+			default:
+				x.notTotal(s, c, kind, x.prev, c.start, c.end, "not said to be the size of "+x.prev+" now (a change, a part or the size before?)")
+			}
+			return
+		}
 	}
 	if !named {
+		if c.why != "" {
+			return
+		}
 		if c.kind == "" || (kind == kindItems && x.askedAny(c.noun)) {
 			if _, ok := x.asked(c.noun); ok {
 				x.answerClaim(s, c)
@@ -210,19 +223,28 @@ func (x *checker) countClaim(s *sentence, c count, files []mention) {
 		x.implicitClaim(s, c)
 		return
 	}
-	x.fileCount(s, c, kind, m.name, min(c.start, m.start), max(c.end, m.end))
+	start, end := min(c.start, m.start), max(c.end, m.end)
+	if c.why != "" {
+		x.notTotal(s, c, kind, m.name, start, end, c.why)
+		return
+	}
+	if ok, why := x.isTotal(s, c, m, files); !ok {
+		x.notTotal(s, c, kind, m.name, start, end, why)
+		return
+	}
+	x.fileCount(s, c, kind, m.name, start, end)
 }
 
-// withoutFiles is clause (at offset off of its sentence) with the file
-// names blanked: "abstract.md" names a file, not an abstract.
-func withoutFiles(clause string, files []mention, off int) string {
-	b := []byte(clause)
-	for _, m := range files {
-		for i := max(m.start-off, 0); i < min(m.end-off, len(b)); i++ {
-			b[i] = ' '
-		}
+// notTotal records a figure about the file name that is not its size
+// now, unchecked, with why: the judge may look.
+func (x *checker) notTotal(s *sentence, c count, kind, name string, start, end int, why string) {
+	cl := x.claim(s, kind, start, end)
+	cl.Said = c.b.said() + " " + pluralUnit(c.b.one(), c.unit)
+	cl.Path = name
+	if p, ok := x.w.resolve(name); ok {
+		cl.Path = p
 	}
-	return string(b)
+	x.unchecked(cl, why)
 }
 
 // askedAny reports whether the task asked for a count of noun.
@@ -266,38 +288,98 @@ func nearestFile(s *sentence, c count, files []mention) (mention, bool) {
 }
 
 // implicitClaim checks a size given without a file name ("Total length:
-// 3,847 characters") against the one text file the run changed, or the
-// changed file the sentence names by its stem ("the post": post.md). A
-// size of something else ("the function is 40 lines") is left alone.
+// 3,847 characters", "The post is 2,500 words") against the one text
+// file the run changed, or the changed file the sentence names by its
+// stem ("the post": post.md). The sentence must say the figure is the
+// whole's size, as isTotal says it of a file: "The post has an intro of
+// 200 words" is unchecked, and a size of something else ("the function
+// is 40 lines") is left alone.
 func (x *checker) implicitClaim(s *sentence, c count) {
-	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s.text), func(r rune) bool {
-		return !isAlnum(r) && r != '-' && r != '_'
-	}) {
-		words[w] = true
-	}
+	lower := strings.ToLower(s.text)
 	var candidates, named []string
+	subject := -1 // the end of the words that name the whole
+	stemStart := -1
 	for _, p := range x.textFiles() {
 		candidates = append(candidates, p)
 		// The sentence may name it by its stem: "the post" is post.md,
 		// "Summary is 180 words" summary.md.
-		if stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p))); len(stem) >= 3 && words[stem] {
+		stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p)))
+		if len(stem) < 3 {
+			continue
+		}
+		if at := wordAt(lower[:c.start], stem); at >= 0 {
 			named = append(named, p)
+			if at+len(stem) > subject {
+				subject, stemStart = at+len(stem), at
+			}
 		}
 	}
-	switch {
-	case len(named) > 0:
+	specific := "" // "the guide": a noun that names one kind of file
+	subjectStart := stemStart
+	for _, m := range wholeRe.FindAllStringIndex(s.text[:c.start], -1) {
+		if m[1] > subject {
+			subject, specific, subjectStart = m[1], "", m[0]
+			if w := strings.ToLower(s.text[m[0]:m[1]]); strings.HasPrefix(w, "the ") && specificNouns[w[4:]] {
+				specific = w[4:]
+			}
+		}
+	}
+	if len(named) > 0 {
 		candidates = named
-	case !wholeRe.MatchString(s.text):
+	} else if specific != "" && len(candidates) == 1 && !strings.Contains(strings.ToLower(path.Base(candidates[0])), specific) {
+		// "The guide has 9 sections" when the run changed README.md: the
+		// guide may be another file.
+		candidates = nil
+	}
+	if subject < 0 {
 		return
 	}
+	cl := s.clauseAt(c.at)
+	var whole mention
+	if len(candidates) == 1 {
+		whole.name = candidates[0]
+	}
+	total := (totalBetween(s.text[subject:c.start], govNone) || leadTotal(s.text[cl[0]:c.start])) &&
+		(subjectStart < 0 || wholeAt(s, subjectStart, whole)) && attrWhole(s, c, whole)
 	if len(candidates) != 1 {
-		cl := x.claim(s, c.kind, c.start, c.end)
-		cl.Said = c.b.said() + " " + pluralUnit(c.b.one(), c.unit)
-		x.unchecked(cl, "the answer does not say which file")
+		if !total {
+			return
+		}
+		if len(candidates) == 0 && specific == "" {
+			return
+		}
+		claim := x.claim(s, c.kind, c.start, c.end)
+		claim.Said = c.b.said() + " " + pluralUnit(c.b.one(), c.unit)
+		x.unchecked(claim, "the answer does not say which file")
+		return
+	}
+	if !total {
+		x.notTotal(s, c, c.kind, candidates[0], c.start, c.end, "not said to be the size of "+candidates[0]+" now (a change, a part or the size before?)")
 		return
 	}
 	x.fileCount(s, c, c.kind, candidates[0], c.start, c.end)
+}
+
+// specificNouns, after "the", name one kind of document: "the guide" is
+// the changed file only if its name says guide. "The post", "the file",
+// "the document" are whatever the run wrote.
+var specificNouns = map[string]bool{"report": true, "story": true, "chapter": true, "readme": true, "page": true,
+	"guide": true, "translation": true, "letter": true, "poem": true, "script": true, "notes": true, "list": true,
+	"csv": true, "table": true, "dataset": true, "spreadsheet": true}
+
+// wordAt returns the offset of the last whole word w in s, or -1.
+func wordAt(s, w string) int {
+	for end := len(s); end > 0; {
+		i := strings.LastIndex(s[:end], w)
+		if i < 0 {
+			return -1
+		}
+		if (i == 0 || !isAlnum(rune(s[i-1]))) && (i+len(w) == len(s) || !isAlnum(rune(s[i+len(w)]))) {
+			return i
+		}
+		end = i
+	}
+	return -1
 }
 
 // textFiles returns the changed paths that are text files now, sorted,

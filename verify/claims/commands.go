@@ -1,9 +1,9 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -20,41 +20,41 @@ const toolNames = `go\s+(?:test|vet|build)(?:\s+(?:-[\w=.-]+|[\w.-]*/[./\w-]*))*
 
 var (
 	passWords    = `pass(?:es|ed)?|succeed(?:s|ed)?|(?:is|are)\s+(?:now\s+|all\s+)*(?:green|passing|ok|clean|happy)|(?:runs?|ran|comes?\s+back|came\s+back)\s+(?:green|clean|successfully)|reports?\s+no(?:thing|\s+\w+)|finds?\s+no(?:thing|\s+\w+)|found\s+no(?:thing|\s+\w+)|shows?\s+no\s+\w+|(?:exits?|exited|returns?|returned)\s+(?:with\s+)?(?:status\s+|code\s+)?0\b|(?:is|was)\s+successful`
-	testsClaimRe = regexp.MustCompile(`(?i)\btests?(?:\s+suites?|\s+cases?)?\s+(?:now\s+|still\s+|all\s+|again\s+|both\s+)*(?:` + passWords + `)|\btest\s+suite\s+(?:now\s+)?(?:` + passWords + `)` +
+	testsClaimRe = lazyregexp.New(`(?i)\btests?(?:\s+suites?|\s+cases?)?\s+(?:now\s+|still\s+|all\s+|again\s+|both\s+)*(?:` + passWords + `)|\btest\s+suite\s+(?:now\s+)?(?:` + passWords + `)` +
 		`|\b(?:ran|run|executed|re-ran|reran)\s+(?:the\s+|all\s+)?(?:[a-z]+\s+){0,2}?(?:tests?|test\s+suite)\b[^.;\n]{0,40}?\b(?:all\s+)?(?:pass(?:es|ed)?|green|succeeded|ok)\b` +
 		`|\bpass(?:es|ed)?\s+(?:all\s+)?(?:the\s+|its\s+|every\s+)?(?:[a-z]+\s+){0,2}?tests\b` +
 		`|\btests?\s*:\s*(?:all\s+)?(?:pass(?:ing|ed)?|ok|green|✅|✓|success(?:ful)?)` +
 		`|\btests?\b[^;\n]{0,60}?(?:,\s*|\s)(?:and\s+)?(?:all|both|each)\s+(?:of\s+(?:them|these|which)\s+)?(?:pass(?:es|ed)?|are\s+passing|succeed(?:ed)?)\b` +
 		`|\b\d+\s+(?:tests?\s+)?passed\b` +
 		`|(?:所有|全部)?(?:的)?(?:单元|集成|回归)?测试(?:用例)?(?:已经|已|均|都|全部|全都|也)*(?:通过|跑通|全绿)`)
-	buildClaimRe = regexp.MustCompile(`(?i)\b(?:the\s+)?build\s+(?:now\s+|still\s+|again\s+)*(?:succeeds|succeeded|passes|passed|is\s+(?:now\s+)?(?:green|clean|fine|ok|successful|passing)|works|worked|(?:completes|completed)(?:\s+(?:successfully|cleanly|without\s+errors))?|went\s+through)\b` +
+	buildClaimRe = lazyregexp.New(`(?i)\b(?:the\s+)?build\s+(?:now\s+|still\s+|again\s+)*(?:succeeds|succeeded|passes|passed|is\s+(?:now\s+)?(?:green|clean|fine|ok|successful|passing)|works|worked|(?:completes|completed)(?:\s+(?:successfully|cleanly|without\s+errors))?|went\s+through)\b` +
 		`|\bbuild\s*:\s*(?:ok|green|✅|✓|pass(?:ing|ed)?|success(?:ful)?)` +
 		`|\b(?:it|the\s+code|code|the\s+project|project|everything|the\s+package|packages|the\s+binary|the\s+module|the\s+crate|the\s+app|the\s+program|the\s+library|the\s+site|the\s+repo)\s+(?:now\s+|still\s+|again\s+|all\s+)*(?:builds|compiles)\b` +
 		`|\b(?:compil(?:es|ed|ation)|builds?)\s+(?:cleanly|successfully|succeeded|without\s+(?:errors|warnings)|with\s+no\s+errors)\b` +
 		`|\bsuccessfully\s+(?:built|compiled)\b|\bbuilt\s+successfully\b` +
 		`|(?:构建|编译|打包)(?:已经|已|均|都|也)*(?:成功|通过)`)
-	lintClaimRe = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:lint|linter|linters|linting|vet|static\s+analysis|type\s*check(?:er|ing)?|typecheck)\s+(?:now\s+|still\s+|again\s+)*(?:` + passWords + `|pass)\b` +
+	lintClaimRe = lazyregexp.New(`(?i)\b(?:the\s+)?(?:lint|linter|linters|linting|vet|static\s+analysis|type\s*check(?:er|ing)?|typecheck)\s+(?:now\s+|still\s+|again\s+)*(?:` + passWords + `|pass)\b` +
 		`|\bno\s+(?:lint|linter|linting|vet|type|staticcheck|eslint|flake8|ruff|clippy|pylint|mypy)\s+(?:errors|warnings|issues|complaints|findings|problems)\b` +
 		`|\b(?:lint|linter)[- ]clean\b|\bpasses\s+(?:the\s+)?(?:lint(?:er|ing)?|vet)\b|\bclean\s+lint\b` +
 		`|\blint\s*:\s*(?:ok|green|clean|✅|✓|pass(?:ing|ed)?)` +
 		`|(?:lint|代码检查|静态检查|格式检查)(?:已经|已|均|都|也)*(?:通过|无(?:错误|警告|问题))`)
-	namedClaimRe = regexp.MustCompile("(?i)(?:`([^`\\n]{1,120})`|\\b(" + toolNames + `))(?:\s+(?:now\s+|still\s+|all\s+|again\s+)*(?:` + passWords + `|ok)\b` +
+	namedClaimRe = lazyregexp.New("(?i)(?:`([^`\\n]{1,120})`|\\b(" + toolNames + `))(?:\s+(?:now\s+|still\s+|all\s+|again\s+)*(?:` + passWords + `|ok)\b` +
 		`|\s*[:—–-]\s*(?:all\s+)?(?:\d+\s+)?(?:tests?\s+)?(?:pass(?:ing|ed|es)?|ok|green|clean|✅|✓)` +
 		`|\s*(?:检查|测试|构建|编译)?(?:全部|均|都|已经|已|也)*(?:通过|成功|跑通))`)
 	// theyPassRe opens a sentence that says the tests of the sentence
 	// before pass: "I added 4 tests to p_test.go; they all pass."
-	theyPassRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:they|these|those|all of them|both of them|each of them)\s+(?:now\s+|all\s+)*(?:pass(?:es|ed)?|are\s+(?:all\s+)?passing|succeed(?:ed)?)\b`)
+	theyPassRe = lazyregexp.New(`(?i)^(?:and\s+)?(?:they|these|those|all of them|both of them|each of them)\s+(?:now\s+|all\s+)*(?:pass(?:es|ed)?|are\s+(?:all\s+)?passing|succeed(?:ed)?)\b`)
 	// failWordRe in a claim's clause makes it about a failure, not a
 	// pass: "tests fail", "3 passed, 2 failed".
-	failWordRe = regexp.MustCompile(`(?i)\b(?:fail|fails|failed|failing|failure|failures|broken|break|breaks|error|errors|skip|skipped|skipping|flaky|except|but)\b|失败|报错|跳过`)
-	zeroFailRe = regexp.MustCompile(`(?i)\b(?:0|no|zero)\s+(?:tests?\s+)?(?:failed|failures|errors|failing)\b|\bwithout\s+(?:any\s+)?(?:errors|failures|warnings)\b|\bwith\s+no\s+(?:errors|failures|warnings)\b|\bno\s+(?:\w+\s+)?(?:errors|warnings|issues|problems|findings)\b`)
+	failWordRe = lazyregexp.New(`(?i)\b(?:fail|fails|failed|failing|failure|failures|broken|break|breaks|error|errors|skip|skipped|skipping|flaky|except|but)\b|失败|报错|跳过`)
+	zeroFailRe = lazyregexp.New(`(?i)\b(?:0|no|zero)\s+(?:tests?\s+)?(?:failed|failures|errors|failing)\b|\bwithout\s+(?:any\s+)?(?:errors|failures|warnings)\b|\bwith\s+no\s+(?:errors|failures|warnings)\b|\bno\s+(?:\w+\s+)?(?:errors|warnings|issues|problems|findings)\b`)
 )
 
 // command kinds, by what the command line runs.
 var (
-	testCmdRe  = regexp.MustCompile(`(?i)\bgo\s+test\b|\bpytest\b|\bpy\.test\b|\bpython3?\s+(?:-\w+\s+)*-m\s+(?:pytest|unittest|nose)\b|\bunittest\b|\bnosetests\b|\btox\b|\bnox\b|\bjest\b|\bvitest\b|\bmocha\b|\bava\b|\bkarma\b|\bjasmine\b|\brspec\b|\bphpunit\b|\bctest\b|\bcargo\s+(?:test|nextest)\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|\bnpm\s+t\b|\b(?:deno|bun)\s+test\b|\bmvn\b.*\b(?:test|verify)\b|\bgradlew?\b.*\btest\b|\bdotnet\s+test\b|\bmix\s+test\b|\bswift\s+test\b|\bbats\b|\bprove\b|\btest[\w.-]*\.(?:sh|py|js)\b|\brun[_-]?tests?\b|\btests?/`)
-	buildCmdRe = regexp.MustCompile(`(?i)\bgo\s+(?:build|install)\b|\bcmake\b|\bninja\b|\bcargo\s+(?:build|check)\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b|\btsc\b|\bgcc\b|\bg\+\+|\bclang\b|\bjavac\b|\bmvn\b.*\b(?:package|compile|install)\b|\bgradlew?\b.*\b(?:build|assemble)\b|\bdotnet\s+build\b|\bdocker\s+build\b|\bbazel\s+build\b|\bpython3?\s+-m\s+(?:build|compileall|py_compile)\b|\bzig\s+build\b|\bswift\s+build\b|\bmeson\b|\brustc\b|\bwebpack\b|\bvite\s+build\b|\bnext\s+build\b|\bhugo\b|\bmkdocs\s+build\b|\bsphinx-build\b`)
-	lintCmdRe  = regexp.MustCompile(`(?i)\bgo\s+vet\b|\bgolangci-lint\b|\bstaticcheck\b|\brevive\b|\bgofmt\b|\bgoimports\b|\beslint\b|\btslint\b|\bstylelint\b|\bprettier\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?lint\b|\bruff\b|\bflake8\b|\bpylint\b|\bpyflakes\b|\bpycodestyle\b|\bmypy\b|\bpyright\b|\bblack\b|\bisort\b|\bshellcheck\b|\bhadolint\b|\bmarkdownlint\b|\brubocop\b|\bclippy\b|\bcargo\s+fmt\b|\bktlint\b|\bswiftlint\b|\btsc\s+--noEmit\b|\bvale\b|\byamllint\b|\bactionlint\b|\blint\b`)
+	testCmdRe  = lazyregexp.New(`(?i)\bgo\s+test\b|\bpytest\b|\bpy\.test\b|\bpython3?\s+(?:-\w+\s+)*-m\s+(?:pytest|unittest|nose)\b|\bunittest\b|\bnosetests\b|\btox\b|\bnox\b|\bjest\b|\bvitest\b|\bmocha\b|\bava\b|\bkarma\b|\bjasmine\b|\brspec\b|\bphpunit\b|\bctest\b|\bcargo\s+(?:test|nextest)\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|\bnpm\s+t\b|\b(?:deno|bun)\s+test\b|\bmvn\b.*\b(?:test|verify)\b|\bgradlew?\b.*\btest\b|\bdotnet\s+test\b|\bmix\s+test\b|\bswift\s+test\b|\bbats\b|\bprove\b|\btest[\w.-]*\.(?:sh|py|js)\b|\brun[_-]?tests?\b|\btests?/`)
+	buildCmdRe = lazyregexp.New(`(?i)\bgo\s+(?:build|install)\b|\bcmake\b|\bninja\b|\bcargo\s+(?:build|check)\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b|\btsc\b|\bgcc\b|\bg\+\+|\bclang\b|\bjavac\b|\bmvn\b.*\b(?:package|compile|install)\b|\bgradlew?\b.*\b(?:build|assemble)\b|\bdotnet\s+build\b|\bdocker\s+build\b|\bbazel\s+build\b|\bpython3?\s+-m\s+(?:build|compileall|py_compile)\b|\bzig\s+build\b|\bswift\s+build\b|\bmeson\b|\brustc\b|\bwebpack\b|\bvite\s+build\b|\bnext\s+build\b|\bhugo\b|\bmkdocs\s+build\b|\bsphinx-build\b`)
+	lintCmdRe  = lazyregexp.New(`(?i)\bgo\s+vet\b|\bgolangci-lint\b|\bstaticcheck\b|\brevive\b|\bgofmt\b|\bgoimports\b|\beslint\b|\btslint\b|\bstylelint\b|\bprettier\b|\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?lint\b|\bruff\b|\bflake8\b|\bpylint\b|\bpyflakes\b|\bpycodestyle\b|\bmypy\b|\bpyright\b|\bblack\b|\bisort\b|\bshellcheck\b|\bhadolint\b|\bmarkdownlint\b|\brubocop\b|\bclippy\b|\bcargo\s+fmt\b|\bktlint\b|\bswiftlint\b|\btsc\s+--noEmit\b|\bvale\b|\byamllint\b|\bactionlint\b|\blint\b`)
 	// inertCmds cannot run tests, a build or a linter.
 	inertCmds = map[string]bool{
 		"ls": true, "cat": true, "head": true, "tail": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
@@ -71,8 +71,8 @@ var (
 	}
 	// compiledTestRe runs tests that build the code first: they bear on a
 	// claim that it builds.
-	compiledTestRe = regexp.MustCompile(`(?i)\bgo\s+test\b|\bcargo\s+(?:test|nextest)\b|\bmvn\b|\bgradlew?\b|\bdotnet\s+test\b|\bswift\s+test\b|\bzig\s+build\s+test\b|\bctest\b`)
-	segmentRe      = regexp.MustCompile(`&&|\|\||[;|\n]`)
+	compiledTestRe = lazyregexp.New(`(?i)\bgo\s+test\b|\bcargo\s+(?:test|nextest)\b|\bmvn\b|\bgradlew?\b|\bdotnet\s+test\b|\bswift\s+test\b|\bzig\s+build\s+test\b|\bctest\b`)
+	segmentRe      = lazyregexp.New(`&&|\|\||[;|\n]`)
 )
 
 // cmdKinds says what a command line runs, part by part (`cd x && go
@@ -115,7 +115,7 @@ func cmdKinds(line string) (kinds map[string]bool, inert bool) {
 			continue
 		}
 		found := false
-		for kind, re := range map[string]*regexp.Regexp{kindTests: testCmdRe, kindLint: lintCmdRe, kindBuild: buildCmdRe} {
+		for kind, re := range map[string]*lazyregexp.Regexp{kindTests: testCmdRe, kindLint: lintCmdRe, kindBuild: buildCmdRe} {
 			if re.MatchString(seg) {
 				kinds[kind], found = true, true
 			}
@@ -138,7 +138,7 @@ func (x *checker) commandClaims(s *sentence) {
 		return
 	}
 	seen := map[string]bool{}
-	find := func(re *regexp.Regexp, reKind string) {
+	find := func(re *lazyregexp.Regexp, reKind string) {
 		for _, m := range re.FindAllStringSubmatchIndex(s.text, -1) {
 			kind := reKind
 			if seen[kind] {

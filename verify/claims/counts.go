@@ -1,10 +1,11 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // count is a figure with a unit in a sentence: "about 4,000 characters",
@@ -25,7 +26,24 @@ type count struct {
 	// unit itself carries ("3000多字" is over 3,000), none if zero.
 	mult float64
 	pre  op
+	// why, when set, says why the figure is no size of a file though it
+	// has a unit: a change ("added 12 lines"), a part ("80 characters
+	// per line"), a limit ("the 4,000-character minimum"). Such a figure
+	// is never checked against a file.
+	why string
+	// attr is true for a figure glued to its unit by a dash, as an
+	// adjective: "a 12-line table", "the 600-line utils.go". The size is
+	// of the noun after it.
+	attr bool
 }
+
+// Why a figure with a unit is no file's size.
+const (
+	whyChange = "a change, not the size of the file"
+	whyPart   = "a size of a part, not of the file"
+	whyLimit  = "the task's figure, not the file's"
+	whyBefore = "the size before, not now"
+)
 
 // unitWords maps an English unit (its plural) to its kind.
 var unitWords = map[string]string{
@@ -55,26 +73,41 @@ var deltaWords = map[string]bool{
 }
 
 var (
-	wordRe = regexp.MustCompile(`^[\s\-]*([A-Za-z][A-Za-z'’]*)`)
+	wordRe = lazyregexp.New(`^[\s\-]*([A-Za-z][A-Za-z'’]*)`)
 	// leftQualRe finds a qualifier just before a figure.
-	leftQualRe = regexp.MustCompile(`(?i)(?:(?:^|[^\p{L}])(about|around|approximately|approx\.?|roughly|some|circa|ca\.|nearly|almost|close to|just under|just over|just shy of|an estimated|estimated|over|more than|above|exceeding|in excess of|upwards of|north of|greater than|at least|no less than|no fewer than|not less than|not fewer than|a minimum of|minimum of|under|less than|fewer than|below|at most|no more than|not more than|up to|a maximum of|maximum of|within|exactly|precisely|a total of|total of|only|all|just)|(~|≈|>=|≥|<=|≤|>|<|约|大约|大概|将近|近|差不多|约为|约有|超过|多于|逾|高于|至少|不少于|不低于|不到|少于|低于|不足|最多|不超过|不多于|正好|恰好|整整))\s*$`)
-	// skipLeftRe finds what makes a figure a change, a limit or a
-	// position rather than a size.
-	skipLeftRe = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:by|from|added|adding|add|removed|removing|remove|cut|cutting|trimmed|trimming|deleted|deleting|dropped|another|an extra|extra|additional|a further|each|per|every|at|line|lines|row|rows|step|item|entry|column|page|version|v|issue|pr|#|first|last|max|min|limit|[+\-±])\s*$`)
+	leftQualRe = lazyregexp.New(`(?i)(?:(?:^|[^\p{L}])(about|around|approximately|approx\.?|roughly|some|circa|ca\.|nearly|almost|close to|just under|just over|just shy of|an estimated|estimated|over|more than|above|exceeding|in excess of|upwards of|north of|greater than|at least|no less than|no fewer than|not less than|not fewer than|a minimum of|minimum of|under|less than|fewer than|below|at most|no more than|not more than|up to|a maximum of|maximum of|within|exactly|precisely|a total of|total of|only|all|just)|(~|≈|>=|≥|<=|≤|>|<|约|大约|大概|将近|近|差不多|约为|约有|超过|多于|逾|高于|至少|不少于|不低于|不到|少于|低于|不足|最多|不超过|不多于|正好|恰好|整整))\s*$`)
+	// positionLeftRe finds what makes a figure a position or a name, no
+	// claim at all: "line 42", "at 80", "version 2", "issue #128", "第 12 行".
+	positionLeftRe = lazyregexp.New(`(?i)(?:^|[^\p{L}])(?:at|line|lines|row|rows|step|item|entry|column|page|version|v|issue|pr|#)\s*$|第\s*$`)
+	// totalAtRe is an "at" of a total, not a position: "comes in at",
+	// "stands at".
+	totalAtRe = lazyregexp.New(`(?i)\b(?:comes?|coming|came|clocks?|clocking|weighs?|weighing)\s+in\s+at\s*$|\b(?:stands?|sits?|now|is|are|currently)\s+at\s*$`)
+	// changeLeftRe finds what makes a figure a change, a part, a limit
+	// or the size before: "added 12", "by 500", "from 5,000", "each 80",
+	// "the first 20": a claim, but not of the file's size.
+	changeLeftRe = lazyregexp.New(`(?i)(?:^|[^\p{L}])(?:by|from|added|adding|add|removed|removing|remove|cut|cutting|trimmed|trimming|deleted|deleting|dropped|another|an extra|extra|additional|a further|each|per|every|first|last|max|min|limit|[+\-±])\s*$`)
 	// limitRe finds the words that make a figure the task's, near it.
-	limitRe     = regexp.MustCompile(`(?i)\b(?:require[sd]?|requirement|requested|minimum|maximum|target|targets|limit|limits|goal|asked|spec|brief|threshold|cap|budget|quota|allowed|allowance|needed|wanted|expected|must|aim)\b|要求|目标|限制|上限|下限|最少|最低|规定`)
-	rightQualRe = regexp.MustCompile(`(?i)^\s*(?:(or so|or thereabouts|give or take)|(or more|or above|or over|plus)|(or fewer|or less|or under)|(以上)|(以下|以内)|(左右|上下))`)
+	limitRe     = lazyregexp.New(`(?i)\b(?:require[sd]?|requirement|requested|minimum|maximum|target|targets|limit|limits|goal|asked|spec|brief|threshold|cap|budget|quota|allowed|allowance|needed|wanted|expected|must|aim)\b|要求|目标|限制|上限|下限|最少|最低|规定`)
+	rightQualRe = lazyregexp.New(`(?i)^\s*(?:(or so|or thereabouts|give or take)|(or more|or above|or over|plus)|(or fewer|or less|or under)|(以上)|(以下|以内)|(左右|上下))`)
 	// cjkUnitRe reads a Chinese unit after a figure.
-	cjkUnitRe = regexp.MustCompile(`^\s*(多|余|来|\+)?\s*(个字符|字符|个字|字节|字|个单词|单词|个词|词|行|个步骤|步骤|步|条目|个条目|条|项|个)`)
-	cjkNounRe = regexp.MustCompile(`^\p{Han}{1,4}`)
+	cjkUnitRe = lazyregexp.New(`^\s*(多|余|来|\+)?\s*(个字符|字符|个字|字节|字|个单词|单词|个词|词|行|个步骤|步骤|步|条目|个条目|条|项|个)`)
+	cjkNounRe = lazyregexp.New(`^\p{Han}{1,4}`)
 	// perPartRe, after a unit, makes the figure one of each part, a
 	// change or a limit: "80 characters per line", "12 lines removed".
-	perPartRe = regexp.MustCompile(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
-	ofTheRe   = regexp.MustCompile(`^\s+of\s+(?:the\s+|all\s+)?$`)
-	fromRe    = regexp.MustCompile(`(?i)\bfrom\s*$`)
-	betweenRe = regexp.MustCompile(`(?i)\bbetween\s*$`)
-	bytesRe   = regexp.MustCompile(`^\s?(B|KB|kB|KiB|MB|MiB)\b`)
-	noSpaceRe = regexp.MustCompile(`^\s*\(?(?:excluding|without|not counting|sans|no)\s+(?:spaces|whitespace)|^\s*[(（]?(?:不含|不计|不算)(?:空格|空白)`)
+	perPartRe = lazyregexp.New(`^\s*(?:each|apiece|a piece|per\b|a line|on average|wide\b|max\b|at most\b|removed|deleted|added|inserted|changed|dropped|cut\b|trimmed|skipped|filtered|merged|deduplicated|fixed|updated|rewritten|edited|touched|affected|modified|were\b|was\b|more\b|less\b|fewer\b|too\b|short\b|of (?:context|output|log)|每)`)
+	// sizeAfterRe, after the unit of a size, makes it a comparison, a
+	// change or a part's: "80 lines shorter", "12 lines of summary", "40
+	// lines moved from", "12 lines in its summary", "200 字的引言".
+	sizeAfterRe = lazyregexp.New(`^\s*(?:moved|copied|taken|extracted|shorter|longer|bigger|smaller|larger|from\b|that\b|which\b|i\b|we\b|over the\b|under the\b|of\b|in (?:its|each|every|one|this|that|the)\b|的)`)
+	// fromFigureRe after a unit is the size before, and the figure the
+	// size now: "600 words from about 1,100".
+	fromFigureRe  = lazyregexp.New(`^\s*from\s+(?:about\s+|around\s+|roughly\s+|~)?\d`)
+	changeAfterRe = lazyregexp.New(`(?:removed|deleted|added|inserted|changed|dropped|cut|trimmed|skipped|filtered|merged|deduplicated|fixed|updated|rewritten|edited|touched|affected|modified|moved|copied|more|less|fewer|shorter|longer|bigger|smaller|larger|changes|diff|new)`)
+	ofTheRe       = lazyregexp.New(`^\s+of\s+(?:the\s+|all\s+)?$`)
+	fromRe        = lazyregexp.New(`(?i)\bfrom\s*$`)
+	betweenRe     = lazyregexp.New(`(?i)\bbetween\s*$`)
+	bytesRe       = lazyregexp.New(`^\s?(B|KB|kB|KiB|MB|MiB)\b`)
+	noSpaceRe     = lazyregexp.New(`^\s*\(?(?:excluding|without|not counting|sans|no)\s+(?:spaces|whitespace)|^\s*[(（]?(?:不含|不计|不算)(?:空格|空白)`)
 )
 
 // findCounts returns the figures with units in s: the units of a size
@@ -152,13 +185,27 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 				c.start = m[g]
 				left = text[:c.start]
 			}
-			if skipLeftRe.MatchString(tail(left, 32)) {
+			if positionLeftRe.MatchString(tail(left, 32)) && !totalAtRe.MatchString(tail(left, 32)) {
 				continue
 			}
+			if m := changeLeftRe.FindStringSubmatch(tail(left, 32)); m != nil && c.why == "" {
+				c.why = whyChange
+				switch w := strings.ToLower(strings.TrimSpace(strings.TrimLeft(m[0], " ,.;:(\t"))); w {
+				case "each", "per", "every", "first", "last":
+					c.why = whyPart
+				case "max", "min", "limit":
+					c.why = whyLimit
+				case "from":
+					c.why = whyBefore
+				}
+			}
 		}
-		// A figure glued to a sign or inside a version is no size.
-		if r, _ := utf8.DecodeLastRuneInString(text[:c.at]); c.at > 0 && strings.ContainsRune("+-±/#v$", r) {
+		// A figure inside a version or a path is no size; one glued to a
+		// sign is a change ("+42 lines").
+		if r, _ := utf8.DecodeLastRuneInString(text[:c.at]); c.at > 0 && strings.ContainsRune("/#v$", r) {
 			continue
+		} else if c.at > 0 && strings.ContainsRune("+-±", r) && c.why == "" {
+			c.why = whyChange
 		}
 		if strings.HasPrefix(strings.TrimSpace(text[n.end:]), "/") || strings.HasPrefix(strings.TrimSpace(text[n.end:]), "%") {
 			continue
@@ -166,8 +213,8 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 		// The task's figure, not the result's: "the 4,000-character
 		// minimum", "required 4,000 words".
 		near := text[max(clause[0], wordsBack(text, c.start, 4)):max(c.end, min(clause[1], wordsForward(text, c.end, 2)))]
-		if limitRe.MatchString(near) {
-			continue
+		if limitRe.MatchString(near) && c.why == "" {
+			c.why = whyLimit
 		}
 		if m := rightQualRe.FindStringSubmatchIndex(text[c.end:]); m != nil && c.b.op == exact {
 			switch {
@@ -182,8 +229,15 @@ func findCounts(s *sentence, wanted func(noun string) bool) []count {
 		}
 		// "each", "per line", "a piece" after it: the figure is per part.
 		after := strings.ToLower(text[c.end:min(len(text), c.end+24)])
-		if perPartRe.MatchString(after) {
-			continue
+		m := perPartRe.FindString(after)
+		if m == "" && c.kind != "" {
+			m = sizeAfterRe.FindString(after)
+		}
+		if m != "" && c.why == "" && !fromFigureRe.MatchString(after) {
+			c.why = whyPart
+			if changeAfterRe.MatchString(m) {
+				c.why = whyChange
+			}
 		}
 		out = append(out, c)
 	}
@@ -292,6 +346,7 @@ func unitAfter(text string, n number) (count, bool) {
 	// when no unit follows.
 	if strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, "--") {
 		rest = " " + rest[1:] // "3,847-character"
+		c.attr = true
 	}
 	if strings.HasPrefix(rest, "+") {
 		rest, c.pre = " "+rest[1:], atLeast // "5+ lines"
@@ -324,6 +379,17 @@ func unitAfter(text string, n number) (count, bool) {
 	for i, w := range words {
 		if stopWords[w] || deltaWords[w] {
 			if i == 0 && deltaWords[w] {
+				// "3 new rows", "200 more words": a change or a part, with
+				// the unit after it.
+				if i+1 < len(words) {
+					if k, ok := unitWords[plural(words[i+1])]; ok && !n.decimal {
+						c.kind, c.noun, c.unit, c.end, c.why = k, plural(words[i+1]), plural(words[i+1]), ends[i+1], whyChange
+						if !changeAfterRe.MatchString(w) && w != "new" && w != "extra" && w != "additional" && w != "further" {
+							c.why = whyPart
+						}
+						return c, true
+					}
+				}
 				return count{}, false
 			}
 			break

@@ -33,12 +33,17 @@
 //
 // Precision matters more than recall: a false FAIL costs the worker a
 // round. A sentence that denies, hedges, plans or supposes ("should",
-// "if", "not", "about to") makes no claim; a figure that is a change, a
-// limit or a part ("by 500", "the 4,000 minimum", "80 characters per
-// line") is no size; and a count of a file with nothing to count by, a
-// file name that could be several files, or a command the check cannot
-// classify is unchecked, never false. Unchecked claims go to the judge
-// as a short list.
+// "if", "not", "about to") makes no claim. A figure near a file is checked
+// against the file only when the sentence says it is the file's size now,
+// in the short grammar of shape.go ("post.md is …", "notes.md now has …",
+// "Wrote notes.md (42 lines)", "extended to …", "…, which now totals …",
+// "共 …", a table's Lines column); a change ("added 12 lines", "修改了 3
+// 行"), the size before ("the 600-line utils.go" that was split), a part
+// ("an intro of 200 words", "the run function in main.go is 40 lines") or
+// the task's figure ("the 4,000 minimum") is unchecked. A count of a file
+// with nothing to count by, a file name that could be several files, or
+// a command the check cannot classify is unchecked too, never false.
+// Unchecked claims go to the judge as a short list.
 //
 //	v := &verify.Verifier{Claims: claims.New(claims.Config{}), Judge: judge}
 //	verdict, _, err := v.Verify(ctx, verify.Input{Task: task, Answer: answer, Files: root.FS(), Changed: changed, Ran: ran})

@@ -5,9 +5,11 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
+	nsworkspace "github.com/nightshift-dev/nightshift/workspace"
 )
 
 // mention is a file name in a sentence.
@@ -26,9 +28,9 @@ type mention struct {
 var (
 	// pathRe finds a path-like word: segments of letters, digits, dots,
 	// dashes and underscores, separated by slashes.
-	bareRe = regexp.MustCompile(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
+	bareRe = lazyregexp.New(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
 	// quotedRe finds a name in backticks or quotes.
-	quotedRe = regexp.MustCompile("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
+	quotedRe = lazyregexp.New("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
 )
 
 // isPathByte reports a byte a path-like word is made of.
@@ -82,7 +84,7 @@ var bareNames = map[string]bool{
 }
 
 // techNames end like a script but name a technology: Node.js, Vue.js.
-var techNames = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*\.(?:js|ts|io|NET|net)$`)
+var techNames = lazyregexp.New(`^[A-Z][A-Za-z0-9]*\.(?:js|ts|io|NET|net)$`)
 
 // findFiles returns the file names in text, in order.
 func findFiles(text string) []mention {
@@ -300,6 +302,10 @@ func (w *workspace) walk() {
 	})
 }
 
+// maxClaimFileBytes is the largest file a claim is checked against, as
+// verify.MaxRuleFileBytes for the rules.
+const maxClaimFileBytes = 256 << 20
+
 // read returns a workspace file's content, read once per check.
 func (w *workspace) read(p string) fileContent {
 	if c, ok := w.content[p]; ok {
@@ -307,7 +313,9 @@ func (w *workspace) read(p string) fileContent {
 	}
 	c := w.stat(p)
 	if c.err == nil && !c.isDir {
-		c.data, c.err = fs.ReadFile(w.fsys, p)
+		// At most what a rule reads: a command can leave a file of any
+		// size (a sparse terabyte costs it nothing).
+		c.data, c.err = nsworkspace.ReadFileAtMost(w.fsys, p, maxClaimFileBytes)
 	}
 	w.content[p] = c
 	return c

@@ -5,13 +5,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -107,12 +107,12 @@ func countLines(s string, f func(string) bool) int {
 }
 
 var (
-	numberedRe = regexp.MustCompile(`^(\s*)(?:\d{1,4}[.)、]|[一二三四五六七八九十]+、|\(\d{1,4}\))\s*\S`)
-	bulletRe   = regexp.MustCompile(`^(\s*)(?:[-*+•]\s+(?:\[[ xX]\]\s+)?)\S`)
-	headingRe  = regexp.MustCompile(`^(#{1,6})\s+\S`)
-	stepLineRe = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*|\*\*)?(?:step\s+\d+|第[一二三四五六七八九十\d]+步)`)
-	tableRowRe = regexp.MustCompile(`^\s*\|.*\|\s*$`)
-	tableSepRe = regexp.MustCompile(`^\s*\|?\s*:?-{2,}`)
+	numberedRe = lazyregexp.New(`^(\s*)(?:\d{1,4}[.)、]|[一二三四五六七八九十]+、|\(\d{1,4}\))\s*\S`)
+	bulletRe   = lazyregexp.New(`^(\s*)(?:[-*+•]\s+(?:\[[ xX]\]\s+)?)\S`)
+	headingRe  = lazyregexp.New(`^(#{1,6})\s+\S`)
+	stepLineRe = lazyregexp.New(`(?i)^\s*(?:#{1,6}\s*|\*\*)?(?:step\s+\d+|第[一二三四五六七八九十\d]+步)`)
+	tableRowRe = lazyregexp.New(`^\s*\|.*\|\s*$`)
+	tableSepRe = lazyregexp.New(`^\s*\|?\s*:?-{2,}`)
 )
 
 // itemCounts returns the ways of counting the items (steps, rows,

@@ -1,10 +1,11 @@
 package claims
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // number is one figure found in the answer, and where.
@@ -20,7 +21,7 @@ type number struct {
 // digitsRe finds the figures written in digits (ASCII or fullwidth), with
 // thousands separators and decimals and a k, thousand or million after
 // them.
-var digitsRe = regexp.MustCompile(`(?i)(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?`)
+var digitsRe = lazyregexp.New(`(?i)(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?`)
 
 // findNumbers returns the figures of s, in order, with offsets into s:
 // digits, English number words ("five", "twenty-one", "a dozen"),

@@ -1,10 +1,11 @@
 package claims
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
 
 // sentence is one sentence of the answer, outside its code blocks.
@@ -24,6 +25,9 @@ type sentence struct {
 	// "once": nothing in it is a claim about what happened.
 	conditional bool
 	question    bool
+	// table holds the header cells of the Markdown table the sentence is
+	// a row of, nil outside a table.
+	table []string
 }
 
 // clauseAt returns the clause of s that holds offset i (relative to
@@ -41,8 +45,8 @@ func (s *sentence) clauseAt(i int) [2]int {
 }
 
 var (
-	listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)、]|[一二三四五六七八九十]+、)\s+`)
-	fenceRe    = regexp.MustCompile("^\\s*(?:```|~~~)")
+	listItemRe = lazyregexp.New(`^\s*(?:[-*+•]|\d{1,3}[.)、]|[一二三四五六七八九十]+、)\s+`)
+	fenceRe    = lazyregexp.New("^\\s*(?:```|~~~)")
 )
 
 // splitSentences cuts the answer into sentences: at line ends, at a
@@ -52,6 +56,8 @@ func splitSentences(answer string) []sentence {
 	var out []sentence
 	inFence := false
 	lead := ""
+	// header is the first row of the table being read, nil outside one.
+	var header []string
 	for off := 0; off < len(answer); {
 		nl := strings.IndexByte(answer[off:], '\n')
 		lineEnd := len(answer)
@@ -60,7 +66,19 @@ func splitSentences(answer string) []sentence {
 		}
 		line := answer[off:lineEnd]
 		next := lineEnd + 1
+		row := !inFence && tableLineRe.MatchString(line)
+		if !row {
+			header = nil
+		}
 		switch {
+		case row && header == nil:
+			// A table's first row names its columns: no claim.
+			header = tableCells(line)
+		case row && tableSepRe.MatchString(line) && !strings.ContainsAny(strings.Trim(line, "|:- \t"), "0123456789"):
+		case row:
+			s := newSentence(answer, off, lineEnd)
+			s.table = header
+			out = append(out, s)
 		case fenceRe.MatchString(line):
 			inFence = !inFence
 		case inFence:
@@ -88,6 +106,47 @@ func splitSentences(answer string) []sentence {
 		off = next
 	}
 	return out
+}
+
+// tableLineRe is a row of a Markdown table.
+var tableLineRe = lazyregexp.New(`^\s*\|.*\|\s*$`)
+
+// tableCells returns the cells of a table row, trimmed.
+func tableCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+	cells := strings.Split(line, "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// column returns the column of a table row's text that offset i is in.
+func column(text string, i int) int {
+	t := strings.TrimLeft(text[:i], " \t")
+	t = strings.TrimPrefix(t, "|")
+	return strings.Count(t, "|")
+}
+
+var (
+	// sizeColumnRe names a column of sizes: "Lines", "Size", "字数".
+	sizeColumnRe = lazyregexp.New(`(?i)^(?:size|sizes|lines?|loc|lines of code|words?|word count|chars?|characters?|length|rows?|entries|items?|steps?|bytes?|total|count|line count|行数|总行数|字数|总字数|大小|长度|行|字|篇幅)(?:\s*\([^)]*\))?$`)
+)
+
+// cellTotal reports, for a figure in a table row that is not in its
+// file's cell, whether its column holds the files' sizes ("| File |
+// Lines |"); known is false when the figure shares the file's cell.
+// A column of changes ("Added", "Change") is no size.
+func (s *sentence) cellTotal(c count, m mention) (ok, known bool) {
+	col := column(s.text, c.at)
+	if col == column(s.text, m.start) {
+		return false, false
+	}
+	if col >= len(s.table) {
+		return false, true
+	}
+	return sizeColumnRe.MatchString(strings.Trim(s.table[col], "*_` ")), true
 }
 
 // abbreviations end in a dot that does not end the sentence.
@@ -147,8 +206,8 @@ func lastWord(s string) string {
 }
 
 var (
-	clauseRe = regexp.MustCompile(`(?i),\s|，|、|：|:\s|\s(?:and|but|while|whereas|although|though|so|which|because|since|then)\s|\s[—–]\s|\s-\s|[()（）|]|但是|但|不过|而且|并且`)
-	condRe   = regexp.MustCompile(`(?i)^\W*(?:if|unless|when|whenever|once|until|before|as soon as|in case|should|could|would|can|will|do|does|did|is|are|have|has|如果|若|假如|一旦|等到|只要|要是)\b`)
+	clauseRe = lazyregexp.New(`(?i),\s|，|、|：|:\s|\s(?:and|but|while|whereas|although|though|so|which|because|since|then)\s|\s[—–]\s|\s-\s|[()（）|]|但是|但|不过|而且|并且`)
+	condRe   = lazyregexp.New(`(?i)^\W*(?:if|unless|when|whenever|once|until|before|as soon as|in case|should|could|would|can|will|do|does|did|is|are|have|has|如果|若|假如|一旦|等到|只要|要是)\b`)
 )
 
 // newSentence makes the sentence answer[start:end], trimmed of list
@@ -205,7 +264,7 @@ func init() {
 // qualifierRe finds the phrases that bound a figure or report a clean
 // result and hold a negation word: they are not negations ("no more
 // than", "不少于", "no lint errors").
-var qualifierRe = regexp.MustCompile(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|\bno\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\s+(?:errors|warnings|issues|failures|findings|complaints|problems)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
+var qualifierRe = lazyregexp.New(`(?i)\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|不少于|不低于|不超过|不多于|不到|不足|\bno\s+(?:lint|vet|linter|test|build|compile|compiler|type|eslint|ruff|flake8|staticcheck|clippy|pylint|mypy)\s+(?:errors|warnings|issues|failures|findings|complaints|problems)\b|\b(?:no|without|with\s+no)\s+(?:new\s+)?(?:errors|warnings|issues|failures|problems|findings|complaints|diagnostics)\b|\b0\s+failed\b`)
 
 // killed reports whether text (a clause) is no claim about what
 // happened: it denies, hedges, plans or supposes.
@@ -249,7 +308,7 @@ func hasCJK(s string) bool {
 
 // changesRe is a heading over a list of changed files: "Changes:",
 // "## Changes made", "Summary of changes".
-var changesRe = regexp.MustCompile(`(?i)^[#*\s]*(?:summary of\s+)?changes(?:\s+made)?\b|^[#*\s]*(?:modified|changed|touched)\s+files\b|修改内容|变更内容|改动`)
+var changesRe = lazyregexp.New(`(?i)^[#*\s]*(?:summary of\s+)?changes(?:\s+made)?\b|^[#*\s]*(?:modified|changed|touched)\s+files\b|修改内容|变更内容|改动`)
 
 // headingVerb returns the change verb of a heading line above a list,
 // "Files created:", "## Changed files", "已修改的文件：", if it names no

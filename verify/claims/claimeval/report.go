@@ -85,12 +85,17 @@ func (r *Report) add(c *Case, found []verify.Claim) {
 	wrongFail := false
 	for _, e := range c.Expect {
 		got, text := "missing", ""
-		for i, f := range found {
-			if used[i] || f.Kind != e.Kind || (e.Path != "" && f.Path != e.Path) {
-				continue
+		// A claim the check decided is matched before one it left
+		// unchecked: "added 10 lines, now 60 lines" has an unchecked
+		// change and the claim of the total the expectation means. A
+		// decided claim that no expectation takes still counts below.
+		for _, decided := range []bool{true, false} {
+			for i, f := range found {
+				if used[i] || got != "missing" || f.Kind != e.Kind || (e.Path != "" && f.Path != e.Path) || decided && f.Verdict == verify.ClaimUnchecked {
+					continue
+				}
+				used[i], got, text = true, string(f.Verdict), f.Text
 			}
-			used[i], got, text = true, string(f.Verdict), f.Text
-			break
 		}
 		s := Score{}
 		switch e.Verdict {
