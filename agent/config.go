@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -64,6 +65,11 @@ type Config struct {
 	// JudgeLimiter paces the judge's calls when the judge calls with
 	// another credential than the worker; default Retry.Limiter.
 	JudgeLimiter *retry.Limiter
+	// JudgeBreaker is the circuit breaker of the judge's endpoint, used
+	// with JudgeLimiter (a judge with a limiter of its own has no
+	// breaker without one: never the worker's, whose endpoint may not be
+	// the judge's); default Retry.Breaker when JudgeLimiter is nil.
+	JudgeBreaker *breaker.Breaker
 	// OutputSchema, when set, is the schema the final answer (JSON) must
 	// satisfy.
 	OutputSchema *jsonschema.Resolved
@@ -190,6 +196,10 @@ type Fallback struct {
 	// Limiter paces its calls when they go out under another credential
 	// than the worker's; default the retry policy's.
 	Limiter *retry.Limiter
+	// Breaker is the circuit breaker of its endpoint; default none (never
+	// the worker's: the fallback answers when the worker's endpoint is
+	// down).
+	Breaker *breaker.Breaker
 	// OnQuota falls back on a quota or spend-limit failure too
 	// (`--fallback-on quota`); default false: those end the run as they
 	// would without a fallback.

@@ -25,7 +25,7 @@ func (r *run) stack(m llm.Model, p retry.Policy, price budget.Pricer, name strin
 	c := callstack.Config{Model: m, Retry: r.withRetryEvents(p), Meter: r.meter, Price: price,
 		Observe: func(m llm.Model) llm.Model { return r.observe(m, role) }}
 	if fb := r.cfg.Fallback; fb != nil && fb.Model != nil {
-		c.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Price: fb.Price,
+		c.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Breaker: fb.Breaker, Price: fb.Price,
 			Config: fallback.Config{
 				Primary: name, Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: r.cfg.Clock, Rest: rest,
 				OnFallback: func(e fallback.Event) { r.emit(e.Event()) },

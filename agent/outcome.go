@@ -28,6 +28,10 @@ const (
 	Budget Outcome = "budget"
 	// Timeout: the run's wall-clock limit passed. Paused, like Budget.
 	Timeout Outcome = "timeout"
+	// Unavailable: the endpoint's circuit breaker stayed open past the
+	// retry budget (package breaker): the provider is down, not the task.
+	// Paused, like Budget.
+	Unavailable Outcome = "unavailable"
 	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
 	// context). Paused, like Budget.
 	Interrupted Outcome = "interrupted"
@@ -46,10 +50,12 @@ const ContextFull Outcome = "context-full"
 // (README, docs/events.md, the exit table) are held to it by tests.
 func Outcomes() []Outcome {
 	return []Outcome{Done, Failed, Usage, StepLimit, Unverified, APIFailure, Truncated, NeedsRecovery,
-		NotAllDone, Parked, Budget, Timeout, Busy, ContextFull, Interrupted}
+		NotAllDone, Parked, Budget, Timeout, Unavailable, Busy, ContextFull, Interrupted}
 }
 
 // Paused reports whether o stopped a run that may be resumed where it
-// stopped (budget, timeout, interrupted) rather than ended it: the
-// lifecycle keeps such a run's changes and checkpoint.
-func (o Outcome) Paused() bool { return o == Budget || o == Timeout || o == Interrupted }
+// stopped (budget, timeout, unavailable, interrupted) rather than ended
+// it: the lifecycle keeps such a run's changes and checkpoint.
+func (o Outcome) Paused() bool {
+	return o == Budget || o == Timeout || o == Unavailable || o == Interrupted
+}

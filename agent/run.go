@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -531,7 +532,7 @@ func (r *run) verifier() *verify.Verifier {
 			// counts against the same budget.
 			p := r.cfg.Retry
 			if r.cfg.JudgeLimiter != nil {
-				p.Limiter = r.cfg.JudgeLimiter
+				p.Limiter, p.Breaker = r.cfg.JudgeLimiter, r.cfg.JudgeBreaker
 			}
 			j.Model = r.stack(j.Model, p, r.cfg.JudgePrice, "", nil, r.judgeRest(&j), RoleJudge)
 			v.Judge = &j
@@ -585,12 +586,15 @@ func (r *run) apiEnd(err error) *Result {
 }
 
 // classify names the outcome of a call's error: budget when the meter
-// refused the call, timeout when the run's time limit stopped it,
+// refused the call, unavailable when the endpoint's breaker stayed open
+// past the retry budget, timeout when the run's time limit stopped it,
 // interrupted when the caller's context ended, api-failure otherwise.
 func (r *run) classify(err error) (Outcome, string, error) {
 	switch {
 	case errors.Is(err, budget.ErrExceeded):
 		return Budget, err.Error(), err
+	case errors.Is(err, breaker.ErrUnavailable) && r.ctx.Err() == nil:
+		return Unavailable, err.Error(), err
 	case r.ctx.Err() != nil && errors.Is(context.Cause(r.ctx), ErrTimeout):
 		return Timeout, fmt.Sprintf("the run's time limit of %s passed", r.cfg.Timeout), ErrTimeout
 	case errors.Is(err, context.Canceled) || llm.ClassOf(err) == llm.Canceled || r.ctx.Err() != nil:
@@ -608,6 +612,13 @@ func (r *run) withRetryEvents(p retry.Policy) retry.Policy {
 			prev(a)
 		}
 		r.emit(a.Event())
+	}
+	prevBreaker := p.OnBreaker
+	p.OnBreaker = func(e event.Event) {
+		if prevBreaker != nil {
+			prevBreaker(e)
+		}
+		r.emit(e)
 	}
 	return p
 }

@@ -35,11 +35,11 @@ type TaskResult struct {
 }
 
 // Paused reports whether the task paused with its changes kept: its
-// budget, its time limit or an interrupt stopped it after it started
+// budget, its time limit, its provider's outage or an interrupt stopped it after it started
 // (`nightshift run --resume`, or `batch --resume`, goes on with it).
 func (t TaskResult) Paused() bool {
 	switch t.Result.Outcome {
-	case agent.Budget, agent.Timeout, agent.Interrupted:
+	case agent.Budget, agent.Timeout, agent.Unavailable, agent.Interrupted:
 		return !t.NotStarted
 	}
 	return false
@@ -57,6 +57,10 @@ type Summary struct {
 	// interrupt, its changes kept to go on with; never started (the
 	// batch was interrupted first); and every other outcome.
 	Done, Unverified, Paused, NotStarted, Failed int
+	// Unavailable counts the paused tasks whose provider was down (their
+	// endpoint's breaker stayed open past the retry budget): they go on
+	// once it is back, with nothing to raise.
+	Unavailable int
 	// FailsByCheck counts the verifier's FAILs over all tasks by the check
 	// that decided them, so a check that fails everywhere stands out.
 	FailsByCheck map[string]int
@@ -78,7 +82,7 @@ func (s *Summary) Outcome() agent.Outcome {
 
 // count fills the counts from the tasks.
 func (s *Summary) count() {
-	s.Done, s.Unverified, s.Paused, s.NotStarted, s.Failed = 0, 0, 0, 0, 0
+	s.Done, s.Unverified, s.Paused, s.NotStarted, s.Failed, s.Unavailable = 0, 0, 0, 0, 0, 0
 	s.FailsByCheck = map[string]int{}
 	for _, t := range s.Tasks {
 		switch {
@@ -86,6 +90,9 @@ func (s *Summary) count() {
 			s.NotStarted++
 		case t.Paused():
 			s.Paused++
+			if t.Result.Outcome == agent.Unavailable {
+				s.Unavailable++
+			}
 		case t.Result.Outcome == agent.Done:
 			s.Done++
 		case t.Result.Outcome == agent.Unverified:
@@ -137,6 +144,11 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	stopped := ""
 	if s.Paused > 0 || s.NotStarted > 0 {
 		stopped = fmt.Sprintf(" · paused %d · not started %d", s.Paused, s.NotStarted)
+	}
+	if s.Unavailable > 0 {
+		// Paused by an outage, not by a limit of their own: told apart,
+		// since raising a budget would not help them.
+		stopped = fmt.Sprintf(" · paused %d (unavailable %d) · not started %d", s.Paused, s.Unavailable, s.NotStarted)
 	}
 	fmt.Fprintf(w, "\ndone %d · unverified %d · failed %d%s · %d %s in %s · cost %s\n",
 		s.Done, s.Unverified, s.Failed, stopped, len(s.Tasks), noun, roundDur(s.Elapsed), total)

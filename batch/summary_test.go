@@ -48,3 +48,31 @@ func TestAnInterruptedBatchTellsPausedFailedAndNeverStartedApart(t *testing.T) {
 		t.Errorf("summary says unknown: never-started tasks spent nothing:\n%s", out)
 	}
 }
+
+// Issue 26: a task paused by its provider's outage (its endpoint's
+// breaker open past the retry budget) is paused, not failed, and the
+// summary tells it apart from one paused by a limit of its own.
+func TestASummaryTellsTasksPausedByAnOutageApart(t *testing.T) {
+	calls := 0
+	run := func(context.Context, *taskfile.Spec, string) *agent.Result {
+		calls++
+		if calls == 1 {
+			return &agent.Result{Outcome: agent.Budget, Reason: "budget", Cost: models.USD(0)}
+		}
+		return &agent.Result{Outcome: agent.Unavailable, Reason: "the circuit breaker of api.example.com is open", Cost: models.USD(0)}
+	}
+	sum, err := batch.Run(context.Background(), batch.Config{Run: run, WorkDir: t.TempDir(), Parallel: 1}, tasks(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Paused != 3 || sum.Unavailable != 2 || sum.Failed != 0 {
+		t.Errorf("paused %d, unavailable %d, failed %d; want 3, 2, 0", sum.Paused, sum.Unavailable, sum.Failed)
+	}
+	var b bytes.Buffer
+	if err := sum.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "failed 0 · paused 3 (unavailable 2) · not started 0 · 3 tasks"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+}

@@ -3,6 +3,7 @@ package callstack
 import (
 	"context"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -36,6 +37,10 @@ type Second struct {
 	// Limiter paces it when it calls under another credential; nil keeps
 	// the primary's.
 	Limiter *retry.Limiter
+	// Breaker is the circuit breaker of its endpoint; nil: none. Never
+	// the primary's: a fallback is there for when the primary's endpoint
+	// is down, and must not wait on its breaker.
+	Breaker *breaker.Breaker
 	// Price prices its calls.
 	Price budget.Pricer
 	// Config says when a call goes to it, the models' names, the
@@ -53,6 +58,7 @@ func Build(c Config) llm.Model {
 		if s.Limiter != nil {
 			p.Limiter = s.Limiter
 		}
+		p.Breaker = s.Breaker
 		second := c.layers(s.Model, p, s.Price)
 		if s.Answered != nil {
 			inner := second

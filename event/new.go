@@ -485,6 +485,47 @@ func NewFallback(f FallbackInfo) Event {
 		from, cmp.Or(f.To, "fallback"), why, from, f.Until.UTC().Format(time.TimeOnly))}
 }
 
+// BreakerInfo is what a breaker event says.
+type BreakerInfo struct {
+	// State is "open", "probe" or "closed".
+	State string
+	// Endpoint is the endpoint's host.
+	Endpoint string
+	// Failures is the outage failures in a row that opened it (open).
+	Failures int
+	// Cool is the cool-off before a probe (open).
+	Cool time.Duration
+	// OpenFor is how long it was open (closed).
+	OpenFor time.Duration
+}
+
+// NewBreaker returns the breaker event of an endpoint's circuit breaker
+// (package breaker): `[breaker · open endpoint=api.anthropic.com
+// failures=5 cool=30s]`, `[breaker · probe endpoint=api.anthropic.com]`,
+// `[breaker · closed endpoint=api.anthropic.com open_for=42s]`.
+func NewBreaker(b BreakerInfo) Event {
+	data := map[string]any{"state": b.State, "endpoint": b.Endpoint}
+	detail := b.State + " endpoint=" + b.Endpoint
+	switch b.State {
+	case "open":
+		data["failures"], data["cool"] = b.Failures, b.Cool.Milliseconds()
+		detail += fmt.Sprintf(" failures=%d cool=%s", b.Failures, span(b.Cool))
+	case "closed":
+		data["open_for"] = b.OpenFor.Milliseconds()
+		detail += " open_for=" + span(b.OpenFor)
+	}
+	return Event{Type: Breaker, Data: data, Detail: detail}
+}
+
+// span prints a breaker's duration as a person reads it: whole seconds
+// from a second on (42s, 1m30s), milliseconds below.
+func span(d time.Duration) string {
+	if d >= time.Second {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
 // CompactInfo is what a compact event says.
 type CompactInfo struct {
 	// Window is the context window; Threshold the share of it that set

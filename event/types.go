@@ -35,6 +35,9 @@ const (
 	Checkpoint = "checkpoint"
 	// Fallback: a call went to the fallback model.
 	Fallback = "fallback"
+	// Breaker: an endpoint's circuit breaker opened, let one probe
+	// through, or closed.
+	Breaker = "breaker"
 	// Compact: the history was compacted.
 	Compact = "compact"
 	// Cut: a tool result over the cap was kept aside and cut.
@@ -48,5 +51,5 @@ const (
 // Types returns the run's event types in the order docs/events.md
 // documents them.
 func Types() []string {
-	return []string{Start, Retry, Turn, Tool, Truncated, Schema, Verify, Rollback, Journal, Loop, Budget, Checkpoint, Fallback, Compact, Cut, Delegate, Outcome}
+	return []string{Start, Retry, Turn, Tool, Truncated, Schema, Verify, Rollback, Journal, Loop, Budget, Checkpoint, Fallback, Breaker, Compact, Cut, Delegate, Outcome}
 }

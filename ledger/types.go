@@ -200,6 +200,10 @@ const (
 	// SystemStopped: a system-scope failure; a person must act, then
 	// `nightshift night` in the same window resumes the night.
 	SystemStopped EndKind = "system-stopped"
+	// ProviderDown: the window closed while every worker of a role that
+	// was not out waited for its provider (its endpoint's circuit
+	// breaker open): neither cut short nor out of work.
+	ProviderDown EndKind = "provider-down"
 	// EndedEarly is how earlier versions recorded both CutShort and
 	// OutOfWork; Night.CutShort tells them apart by the reason.
 	EndedEarly EndKind = "ended-early"

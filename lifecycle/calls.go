@@ -63,6 +63,14 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 		e.TS, e.Run = clk.Now(), run
 		events.Emit(e)
 	}
+	prevBreaker := p.OnBreaker
+	p.OnBreaker = func(e event.Event) {
+		if prevBreaker != nil {
+			prevBreaker(e)
+		}
+		e.TS, e.Run = clk.Now(), run
+		events.Emit(e)
+	}
 	// The one call stack (package callstack), in its one order: retry,
 	// meter, fallback.
 	stack := callstack.Config{Model: m, Retry: p, Meter: c.Meter, Price: c.Price}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -146,6 +147,9 @@ type Config struct {
 	// JudgeLimiter paces the judge's calls when the judge calls with
 	// another credential than the worker; default Retry.Limiter.
 	JudgeLimiter *retry.Limiter
+	// JudgeBreaker is the circuit breaker of the judge's endpoint (see
+	// agent.Config.JudgeBreaker); default none with a JudgeLimiter.
+	JudgeBreaker *breaker.Breaker
 
 	// Verifier checks each end of turn: its rules, then its judge.
 	// Default the not-empty rule alone, which always runs.

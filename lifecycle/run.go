@@ -257,7 +257,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
 		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
-		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, Verifier: verifier,
+		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, JudgeBreaker: cfg.JudgeBreaker, Verifier: verifier,
 		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
 		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit, MaxCallsPerReply: cfg.MaxCallsPerReply,
 		Checkpoint: ck, Resume: st,

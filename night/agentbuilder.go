@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -63,6 +64,10 @@ type AgentBuilder struct {
 	// Limiters paces each model's calls by pipeline name; a model without
 	// one is not paced. Night's scheduler gives every model one.
 	Limiters map[string]*retry.Limiter
+	// Breakers are each model's endpoint's circuit breaker by pipeline
+	// name; a model without one has none. Night's scheduler gives every
+	// model one.
+	Breakers map[string]*breaker.Breaker
 	// Clock and Events are handed to each run.
 	Clock  clock.Clock
 	Events event.Sink
@@ -135,6 +140,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
+	p.Breaker = b.Breakers[a.Worker]
 	var fb *agent.Fallback
 	var price budget.Pricer
 	noCache := false

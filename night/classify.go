@@ -31,6 +31,8 @@ func classify(a Attempt) Kind {
 		return AttemptBudget
 	case agent.Timeout:
 		return AttemptTimeout
+	case agent.Unavailable:
+		return WaitingForProvider
 	case agent.StepLimit:
 		if errors.Is(a.Err, agent.ErrLoop) {
 			return Loop

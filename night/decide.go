@@ -39,6 +39,13 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 	n := tx.Night()
 	now := s.clk.Now()
 	if !now.Before(n.WindowEnd) {
+		st, err := s.load(ctx, tx, true)
+		if err != nil {
+			return ledger.Plan{}, false, err
+		}
+		if why, down := s.providerDown(st); down {
+			return s.endPlan(tx, ledger.ProviderDown, why), false, nil
+		}
 		return s.endPlan(tx, ledger.WindowClosed, s.windowClosed(n)), false, nil
 	}
 	st, err := s.load(ctx, tx, true)
@@ -80,6 +87,12 @@ func (s *scheduler) decide(ctx context.Context, tx *ledger.Tx) (p ledger.Plan, n
 	}
 	if wait := s.waitFor(st, v); wait > 0 {
 		return ledger.Plan{Wait: wait}, true, nil
+	}
+	if wait := s.nextProbe(st); wait > 0 {
+		// A worker waits for its provider: the night waits with it,
+		// until its breaker's cool-off ends and a call may probe, or
+		// the window closes.
+		return ledger.Plan{Wait: min(wait, n.WindowEnd.Sub(now))}, true, nil
 	}
 	kind, why := s.whyIdle(st, v)
 	return s.endPlan(tx, kind, why), false, nil
@@ -221,6 +234,9 @@ func (s *scheduler) available(st *tonight, role ledger.Role, level int) (string,
 	for i := level; i < len(r.Models); i++ {
 		w := worker{role, r.Models[i]}
 		if _, out := st.out[w]; out {
+			continue
+		}
+		if s.waitingOn(st, w) {
 			continue
 		}
 		if b := s.p.Models[w.model].BudgetTokens; b > 0 && st.tokens[w] >= b {

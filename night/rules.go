@@ -53,10 +53,15 @@ const (
 	Denied Kind = "denied"
 	// ByHand: a person recorded a failure (`nightshift task fail`).
 	ByHand Kind = "by-hand"
+	// WaitingForProvider: an attempt ended unavailable, its endpoint's
+	// circuit breaker open past the retry budget (package breaker): the
+	// provider is down, not the task. Charged once per outage; the worker
+	// sits out while the breaker is open (provider.go).
+	WaitingForProvider Kind = "waiting-for-provider"
 )
 
 var kinds = []Kind{FailedStep, EmptyAnswer, SecondFailure, QuotaRefused, BudgetSpent, NoTask, APIDown, AuthFailed, ConfigError,
-	AttemptBudget, AttemptTimeout, Loop, ParkDeadline, Denied, ByHand}
+	AttemptBudget, AttemptTimeout, Loop, ParkDeadline, Denied, ByHand, WaitingForProvider}
 
 // failedStep reports whether k is a failed step of a task: what counts
 // toward a worker's second failure of the night and a task's escalation.
@@ -101,6 +106,8 @@ var DefaultRules = []Rule{
 	{Kind: Loop, Scope: ledger.TaskScope, Reason: "the attempt kept making the same call for the same result: a failed step of the task"},
 	{Kind: NoTask, Scope: ledger.WorkerScope, Reason: "a failure before any task was chosen points at the worker"},
 	{Kind: APIDown, Scope: ledger.WorkerScope, Reason: "the provider stayed down through every retry; the role goes on with its next model"},
+	{Kind: WaitingForProvider, Scope: ledger.WorkerScope,
+		Reason: "waiting for the provider: its endpoint's circuit breaker is open; the worker sits out until it closes, and no task is charged"},
 	{Kind: AuthFailed, Scope: ledger.SystemScope, Reason: "the provider refused the credentials: a person must fix them"},
 	{Kind: ConfigError, Scope: ledger.SystemScope, Reason: "the configuration cannot work: a person must fix it"},
 	// The failures the ledger records itself go through the table too

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
@@ -41,6 +42,11 @@ type Config struct {
 	// credential should share one (see Limiters). A model without one
 	// gets its own, on the night's clock.
 	Limiters map[string]*retry.Limiter
+	// Breakers are each model's endpoint's circuit breaker, by pipeline
+	// name: models on one endpoint and credential should share one (see
+	// Breakers). A model without one gets its own, on the night's clock,
+	// with its first role's breaker: configuration.
+	Breakers map[string]*breaker.Breaker
 	// Builder runs builder steps; default an AgentBuilder over Models.
 	Builder Builder
 	// Clock is the night's time; default clock.Real{}. Any other clock is
@@ -162,6 +168,16 @@ func newScheduler(cfg Config) (*scheduler, error) {
 		}
 	}
 	cfg.Limiters = lims
+	brs := make(map[string]*breaker.Breaker, len(cfg.Pipeline.Models))
+	for name := range cfg.Pipeline.Models {
+		brs[name] = cfg.Breakers[name]
+		if brs[name] == nil {
+			bc := cfg.Pipeline.breakerConfig(name)
+			bc.Clock = cfg.Clock
+			brs[name] = breaker.New(bc, name)
+		}
+	}
+	cfg.Breakers = brs
 	defaultBuilder := cfg.Builder == nil
 	if defaultBuilder {
 		// The builder's gate rules name tools it has: checked here, before
@@ -177,7 +193,7 @@ func newScheduler(cfg Config) (*scheduler, error) {
 		}
 		sbc, timeout := cfg.Pipeline.BuilderCommands()
 		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
-			Limiters: cfg.Limiters, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
+			Limiters: cfg.Limiters, Breakers: cfg.Breakers, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
 			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
 			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
 			Pipeline: cfg.Pipeline}
@@ -371,7 +387,9 @@ func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	req := &llm.Request{Model: s.p.Models[model].Model, System: system, Messages: []llm.Message{llm.UserText(prompt)}, NoCache: s.p.NoCache}
 	// A meter without limits only counts.
 	meter := budget.NewMeter(budget.Limits{}, budget.Spend{})
-	calls := lifecycle.Calls{Retry: s.cfg.Retry, Events: s.cfg.Events, Clock: s.clk,
+	p := s.cfg.Retry
+	p.Breaker = s.cfg.Breakers[model]
+	calls := lifecycle.Calls{Retry: p, Events: s.cfg.Events, Clock: s.clk,
 		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters), Meter: meter, Price: s.p.Pricer(model)}
 	resp, err := calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
 	return resp, meter.Spent(), err

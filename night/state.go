@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/nightshift-dev/nightshift/ledger"
 )
@@ -23,6 +24,10 @@ type tonight struct {
 	night ledger.Night
 	// out holds the workers that sit out the rest of the night, with why.
 	out map[worker]string
+	// waiting holds the workers charged waiting-for-provider tonight,
+	// with the time of the latest charge: they sit out while their
+	// endpoint's breaker is open (provider.go), not the night.
+	waiting map[worker]time.Time
 	// skip is tonight's skip list of tasks.
 	skip map[int64]string
 	// failedOn holds the tasks each worker failed a step on tonight
@@ -46,7 +51,7 @@ type tonight struct {
 // charges nothing).
 func (s *scheduler) load(ctx context.Context, tx *ledger.Tx, failures bool) (*tonight, error) {
 	n := tx.Night()
-	st := &tonight{night: n, out: map[worker]string{}, skip: map[int64]string{}, failedOn: map[worker]map[int64]bool{},
+	st := &tonight{night: n, out: map[worker]string{}, waiting: map[worker]time.Time{}, skip: map[int64]string{}, failedOn: map[worker]map[int64]bool{},
 		tokens: map[worker]int64{}}
 	if failures {
 		fs, err := tx.Failures(ctx)
@@ -77,6 +82,13 @@ func (st *tonight) apply(f ledger.Failure, current bool) {
 			st.skip[f.Task] = f.Reason
 		}
 	case ledger.WorkerScope:
+		if Kind(f.Rule) == WaitingForProvider {
+			w := worker{f.Role, f.Worker}
+			if f.At.After(st.waiting[w]) {
+				st.waiting[w] = f.At
+			}
+			break
+		}
 		st.out[worker{f.Role, f.Worker}] = f.Reason
 	case ledger.NightScope, ledger.SystemScope:
 		if current && st.stop != ledger.SystemScope {

@@ -266,6 +266,16 @@ func (s *scheduler) build(t ledger.Task, cont *ledger.Step) ledger.StepFunc {
 			switch {
 			case a.Outcome == agent.Interrupted:
 				res.State, res.Pending = ledger.Interrupted, a.Suspended
+			case k == WaitingForProvider:
+				// The provider is down, not the task: the attempt gives
+				// its place under the ceiling back and its task goes back
+				// to the queue, as an interrupted one's does (the
+				// lifecycle rolled it back); the worker is charged once
+				// per outage (provider.go).
+				res.State = ledger.Interrupted
+				if s.chargeWait(st, w) {
+					res.Failures = s.charge(tx, st, w, 0, k, strings.TrimSpace(a.Reason))
+				}
 			case k == "" && a.Park != nil:
 				res.State = ledger.StepParked
 				res.Park = &ledger.ParkedAction{Action: a.Park.Action, Reason: a.Park.Reason, Deadline: now.Add(time.Duration(s.p.Park.Deadline))}

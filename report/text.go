@@ -138,6 +138,8 @@ func nightText(b *strings.Builder, n Night) {
 		switch sp.Kind {
 		case SittingOut:
 			fmt.Fprintf(b, "  sitting out: %s/%s from %s to the end of the night\n", sp.Role, sp.Worker, hm(sp.Start))
+		case WaitingForProvider:
+			fmt.Fprintf(b, "  waiting for the provider: %s/%s %s–%s (%s), no task charged\n", sp.Role, sp.Worker, hm(sp.Start), hm(sp.End), Human(sp.End.Sub(sp.Start)))
 		case IdleWaiting:
 			fmt.Fprintf(b, "  idle, waiting for a person: %s–%s (%s)\n", hm(sp.Start), hm(sp.End), Human(sp.End.Sub(sp.Start)))
 		}

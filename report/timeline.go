@@ -82,7 +82,17 @@ const (
 	// IdleWaiting is the night with no step running while a parked task
 	// waited: only a person's answer could give it work.
 	IdleWaiting = "idle-waiting"
+	// WaitingForProvider is a worker sitting out while its provider was
+	// down (its endpoint's circuit breaker open: the night's rule
+	// waiting-for-provider), until it came back (its first attempt after
+	// that was not unavailable) or the night ended.
+	WaitingForProvider = "waiting-for-provider"
 )
+
+// waitingForProvider is the night's rule of a worker charged for its
+// provider's outage (package night), which sends it out only while the
+// outage lasts.
+const waitingForProvider = "waiting-for-provider"
 
 // Span is a stretch of the night that is no step.
 type Span struct {
@@ -231,6 +241,10 @@ func spans(n Night, steps []ledger.Step, failures []ledger.Failure, h *history, 
 	gone := map[ledger.WorkerKey]bool{}
 	for _, f := range failures {
 		k := ledger.WorkerKey{Role: f.Role, Worker: f.Worker}
+		if f.Scope == ledger.WorkerScope && f.Rule == waitingForProvider && !f.At.After(end) {
+			out = append(out, outageSpan(f, steps, end, hm))
+			continue
+		}
 		if f.Scope != ledger.WorkerScope || gone[k] || f.At.After(end) {
 			continue
 		}
@@ -385,4 +399,24 @@ func detail(s ledger.Step, m Mark, fs []ledger.Failure) string {
 		fmt.Fprintf(&b, " · %d tokens", s.Tokens)
 	}
 	return b.String()
+}
+
+// outageSpan is the span of a worker's wait for its provider, charged by
+// f: from the start of the attempt that met the outage to the start of
+// its first step after f that did not end unavailable (it came back), or
+// to end.
+func outageSpan(f ledger.Failure, steps []ledger.Step, end time.Time, hm func(time.Time) string) Span {
+	from, to := f.At, end
+	for _, s := range steps {
+		if s.ID == f.Step && s.StartedAt.Before(from) {
+			from = s.StartedAt
+		}
+	}
+	for _, s := range steps {
+		if s.Role == f.Role && s.Worker == f.Worker && s.StartedAt.After(f.At) && s.Outcome != "unavailable" && s.StartedAt.Before(to) {
+			to = s.StartedAt
+		}
+	}
+	return Span{Kind: WaitingForProvider, Role: f.Role, Worker: f.Worker, Start: from, End: to,
+		Detail: fmt.Sprintf("%s/%s waits for its provider %s–%s: %s", f.Role, f.Worker, hm(from), hm(to), f.Reason)}
 }

@@ -160,7 +160,7 @@ func timelineSVG(t Timeline) timelineView {
 			mk.Glyph = glyphPath(mk.Outcome, mk.X+mk.W/2, mk.Y-6, 4.5)
 		}
 		for _, s := range t.Spans {
-			if s.Kind == SittingOut && s.Role == r.Role && s.Worker == r.Worker {
+			if (s.Kind == SittingOut || s.Kind == WaitingForProvider) && s.Role == r.Role && s.Worker == r.Worker {
 				a, b := x(s.Start), x(s.End)
 				rv.Spans = append(rv.Spans, band{X: a, W: math.Max(2, b-a), Y: rv.Y + 2, H: rv.H - 4, Kind: s.Kind, Title: s.Detail})
 			}

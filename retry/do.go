@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -31,12 +32,30 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 		waited  time.Duration
 	)
 	for calls := 1; ; calls++ {
+		var ticket breaker.Ticket
+		if p.Breaker != nil {
+			limit := time.Duration(-1)
+			if p.Budget > 0 {
+				limit = p.Budget - waited
+			}
+			t, w, err := p.Breaker.Admit(ctx, limit, p.OnBreaker)
+			waited += w
+			var ue *breaker.UnavailableError
+			if errors.As(err, &ue) {
+				ue.Waited = waited // the call's, retries and breaker together
+			}
+			if err != nil {
+				return zero, err
+			}
+			ticket = t
+		}
 		if before != nil {
 			if err := before(ctx); err != nil {
 				return zero, err
 			}
 		}
 		v, err := attempt(ctx, p.CallTimeout, fn)
+		open := ticket.Record(err, p.OnBreaker)
 		if err == nil {
 			return v, nil
 		}
@@ -45,6 +64,12 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 		}
 		if !p.Retryable(err) {
 			return zero, err
+		}
+		if open && breaker.Counts(err) {
+			// The endpoint is down for every caller, not for this call:
+			// the next attempt waits on the breaker (within the budget)
+			// instead of spending a retry on a backoff of its own.
+			continue
 		}
 		server, cause := serverWait(err, p.Clock.Now())
 		// A 429 that says how long to wait is wrong timing in its purest

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -81,6 +83,18 @@ type Policy struct {
 	// rate-limit headers or its error back. Do alone does not use it.
 	// Default none.
 	Limiter *Limiter
+	// Breaker, when set, is the circuit breaker of the endpoint the calls
+	// go to (package breaker): each attempt first waits while it is open,
+	// within Budget (the wait counts against it, as a retry's does), and
+	// then reports how it went. An outage failure after which the breaker
+	// is open does not count against Retries: the breaker bounds it, and a
+	// call that could not wait for it to close within the budget fails
+	// with a *breaker.UnavailableError (breaker.ErrUnavailable). Default
+	// none.
+	Breaker *breaker.Breaker
+	// OnBreaker, when set, receives the breaker's events (it opened, this
+	// call probes, it closed).
+	OnBreaker func(event.Event)
 }
 
 // withDefaults returns p with every zero field set to its default.

@@ -87,6 +87,25 @@ type Limits struct {
 	// it are answered with an is_error result saying why, and not run;
 	// default 64 (DefaultMaxCallsPerReply).
 	MaxCallsPerReply int `yaml:"max_calls_per_reply,omitempty" json:"max_calls_per_reply,omitempty"`
+	// Breaker is the circuit breaker of the endpoint the run calls (task
+	// file and pipeline key breaker: {failures: N, cool: D}).
+	Breaker `yaml:"breaker,omitempty" json:"breaker,omitzero"`
+}
+
+// Breaker is the circuit breaker of an endpoint and credential, shared
+// by every run that calls it on this machine (package breaker): after
+// BreakerFailures outage failures in a row (a failed connection, a 5xx, a
+// 529) across all of them it opens, no run calls the endpoint for
+// BreakerCool, and then one call probes it. A pipeline's or a batch's
+// breaker takes the configuration of the first run that calls the
+// endpoint. Its fields carry the prefix so that, promoted to Spec, the
+// table's rows of --breaker-failures and --breaker-cool name them.
+type Breaker struct {
+	// BreakerFailures is the outage failures in a row that open it;
+	// default 5.
+	BreakerFailures int `yaml:"failures,omitempty" json:"failures,omitempty"`
+	// BreakerCool is how long it stays open before a probe; default 30s.
+	BreakerCool Duration `yaml:"cool,omitempty" json:"cool,omitempty"`
 }
 
 // DefaultMaxCallsPerReply is the per-reply tool-call cap when a Spec

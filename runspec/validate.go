@@ -131,7 +131,7 @@ func (s *Spec) ValidateIn(base string) error {
 		{"BudgetTokens", s.BudgetTokens}, {"ContextWindow", int64(s.ContextWindow)}, {"RPM", int64(s.RPM)}, {"TPM", int64(s.TPM)},
 		{"SubagentSteps", int64(s.SubagentSteps)}, {"MaxCallsPerReply", int64(s.MaxCallsPerReply)},
 		{"Timeout", int64(s.Timeout)}, {"CommandTimeout", int64(s.CommandTimeout)}, {"Backoff", int64(s.Backoff)},
-		{"RetryBudget", int64(s.RetryBudget)},
+		{"RetryBudget", int64(s.RetryBudget)}, {"BreakerFailures", int64(s.BreakerFailures)}, {"BreakerCool", int64(s.BreakerCool)},
 	} {
 		if n.v < 0 {
 			return bad(n.field, "must not be negative, got %s", show(n.field, n.v))
@@ -200,7 +200,7 @@ func (s *Spec) ValidateIn(base string) error {
 // show prints a negative value of field as a person wrote it.
 func show(field string, v int64) string {
 	switch field {
-	case "Timeout", "CommandTimeout", "Backoff", "RetryBudget":
+	case "Timeout", "CommandTimeout", "Backoff", "RetryBudget", "BreakerCool":
 		return Duration(v).D().String()
 	}
 	return fmt.Sprint(v)

@@ -200,6 +200,8 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	// too, they would count twice.
 	flagSpec := &taskfile.Spec{BaseDir: ".", Spec: f.flagSpec()}
 	flagSpec.Checks, flagSpec.Approve, flagSpec.Env = nil, nil, nil
+	// The endpoint's breaker is the process's, one for every task: the
+	// flags' threshold and cool-off (in the flags' spec).
 	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return nil, nil, err
@@ -313,6 +315,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		}
 		cfg.Verifier.Judge.Model, cfg.Verifier.Judge.ModelName = jb.model, jb.name
 		cfg.JudgeLimiter = limiters.For(jb.endpoint, jb.credential)
+		cfg.JudgeBreaker = breakersFor(f.stateDir).For(jb.endpoint, jb.credential, breakerConfig(&spec.Spec))
 		cfg.Start = append(judgeInfo{jb.name, jb.target()}.fields(), withoutJudge(cfg.Start)...)
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
@@ -353,13 +356,13 @@ func resumeSpec(in *taskfile.Spec) *taskfile.Spec {
 }
 
 // writePaused names, after the summary, each task that paused with its
-// changes kept (budget, timeout, interrupted) and the commands that go on
+// changes kept (budget, timeout, unavailable, interrupted) and the commands that go on
 // with it or undo it: a paused task's workspace waits for one of them.
 func writePaused(w io.Writer, sum *batch.Summary, stateDir string) {
 	first := true
 	for _, t := range sum.Tasks {
 		switch t.Result.Outcome {
-		case agent.Budget, agent.Timeout, agent.Interrupted:
+		case agent.Budget, agent.Timeout, agent.Unavailable, agent.Interrupted:
 		default:
 			continue
 		}

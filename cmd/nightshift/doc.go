@@ -4,7 +4,7 @@
 // One file per subcommand; main.go alone turns errors into exit statuses
 // (0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
 // 6 truncated, 7 needs-recovery, 8 not-all-done, 9 budget, 10 timeout,
-// 12 busy, 13 context-full, 130 interrupted, 1 else).
+// 11 unavailable, 12 busy, 13 context-full, 130 interrupted, 1 else).
 //
 //	nightshift demo                               # scripted sessions, no key
 //	nightshift run --dir project "TASK"           # one task to one outcome

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -207,6 +208,11 @@ func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, 
 	m.Provider, m.ModelName, m.BaseURL, m.Scenario, m.Stream, m.MaxTokensField = mf.provider, mf.model, mf.baseURL, mf.scenario, mf.stream, mf.maxTokensField
 	bf.spec.Stall = &stall
 	bf.parallel = f.parallel
+	// Each run is measured on its own: the endpoint's circuit breaker,
+	// shared by the condition's runs, would let one run's injected
+	// faults decide how the next fares (issue 26), so it never opens
+	// here.
+	bf.spec.BreakerFailures = math.MaxInt32
 	runner, done, err := batchRunner(cmd, bf, specs)
 	if err != nil {
 		return reliability.Condition{}, nil, err

@@ -26,6 +26,10 @@ var exitCodes = map[agent.Outcome]int{
 	agent.Budget:      9,
 	agent.Timeout:     10,
 	agent.Interrupted: 130,
+	// The endpoint's circuit breaker stayed open past the retry budget:
+	// paused too, never api-failure (5): the provider is down, not the
+	// task (issue 26).
+	agent.Unavailable: 11,
 	// The context window is full and compaction could not make room:
 	// not a cut at max_tokens (6), which a larger cap could help.
 	agent.ContextFull: 13,

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/internal/nightdemo"
@@ -186,6 +187,7 @@ type nightSetup struct {
 	l        *ledger.Ledger
 	base     string
 	limiters map[string]*retry.Limiter
+	breakers map[string]*breaker.Breaker
 	trace    *tracing.Tracer
 	clk      clock.Clock
 	status   *nightStatus
@@ -254,6 +256,14 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *runspec.Ec
 	reg := newLimiters(stateDir, retry.LimiterConfig{Clock: clk})
 	s.closers = append(s.closers, func() { closeLimiters(reg, cmd.ErrOrStderr()) })
 	s.limiters = night.Limiters(p, reg, os.Getenv)
+	// The breakers are shared with the machine's other processes, as the
+	// limiters are, except on a simulated clock, whose times mean nothing
+	// to another process.
+	brs := breakersFor(stateDir)
+	if _, isReal := clk.(clock.Real); clk != nil && !isReal {
+		brs = breaker.NewBreakers("", nil)
+	}
+	s.breakers = night.Breakers(p, brs, clk, os.Getenv)
 	tr, stopTrace, err := startTrace(ctx, otel, cmd.ErrOrStderr())
 	if err != nil {
 		return s, err
@@ -267,7 +277,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *runspec.Ec
 // what is left for the next night.
 func (s *nightSetup) runOne(cmd *cobra.Command) (*night.Summary, error) {
 	ctx := cmd.Context()
-	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Clock: s.clk,
+	sum, err := night.Run(ctx, night.Config{Pipeline: s.p, Ledger: s.l, Models: s.models, Limiters: s.limiters, Breakers: s.breakers, Clock: s.clk,
 		Events: s.red.Sink(s.status), Exit: exitFor, Redact: s.red, StateBase: s.base, Trace: s.trace})
 	s.status.end()
 	if errors.Is(err, night.ErrBadPipeline) {

@@ -25,8 +25,9 @@ func newRecoverCmd() *cobra.Command {
 		Use:   "recover --dir DIR [--state-dir STATE] [--discard | --legacy]",
 		Short: "Undo a run that died midway or paused",
 		Long: `Recover restores every file a dead or paused run changed to its state before
-the run (a paused run, stopped by its budget, its time limit or Ctrl-C, can
-instead go on with nightshift run --resume RUN),
+the run (a paused run, stopped by its budget, its time limit, a provider
+that stayed down (unavailable) or Ctrl-C, can instead go on with
+nightshift run --resume RUN),
 from the run's journal in the state directory (STATE/ws/<key>/journal, outside
 the workspace, where no command a run starts can write): changed files back,
 created files removed, deleted files and folders restored with their modes. A

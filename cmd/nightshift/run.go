@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
@@ -57,14 +58,15 @@ one [kind · detail] line per event.
 nightshift keeps its state (journal, audit log, run records) outside the
 workspace, in --state-dir; the last line names the run's record.
 
-A run that reaches its --budget-usd, --budget-tokens or --timeout, or is
+A run that reaches its --budget-usd, --budget-tokens or --timeout, whose
+provider stays down past --retry-budget (its circuit breaker open), or is
 stopped with Ctrl-C, pauses: its changes and its checkpoint stay, and the
 workspace waits until you go on (nightshift run --resume RUN) or undo it
 (nightshift recover). Failed outcomes are rolled back; --keep commits every
 outcome.
 
 Exit status: 0 done, 2 usage, 3 step-limit, 4 unverified, 5 api-failure,
-6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 12 busy, 13 context-full,
+6 truncated, 7 needs-recovery, 9 budget, 10 timeout, 11 unavailable, 12 busy, 13 context-full,
 130 interrupted, 1 anything else.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -112,6 +114,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	fl.IntVar(&s.RPM, "rpm", 0, doc("rpm"))
 	fl.IntVar(&s.TPM, "tpm", 0, doc("tpm"))
 	fl.DurationVar(durationOf(&s.RetryBudget), "retry-budget", retry.DefaultBudget, doc("retry-budget"))
+	fl.IntVar(&s.BreakerFailures, "breaker-failures", breaker.DefaultFailures, doc("breaker-failures"))
+	fl.DurationVar(durationOf(&s.BreakerCool), "breaker-cool", breaker.DefaultCool, doc("breaker-cool"))
 	fl.Float64Var(&s.BudgetUSD, "budget-usd", 0, doc("budget-usd"))
 	fl.Int64Var(&s.BudgetTokens, "budget-tokens", 0, doc("budget-tokens"))
 	fl.DurationVar(durationOf(&s.Timeout), "timeout", 0, doc("timeout"))

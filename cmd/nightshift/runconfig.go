@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/fallback"
 	"github.com/nightshift-dev/nightshift/gate"
@@ -95,7 +96,7 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.ContextWindow < 0 {
 		return lifecycle.Config{}, usagef("--context-window must not be negative")
 	}
-	fb, fbStart, err := fallbackOf(mf, spec, b, table, limiters)
+	fb, fbStart, err := fallbackOf(mf, spec, b, table, limiters, breakersFor(f.stateDir))
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
@@ -110,10 +111,12 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			Budget:      spec.RetryBudget.D(),
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
+			Breaker:     breakersFor(f.stateDir).For(b.endpoint, b.credential, breakerConfig(&spec.Spec)),
 		},
 		Price:         price,
 		JudgePrice:    judgePrice,
 		JudgeLimiter:  judgeLimiter,
+		JudgeBreaker:  judgeBreaker(f, spec, judge),
 		OutputSchema:  schema,
 		Verifier:      v,
 		Exit:          exitFor,
@@ -188,8 +191,9 @@ func tableWindow(table *models.Table, m *built) int {
 // provider it calls the worker's endpoint; on another provider, that
 // provider's own *_BASE_URL or its public API. It gets its credential's
 // limiter and its price. The start event's fields say where its calls
-// go, as they say where the judge's do.
-func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters) (*agent.Fallback, []agent.StartField, error) {
+// go, as they say where the judge's do. It gets its endpoint's circuit
+// breaker too.
+func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters, breakers *breaker.Breakers) (*agent.Fallback, []agent.StartField, error) {
 	if err := checkModelSpec("--fallback-model", spec.FallbackModel); err != nil {
 		return nil, nil, err
 	}
@@ -215,6 +219,7 @@ func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models
 	return &agent.Fallback{
 			Model: fb.model, ModelName: fb.name, Price: pricer(table, fb.provider, fb.name),
 			Limiter: limiters.For(fb.endpoint, fb.credential), OnQuota: spec.FallbackOn == "quota",
+			Breaker: breakers.For(fb.endpoint, fb.credential, breakerConfig(&spec.Spec)),
 			// The run compacts at the smaller window (agent.Fallback).
 			ContextWindow: tableWindow(table, fb),
 			// One rest for every run made from this config: a batch's
@@ -459,4 +464,13 @@ func absDir(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// judgeBreaker is the circuit breaker of the judge's endpoint, nil
+// without a judge.
+func judgeBreaker(f *runFlags, spec *taskfile.Spec, judge *built) *breaker.Breaker {
+	if judge == nil {
+		return nil
+	}
+	return breakersFor(f.stateDir).For(judge.endpoint, judge.credential, breakerConfig(&spec.Spec))
 }

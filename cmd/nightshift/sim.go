@@ -28,6 +28,7 @@ func newSimCmd() *cobra.Command {
 func newSimServeCmd() *cobra.Command {
 	var scenario, addr, cassetteFile string
 	var lim simLimit
+	var down simDown
 	cmd := &cobra.Command{
 		Use:   "serve --scenario FILE | --cassette FILE [--addr HOST:PORT]",
 		Short: "Play a scenario as an HTTP server until interrupted",
@@ -57,6 +58,11 @@ Retry-After, and every reply carries the provider's rate-limit headers
 (anthropic-ratelimit-requests-*, x-ratelimit-*-requests). --no-headers sends
 only the 429 and its Retry-After, like a server that says nothing more.
 
+--down-after N --down-for D puts an outage in the scenario (as its
+down: {after: N, for: D} does): after N model calls, every model call for D
+is refused, its connection closed without a reply, or with --down-status
+503 or 529 answered that status; then the scenario goes on.
+
 --cassette FILE, instead of a scenario, replays a session recorded with
 nightshift sim proxy --record FILE: each request gets the recorded reply of
 the same conversation, a retried one the next recorded attempt
@@ -84,6 +90,9 @@ the same conversation, a retried one the next recorded attempt
 			if err := checkAddr(addr); err != nil {
 				return err
 			}
+			if err := down.apply(cmd, sc); err != nil {
+				return err
+			}
 			if lim.limit != 0 || cmd.Flags().Changed("per") || lim.noHeaders {
 				return lim.serve(cmd, scripted.NewServer(sc, scripted.ServerConfig{Log: cmd.ErrOrStderr(), ForgetRequests: true}), addr)
 			}
@@ -94,6 +103,7 @@ the same conversation, a retried one the next recorded attempt
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
 	cmd.Flags().StringVar(&cassetteFile, "cassette", "", "replay this recorded session (nightshift sim proxy --record) instead of a scenario; docs/cassettes.md")
 	lim.addFlags(cmd)
+	down.addFlags(cmd)
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -34,4 +35,34 @@ func (l *simLimit) serve(cmd *cobra.Command, h http.Handler, addr string) error 
 	}
 	limited := scripted.RateLimit(h, scripted.RateLimitConfig{Limit: l.limit, Per: l.per, NoHeaders: l.noHeaders, Log: cmd.ErrOrStderr()})
 	return scripted.ServeHandler(cmd.Context(), limited, addr, dataOut(cmd))
+}
+
+// simDown holds the outage flags of `nightshift sim serve`.
+type simDown struct {
+	after  int
+	span   time.Duration
+	status int
+}
+
+func (d *simDown) addFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.IntVar(&d.after, "down-after", 0, "outage: answer this many model calls first (with --down-for)")
+	fl.DurationVar(&d.span, "down-for", 0, "outage: refuse every model call for this long, e.g. 30s (the scenario's down: {after, for})")
+	fl.IntVar(&d.status, "down-status", 0, "outage: answer this status (503, 529) instead of closing the connection")
+}
+
+// apply lays the flags' outage over the scenario's.
+func (d *simDown) apply(cmd *cobra.Command, sc *scripted.Scenario) error {
+	fl := cmd.Flags()
+	if !fl.Changed("down-for") {
+		if fl.Changed("down-after") || fl.Changed("down-status") {
+			return usagef("--down-after and --down-status need --down-for D, how long the outage lasts")
+		}
+		return nil
+	}
+	sc.Down = &scripted.Down{After: d.after, For: d.span, Status: d.status}
+	if err := sc.Validate(); err != nil {
+		return usageError(fmt.Errorf("--down-after, --down-for, --down-status: %w", err))
+	}
+	return nil
 }

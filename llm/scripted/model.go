@@ -28,6 +28,7 @@ type Model struct {
 	cache   *promptCache
 	clock   clock.Clock
 	session string
+	outage  *outage
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -41,6 +42,7 @@ func New(sc *Scenario, cfg Config) *Model {
 		cache:   newPromptCache(clk),
 		clock:   clk,
 		session: cfg.Session,
+		outage:  newOutage(sc.Down, clk),
 	}
 }
 
@@ -52,6 +54,9 @@ func New(sc *Scenario, cfg Config) *Model {
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
+	}
+	if down, _ := m.outage.down(); down {
+		return nil, m.outage.downError()
 	}
 	c := m.eng.choose(req, m.session, wireNone)
 	r := c.reply

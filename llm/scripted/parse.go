@@ -81,6 +81,9 @@ func (sc *Scenario) Validate() error {
 	if err := sc.Server.validate(); err != nil {
 		return fmt.Errorf("scripted: %w", err)
 	}
+	if err := sc.Down.validate(); err != nil {
+		return fmt.Errorf("scripted: %w", err)
+	}
 	for i := range sc.Scripts {
 		s := &sc.Scripts[i]
 		if s.Name == "" {

@@ -26,6 +26,9 @@ type Scenario struct {
 	// server does (llama.cpp, vLLM, Ollama, LM Studio): its window, its
 	// overflow error, its endpoints (local.go). Default: none.
 	Server *LocalServer `yaml:"server"`
+	// Down, when set, is an outage: after some calls, every model call
+	// is refused for a span (outage.go). Default: none.
+	Down *Down `yaml:"down"`
 
 	validated bool
 }

@@ -68,6 +68,7 @@ type Server struct {
 	onRequest func(string, *llm.Request, []byte)
 	forget    bool
 	models    []string
+	outage    *outage
 
 	mu       sync.Mutex
 	requests []llm.Request
@@ -87,6 +88,7 @@ func NewServer(sc *Scenario, cfg ServerConfig) *Server {
 		onRequest: cfg.OnRequest,
 		forget:    cfg.ForgetRequests,
 		models:    cfg.Models,
+		outage:    newOutage(sc.Down, clk),
 	}
 }
 
@@ -182,6 +184,9 @@ func dialectOf(r *http.Request) dialect {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveDown(w, r) {
+		return // the scenario's outage (outage.go)
+	}
 	if s.serveLocal(w, r) {
 		return // the endpoints of the scenario's local server (local.go)
 	}

@@ -1,0 +1,21 @@
+// Package breaker is the circuit breaker of an endpoint under one
+// credential, shared by every run of the process and, through a file in
+// the state directory's limits folder, by every nightshift process of the
+// machine (issue 26).
+//
+// A provider that is down is one failure, not a thousand: after a run of
+// outage failures (a failed connection, a 5xx, a 529) across all its
+// callers, the breaker opens and no caller calls the endpoint until its
+// cool-off ends; then exactly one caller probes (half-open), and its
+// success closes the breaker for all, its failure opens it again. The
+// retry layer (package retry, Policy.Breaker) waits on an open breaker
+// within the retry budget; past it the call fails with an
+// *UnavailableError, which a run ends on as paused (outcome unavailable),
+// not failed.
+//
+//	brs := breaker.NewBreakers(dir, nil)
+//	b := brs.For(key.Endpoint(), key.Credential, breaker.Config{Failures: 5, Cool: 30 * time.Second})
+//	t, waited, err := b.Admit(ctx, budget, emit) // waits while open
+//	resp, err := model.Generate(ctx, req)
+//	t.Record(err, emit)
+package breaker
