@@ -17,7 +17,7 @@ const (
 	// minEvidence is how many successes in the last minute a 429 needs
 	// before the limiter learns a rate from it.
 	minEvidence = 3
-	// slowDownFactor is the multiplicative decrease on a 429.
+	// slowDownFactor is the multiplicative decrease on a 429 (cut).
 	slowDownFactor = 0.75
 	// headerMargin is how much slower than the headers' pace calls are
 	// spaced. A provider counts a call when it arrives, the limiter when
@@ -68,8 +68,8 @@ func (l *Limiter) Observe(h http.Header, err error) {
 }
 
 // hold blocks every call until t. The turns already handed out were
-// booked before the server refused: their holders take a new turn after
-// t (see Wait) instead of calling into the refusal one after another.
+// booked before the server refused: their holders take a new turn from
+// t on (see Wait) instead of calling into the refusal one after another.
 func (st *state) hold(t time.Time) {
 	if !t.After(st.blocked) {
 		return
@@ -77,6 +77,11 @@ func (st *state) hold(t time.Time) {
 	st.blocked = t
 	st.gen++
 	st.nextReq, st.nextTok = t, t
+	// The turns booked after now are void, so the next one is not
+	// spaced after the last of them: twenty processes' queue of turns
+	// reached ten seconds ahead, and every 429 left the limit unused
+	// for as long (regression, issue 26: 98 s for 40 s of work).
+	st.lastStart = time.Time{}
 }
 
 // learnHeaders sets the header paces from the strictest window h names.
@@ -148,10 +153,12 @@ func (st *state) headerPace(prev pace, ws []window, now time.Time, need int) pac
 
 // slowDown learns a rate from a 429 that came without rate-limit headers:
 // the first time, what the server accepted until it refused; after that,
-// the multiplicative decrease of the learned rate to 3/4 (or to what the
-// server accepted, if lower). The 429s of one episode (those before calm)
-// slow it down once.
+// the multiplicative decrease of the learned rate to 3/4, or to the last
+// rate that held a whole window without a 429 when that is lower (see
+// probeUp). The 429s of one episode (those before calm) slow it down
+// once. Every bare 429's Retry-After teaches the window (learnWindow).
 func (st *state) slowDown(now time.Time, retryAfter time.Duration) {
+	st.learnWindow(retryAfter)
 	if now.Before(st.calm) {
 		return
 	}
@@ -165,30 +172,33 @@ func (st *state) slowDown(now time.Time, retryAfter time.Duration) {
 		// the run to a minute per call).
 		return
 	}
-	// What the server accepts: the successes of the last minute over the
-	// time from the oldest of them until the server takes a call again.
-	// A window or bucket that refuses now has held about that many over
-	// that time, even when the run is younger than a minute (a minute's
-	// count alone would read a limit of 600 a minute, met in six seconds,
-	// as 45 a minute).
-	from := st.ok[0].at
-	span := max(now.Sub(from)+retryAfter, time.Second)
-	rate := float64(st.successes(from)) * float64(minute) / float64(span)
 	if st.learned > 0 {
 		// Paced at the learned rate and still refused: it was too fast.
-		rate = min(rate, st.learned*slowDownFactor)
+		st.cut(now.Add(retryAfter))
 	} else {
+		// What the server accepts: the successes of the last minute
+		// over the time from the oldest of them until the server takes
+		// a call again. A window or bucket that refuses now has held
+		// about that many over that time, even when the run is younger
+		// than a minute (a minute's count alone would read a limit of
+		// 600 a minute, met in six seconds, as 45 a minute). The calls
+		// went out unpaced, so this is a first guess, not a ceiling:
+		// probeUp raises it until the server refuses a paced rate.
+		from := st.ok[0].at
+		span := max(now.Sub(from)+retryAfter, time.Second)
+		st.learned = float64(st.successes(from)) * float64(minute) / float64(span)
 		st.lesson = lesson{from: from, span: span, until: now.Add(retryAfter)}
 	}
-	st.learned = max(minLearnedRPM, rate)
+	st.learned = max(minLearnedRPM, st.learned)
 	st.calm = now.Add(max(retryAfter, time.Duration(float64(minute)/st.learned)))
+	// The new pace starts when the hold ends, and is judged by the
+	// window that follows.
+	st.repace(now.Add(retryAfter))
 }
 
-// speedUp follows a success (already recorded) and, once the last
-// slow-down has calmed, raises the learned rate by a little: each success
-// adds its share of one request a minute (or of 5% when that is more), so
-// that at the paced rate the limit grows by that much per minute, not per
-// call.
+// speedUp follows a success (already recorded). While the first 429's
+// hold lasts, it adds late answers to the first lesson; after the calm,
+// it probes upward once per learned window (probeUp).
 func (st *state) speedUp(now time.Time) {
 	if now.Before(st.lesson.until) {
 		// A success while the first 429's Retry-After holds every call
@@ -200,8 +210,8 @@ func (st *state) speedUp(now time.Time) {
 	if st.learned == 0 || now.Before(st.calm) {
 		return
 	}
-	st.learned += max(1, st.learned/20) / st.learned
+	st.probeUp(now)
 	if st.learned > maxLearnedRPM {
-		st.learned = 0
+		st.forgetLearned()
 	}
 }

@@ -222,12 +222,16 @@ func TestLimiterLearnsFromBare429s(t *testing.T) {
 			t.Errorf("learned rpm = %v, want still %v", got, wantRPM)
 		}
 	})
-	t.Run("successes after the calm speed it up by a little", func(t *testing.T) {
-		c.Advance(time.Minute)
-		l.Observe(nil, nil)
-		got := l.State().LearnedRPM
-		if got <= wantRPM || got >= wantRPM+1 {
-			t.Errorf("learned rpm = %v, want less than one request a minute above %v", got, wantRPM)
+	t.Run("a window's worth of successes after the calm probes an eighth higher", func(t *testing.T) {
+		// The hold of 5s, then a window (the Retry-After, 5s) of calls
+		// at the pace: 3.5 of them, and two more.
+		c.Advance(5 * s)
+		for range 5 {
+			c.Advance(1500 * time.Millisecond)
+			l.Observe(nil, nil)
+		}
+		if got, want := l.State().LearnedRPM, wantRPM*9/8; got != want {
+			t.Errorf("learned rpm = %v, want %v", got, want)
 		}
 	})
 	t.Run("a retry-after header on the error is read when the field is empty", func(t *testing.T) {

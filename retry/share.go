@@ -211,6 +211,14 @@ type fileState struct {
 	LearnedRPM   float64               `json:"learned_rpm,omitempty"`
 	CalmUntil    int64                 `json:"calm_until,omitempty"`
 	Lesson       *fileLesson           `json:"lesson,omitempty"`
+	Window       int64                 `json:"window,omitempty"`
+	GoodRPM      float64               `json:"good_rpm,omitempty"`
+	CeilingRPM   float64               `json:"ceiling_rpm,omitempty"`
+	PacedFrom    int64                 `json:"paced_from,omitempty"`
+	Paced        int                   `json:"paced,omitempty"`
+	ProbeStep    int                   `json:"probe_step,omitempty"`
+	Rested       int                   `json:"rested,omitempty"`
+	RefusedProbe int                   `json:"refused_probes,omitempty"`
 	Successes    [][2]int64            `json:"successes,omitempty"`
 	LastEstimate int                   `json:"last_estimate,omitempty"`
 	ProbeFrom    int64                 `json:"probe_from,omitempty"`
@@ -248,6 +256,14 @@ func fileOf(st *state) fileState {
 		HeadersAt:    unixNano(st.headersAt),
 		LearnedRPM:   st.learned,
 		CalmUntil:    unixNano(st.calm),
+		Window:       int64(st.window),
+		GoodRPM:      st.good,
+		CeilingRPM:   st.ceiling,
+		PacedFrom:    unixNano(st.pacedFrom),
+		Paced:        st.paced,
+		ProbeStep:    st.step,
+		Rested:       st.rested,
+		RefusedProbe: st.refusedProbes,
 		LastEstimate: st.lastEst,
 		ProbeFrom:    unixNano(st.probeFrom),
 		Calls:        st.calls,
@@ -276,19 +292,27 @@ func fileOf(st *state) fileState {
 
 func (fs fileState) state() state {
 	st := state{
-		updated:   fromNano(fs.Updated),
-		lastStart: fromNano(fs.LastStart),
-		nextReq:   fromNano(fs.NextRequest),
-		nextTok:   fromNano(fs.NextToken),
-		blocked:   fromNano(fs.BlockedUntil),
-		gen:       fs.Holds,
-		headersAt: fromNano(fs.HeadersAt),
-		learned:   fs.LearnedRPM,
-		calm:      fromNano(fs.CalmUntil),
-		lastEst:   fs.LastEstimate,
-		probeFrom: fromNano(fs.ProbeFrom),
-		calls:     fs.Calls,
-		limited:   fs.Limited,
+		updated:       fromNano(fs.Updated),
+		lastStart:     fromNano(fs.LastStart),
+		nextReq:       fromNano(fs.NextRequest),
+		nextTok:       fromNano(fs.NextToken),
+		blocked:       fromNano(fs.BlockedUntil),
+		gen:           fs.Holds,
+		headersAt:     fromNano(fs.HeadersAt),
+		learned:       fs.LearnedRPM,
+		calm:          fromNano(fs.CalmUntil),
+		window:        time.Duration(fs.Window),
+		good:          fs.GoodRPM,
+		ceiling:       fs.CeilingRPM,
+		pacedFrom:     fromNano(fs.PacedFrom),
+		step:          fs.ProbeStep,
+		paced:         fs.Paced,
+		rested:        fs.Rested,
+		refusedProbes: fs.RefusedProbe,
+		lastEst:       fs.LastEstimate,
+		probeFrom:     fromNano(fs.ProbeFrom),
+		calls:         fs.Calls,
+		limited:       fs.Limited,
 	}
 	if p := fs.RequestPace; p != nil {
 		st.reqPace = pace{every: time.Duration(p.Every), until: fromNano(p.Until), limit: p.Limit}

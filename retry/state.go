@@ -23,8 +23,24 @@ type state struct {
 	learned   float64   // requests per minute learned from bare 429s, 0 = none
 	calm      time.Time // 429s before this belong to the last slow-down
 	lesson    lesson    // the first 429's evidence, while its hold lasts
-	ok        []bucket  // the successes of about the last minute, oldest first
-	lastEst   int
+	// window is the limit's window learned from bare 429s' Retry-After
+	// (learnWindow): the learned rate is judged, and raised, once per
+	// window (aimd.go).
+	window time.Duration
+	// good is the last learned rate that held a whole window without a
+	// 429, ceiling the last one refused (0 = none): the limit lies
+	// between them.
+	good, ceiling float64
+	// pacedFrom is when the current pace started, paced how many calls
+	// were answered since.
+	pacedFrom time.Time
+	paced     int
+	// step counts the probe's steps above a rate that held, rested the
+	// windows spent under the ceiling, refusedProbes the probes above
+	// the ceiling that were refused (each doubles the rest).
+	step, rested, refusedProbes int
+	ok                          []bucket // the successes of about the last minute, oldest first
+	lastEst                     int
 	// probeFrom is when calls started while nothing was known of the
 	// limit: the room in flight grows from then on (probeRoom).
 	probeFrom time.Time
