@@ -2,8 +2,8 @@ package agent
 
 import (
 	"github.com/nightshift-dev/nightshift/budget"
-	"github.com/nightshift-dev/nightshift/callstack"
 	"github.com/nightshift-dev/nightshift/fallback"
+	"github.com/nightshift-dev/nightshift/internal/callstack"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/retry"

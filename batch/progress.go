@@ -9,7 +9,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
-	"github.com/nightshift-dev/nightshift/terminal"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 )
 
 // barWidth is the live bar's width in cells.

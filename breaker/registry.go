@@ -29,7 +29,7 @@ func NewBreakers(dir string, share func(endpoint string) bool) *Breakers {
 	return &Breakers{dir: dir, share: share, m: make(map[string]*Breaker)}
 }
 
-// For returns the breaker of one endpoint (package llm/endpoint's
+// For returns the breaker of one endpoint (package internal/endpoint's
 // Key.Endpoint: "PROVIDER BASEURL") and credential, creating it on first
 // use with cfg: the first run of the process to call an endpoint sets
 // its breaker's threshold and cool-off (each process its own). Where its

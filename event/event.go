@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/terminal"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 )
 
 // Event is one thing that happened in a run.

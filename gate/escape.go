@@ -1,6 +1,6 @@
 package gate
 
-import "github.com/nightshift-dev/nightshift/terminal"
+import "github.com/nightshift-dev/nightshift/internal/terminal"
 
 // Escape makes every character that a terminal would act on instead of
 // showing visible: a carriage return becomes \r, ESC \x1b, another control

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/clock"
-	"github.com/nightshift-dev/nightshift/terminal"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/internal/diff"
-	"github.com/nightshift-dev/nightshift/terminal"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 )
 
 // Bounds of what Describe shows and reads.

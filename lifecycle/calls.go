@@ -3,10 +3,10 @@ package lifecycle
 import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/budget"
-	"github.com/nightshift-dev/nightshift/callstack"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/fallback"
+	"github.com/nightshift-dev/nightshift/internal/callstack"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
 )

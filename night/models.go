@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/retry"
 )
@@ -72,7 +72,7 @@ func Limiters(p *Pipeline, reg *retry.Limiters, getenv func(string) string) map[
 		if env := m.KeyEnv(); env != "" {
 			credential = getenv(env)
 		}
-		// The endpoint key of every command (package llm/endpoint):
+		// The endpoint key of every command (package internal/endpoint):
 		// `nightshift run` on the same server with the same key paces
 		// with this night.
 		out[name] = reg.For(endpoint.Of(m.Provider, m.BaseURL, credential, getenv).Endpoint(), credential)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/ledger"
-	"github.com/nightshift-dev/nightshift/llm/endpoint"
 )
 
 // A provider that is down is one failure, not a thousand (issue 26): the

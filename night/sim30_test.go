@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/report"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/night"
-	"github.com/nightshift-dev/nightshift/report"
 )
 
 // monthPipeline is seed 003's pipeline with a WIP cap of 2, escalation

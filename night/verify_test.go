@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nightshift-dev/nightshift/internal/report"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
-	"github.com/nightshift-dev/nightshift/report"
 )
 
 // halfDone is seed 000's confident half-finished job at night: the

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/internal/report"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/night"
-	"github.com/nightshift-dev/nightshift/report"
 )
 
 // TestWaitingOnARoleThatIsOut: when a role waits on another that is out,

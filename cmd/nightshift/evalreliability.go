@@ -18,10 +18,10 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/batch"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/proxy"
+	"github.com/nightshift-dev/nightshift/internal/reliability"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/openai"
-	"github.com/nightshift-dev/nightshift/llm/proxy"
-	"github.com/nightshift-dev/nightshift/reliability"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nightshift-dev/nightshift/llm/proxy"
+	"github.com/nightshift-dev/nightshift/internal/proxy"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 

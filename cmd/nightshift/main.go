@@ -10,8 +10,8 @@ import (
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/redact"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 func main() {

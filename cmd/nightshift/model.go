@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/provider"
 	"github.com/nightshift-dev/nightshift/runspec"
@@ -128,7 +128,7 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 			b.credential = abs
 		}
 	}
-	// The one endpoint key of every command (package llm/endpoint): a
+	// The one endpoint key of every command (package internal/endpoint): a
 	// night's model on the same server with the same key paces with it.
 	b.endpoint = endpoint.Of(p, b.baseURL, b.credential, getenv).Endpoint()
 	return b, nil

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/ledger"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // nightStatus shows a night's progress on stderr, as batch's progress

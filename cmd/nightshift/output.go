@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/redact"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // The command's stdout, by what is written there. stderr is all for

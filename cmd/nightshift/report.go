@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/internal/report"
 	"github.com/nightshift-dev/nightshift/ledger"
-	"github.com/nightshift-dev/nightshift/report"
 )
 
 func newReportCmd() *cobra.Command {

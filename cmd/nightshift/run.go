@@ -19,12 +19,12 @@ import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // runFlags are the flags of `nightshift run` (and batch's, which has

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nightshift-dev/nightshift/llm/cassette"
-	"github.com/nightshift-dev/nightshift/llm/proxy"
+	"github.com/nightshift-dev/nightshift/internal/cassette"
+	"github.com/nightshift-dev/nightshift/internal/proxy"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 )
 

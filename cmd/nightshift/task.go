@@ -18,10 +18,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/ledger"
 	nightpkg "github.com/nightshift-dev/nightshift/night"
 	"github.com/nightshift-dev/nightshift/runspec"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 func newTaskCmd() *cobra.Command {

@@ -15,8 +15,8 @@ import (
 	"unicode"
 
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/ledger"
-	"github.com/nightshift-dev/nightshift/terminal"
 )
 
 // spoofed is what a worker writes to fool the person at the terminal:

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nightshift-dev/nightshift/llm/endpoint"
+	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/window"
 )

@@ -11,8 +11,8 @@ import (
 )
 
 // The exported names of this file are for what stands in front of a real
-// provider or plays one back (the fault proxy, llm/proxy, and recorded
-// sessions, llm/cassette): they read a call the way the simulator reads
+// provider or plays one back (the fault proxy, internal/proxy, and recorded
+// sessions, internal/cassette): they read a call the way the simulator reads
 // it, identify it the way a scenario matches it, and answer errors in the
 // simulator's vocabulary, so that the three speak of requests alike.
 

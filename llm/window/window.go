@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/llm"
-	"github.com/nightshift-dev/nightshift/llm/endpoint"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
