@@ -14,6 +14,7 @@ import (
 
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
+	"github.com/nightshift-dev/nightshift/internal/flock"
 	"github.com/nightshift-dev/nightshift/llm"
 )
 
@@ -237,7 +238,7 @@ func (b *Breaker) Admit(ctx context.Context, limit time.Duration, emit func(even
 // probeLost reports whether the probe of a half-open breaker will never
 // be answered: its process is gone, or it has gone unanswered too long.
 func (b *Breaker) probeLost(s *state, now time.Time) bool {
-	if s.ProbePID != os.Getpid() && s.ProbePID > 0 && !processAlive(s.ProbePID) {
+	if s.ProbePID != os.Getpid() && s.ProbePID > 0 && !flock.Alive(s.ProbePID) {
 		return true
 	}
 	return now.Sub(fromNano(s.ProbeAt)) > probeLease

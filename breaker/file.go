@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nightshift-dev/nightshift/internal/flock"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -49,11 +50,11 @@ func Share(cfg Config, host, dir, endpoint, credential string) (*Breaker, error)
 	if err != nil {
 		return nil, fmt.Errorf("breaker: file: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("breaker: file %s: cannot lock it: %w", f.Name(), err)
 	}
-	unlockFile(f) //nolint:errcheck // closing would release it too
+	flock.Unlock(f) //nolint:errcheck // closing would release it too
 	b.file = &sharedFile{f: f}
 	return b, nil
 }
@@ -101,7 +102,7 @@ func (sf *sharedFile) fail(err error) {
 }
 
 func (sf *sharedFile) lock() bool {
-	if err := lockFile(sf.f); err != nil {
+	if err := flock.Lock(sf.f); err != nil {
 		sf.fail(err)
 		return false
 	}
@@ -109,7 +110,7 @@ func (sf *sharedFile) lock() bool {
 }
 
 func (sf *sharedFile) unlock() {
-	if err := unlockFile(sf.f); err != nil {
+	if err := flock.Unlock(sf.f); err != nil {
 		sf.fail(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/internal/flock"
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
@@ -56,11 +57,11 @@ func OpenLimiter(cfg LimiterConfig, endpoint, credential string) (*Limiter, erro
 	if err != nil {
 		return nil, fmt.Errorf("retry: limiter file: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("retry: limiter file %s: cannot lock it: %w", f.Name(), err)
 	}
-	unlockFile(f) //nolint:errcheck // closing would release it too
+	flock.Unlock(f) //nolint:errcheck // closing would release it too
 	l.file = &limitFile{f: f}
 	return l, nil
 }
@@ -91,7 +92,7 @@ func sweep(dir string, now time.Time) {
 		if err != nil {
 			continue
 		}
-		if tryLockFile(f) == nil {
+		if flock.TryLock(f) == nil {
 			if fi, err := f.Stat(); err == nil && now.Sub(fi.ModTime()) >= forgetAfter {
 				os.Remove(path)
 			}
@@ -144,7 +145,7 @@ func (lf *limitFile) fail(err error) {
 
 // lock takes the file's lock, reporting whether it did.
 func (lf *limitFile) lock() bool {
-	if err := lockFile(lf.f); err != nil {
+	if err := flock.Lock(lf.f); err != nil {
 		lf.fail(err)
 		return false
 	}
@@ -152,7 +153,7 @@ func (lf *limitFile) lock() bool {
 }
 
 func (lf *limitFile) unlock() {
-	if err := unlockFile(lf.f); err != nil {
+	if err := flock.Unlock(lf.f); err != nil {
 		lf.fail(err)
 	}
 }

@@ -1,6 +1,10 @@
 package retry
 
-import "time"
+import (
+	"time"
+
+	"github.com/nightshift-dev/nightshift/internal/flock"
+)
 
 // state is what a limiter knows of its credential's limit: in memory, or
 // shared with the other processes of the machine through its file
@@ -153,7 +157,7 @@ func (st *state) release(pid int) {
 func (st *state) inFlight(self int) int {
 	n := 0
 	for pid, f := range st.flights {
-		if pid != self && !processAlive(pid) {
+		if pid != self && !flock.Alive(pid) {
 			delete(st.flights, pid)
 			continue
 		}
