@@ -76,8 +76,8 @@ type Breaker struct {
 	seq  atomic.Uint64
 
 	mu    sync.Mutex
-	local state       // the state, when not shared
-	file  *sharedFile // nil: this process alone
+	local state         // the state, when not shared
+	file  *flock.Shared // nil: this process alone
 }
 
 // New returns a breaker of endpoint host (as the events name it) that
@@ -153,16 +153,16 @@ func (b *Breaker) with(f func(s *state, now time.Time) bool) {
 		f(&b.local, now)
 		return
 	}
-	if !b.file.lock() {
+	if !b.file.Lock() {
 		// Sharing failed (Err says why): this process goes on alone from
 		// what it knew last.
 		f(&b.local, now)
 		return
 	}
-	defer b.file.unlock()
-	b.file.load(&b.local)
+	defer b.file.Unlock()
+	load(b.file, &b.local)
 	if f(&b.local, now) {
-		b.file.save(&b.local)
+		save(b.file, &b.local)
 	}
 }
 

@@ -1,17 +1,10 @@
 package breaker
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/nightshift-dev/nightshift/internal/flock"
-	"github.com/nightshift-dev/nightshift/statedir"
 )
 
 // fileVersion is the format of the shared file; a file of another
@@ -43,19 +36,11 @@ func Share(cfg Config, host, dir, endpoint, credential string) (*Breaker, error)
 	if dir == "" {
 		return b, nil
 	}
-	if err := statedir.MkdirPrivate(dir); err != nil {
-		return nil, fmt.Errorf("breaker: folder: %w", err)
-	}
-	f, err := statedir.OpenFile(filepath.Join(dir, FileName(endpoint, credential)), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := flock.OpenShared(dir, FileName(endpoint, credential), "breaker: ")
 	if err != nil {
-		return nil, fmt.Errorf("breaker: file: %w", err)
+		return nil, err
 	}
-	if err := flock.Lock(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("breaker: file %s: cannot lock it: %w", f.Name(), err)
-	}
-	flock.Unlock(f) //nolint:errcheck // closing would release it too
-	b.file = &sharedFile{f: f}
+	b.file = f
 	return b, nil
 }
 
@@ -68,10 +53,7 @@ func (b *Breaker) Close() error {
 	if b.file == nil {
 		return nil
 	}
-	err := b.file.err
-	if cerr := b.file.f.Close(); err == nil {
-		err = cerr
-	}
+	err := b.file.Close()
 	b.file = nil
 	return err
 }
@@ -84,35 +66,7 @@ func (b *Breaker) Err() error {
 	if b.file == nil {
 		return nil
 	}
-	return b.file.err
-}
-
-// sharedFile is the shared state's file, open for the life of the
-// breaker.
-type sharedFile struct {
-	f   *os.File
-	buf bytes.Buffer
-	err error
-}
-
-func (sf *sharedFile) fail(err error) {
-	if sf.err == nil {
-		sf.err = fmt.Errorf("breaker: file %s: %w", sf.f.Name(), err)
-	}
-}
-
-func (sf *sharedFile) lock() bool {
-	if err := flock.Lock(sf.f); err != nil {
-		sf.fail(err)
-		return false
-	}
-	return true
-}
-
-func (sf *sharedFile) unlock() {
-	if err := flock.Unlock(sf.f); err != nil {
-		sf.fail(err)
-	}
+	return b.file.Err()
 }
 
 // fileState is the file's format: the state and its version.
@@ -124,37 +78,17 @@ type fileState struct {
 // load replaces st with the file's state. An empty file is a closed
 // breaker; an unreadable or other-version one leaves st as it is (this
 // process's last knowledge), and the next save overwrites it.
-func (sf *sharedFile) load(st *state) {
-	sf.buf.Reset()
-	if _, err := sf.buf.ReadFrom(io.NewSectionReader(sf.f, 0, 1<<16)); err != nil {
-		sf.fail(err)
-		return
-	}
-	if sf.buf.Len() == 0 {
-		*st = state{}
-		return
-	}
+func load(f *flock.Shared, st *state) {
 	var fs fileState
-	// The first JSON value only: a write cut short may leave the end of
-	// a longer state behind it.
-	if err := json.NewDecoder(&sf.buf).Decode(&fs); err != nil || fs.Version != fileVersion {
-		return
+	empty, ok := f.Load(&fs, 1<<16)
+	switch {
+	case empty:
+		*st = state{}
+	case ok && fs.Version == fileVersion:
+		*st = fs.state
 	}
-	*st = fs.state
 }
 
-func (sf *sharedFile) save(st *state) {
-	b, err := json.Marshal(fileState{Version: fileVersion, state: *st})
-	if err != nil {
-		sf.fail(err)
-		return
-	}
-	b = append(b, '\n')
-	if _, err := sf.f.WriteAt(b, 0); err != nil {
-		sf.fail(err)
-		return
-	}
-	if err := sf.f.Truncate(int64(len(b))); err != nil {
-		sf.fail(err)
-	}
+func save(f *flock.Shared, st *state) {
+	f.Save(fileState{Version: fileVersion, state: *st})
 }

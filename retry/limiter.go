@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
+	"github.com/nightshift-dev/nightshift/internal/flock"
 )
 
 // LimiterConfig configures a Limiter. Zero fields take their defaults.
@@ -77,9 +78,9 @@ type Limiter struct {
 	pid   int
 
 	mu   sync.Mutex
-	file *limitFile // nil: the state lives in this process alone
-	rpm  float64    // hand-set ceiling, 0 = none
-	tpm  float64    // hand-set ceiling, 0 = none
+	file *flock.Shared // nil: the state lives in this process alone
+	rpm  float64       // hand-set ceiling, 0 = none
+	tpm  float64       // hand-set ceiling, 0 = none
 	st   state
 	// wake is closed, and replaced, whenever this process ends a call,
 	// so that its callers waiting for room in flight try again at once
@@ -119,10 +120,10 @@ func (l *Limiter) with(write bool, fn func(st *state, now time.Time)) {
 	// Without the lock (it failed: Err says why), the state is this
 	// process's alone for this turn, and is not written over the file
 	// another process may be writing.
-	locked := l.file != nil && l.file.lock()
+	locked := l.file != nil && l.file.Lock()
 	if locked {
-		defer l.file.unlock()
-		l.file.load(&l.st)
+		defer l.file.Unlock()
+		load(l.file, &l.st)
 	}
 	now := l.clock.Now()
 	l.st.refresh(now)
@@ -130,7 +131,7 @@ func (l *Limiter) with(write bool, fn func(st *state, now time.Time)) {
 	if write {
 		l.st.updated = now
 		if locked {
-			l.file.save(&l.st)
+			save(l.file, &l.st)
 		}
 	}
 }

@@ -1,12 +1,8 @@
 package retry
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,21 +44,13 @@ func OpenLimiter(cfg LimiterConfig, endpoint, credential string) (*Limiter, erro
 	if cfg.Dir == "" {
 		return l, nil
 	}
-	if err := statedir.MkdirPrivate(cfg.Dir); err != nil {
-		return nil, fmt.Errorf("retry: limiter folder: %w", err)
-	}
 	sweep(cfg.Dir, time.Now())
 	// Like every state file, never opened through a planted symlink.
-	f, err := statedir.OpenFile(filepath.Join(cfg.Dir, LimiterFileName(endpoint, credential)), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := flock.OpenShared(cfg.Dir, LimiterFileName(endpoint, credential), "retry: limiter ")
 	if err != nil {
-		return nil, fmt.Errorf("retry: limiter file: %w", err)
+		return nil, err
 	}
-	if err := flock.Lock(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("retry: limiter file %s: cannot lock it: %w", f.Name(), err)
-	}
-	flock.Unlock(f) //nolint:errcheck // closing would release it too
-	l.file = &limitFile{f: f}
+	l.file = f
 	return l, nil
 }
 
@@ -110,10 +98,7 @@ func (l *Limiter) Close() error {
 	if l.file == nil {
 		return nil
 	}
-	err := l.file.err
-	if cerr := l.file.f.Close(); err == nil {
-		err = cerr
-	}
+	err := l.file.Close()
 	l.file = nil
 	return err
 }
@@ -127,74 +112,21 @@ func (l *Limiter) Err() error {
 	if l.file == nil {
 		return nil
 	}
-	return l.file.err
-}
-
-// limitFile is the shared state's file, open for the life of the limiter.
-type limitFile struct {
-	f   *os.File
-	buf bytes.Buffer
-	err error // the first failure, kept for Err
-}
-
-func (lf *limitFile) fail(err error) {
-	if lf.err == nil {
-		lf.err = fmt.Errorf("retry: limiter file %s: %w", lf.f.Name(), err)
-	}
-}
-
-// lock takes the file's lock, reporting whether it did.
-func (lf *limitFile) lock() bool {
-	if err := flock.Lock(lf.f); err != nil {
-		lf.fail(err)
-		return false
-	}
-	return true
-}
-
-func (lf *limitFile) unlock() {
-	if err := flock.Unlock(lf.f); err != nil {
-		lf.fail(err)
-	}
+	return l.file.Err()
 }
 
 // load replaces st with the file's state. An empty, unreadable or
 // other-version file leaves st as it is: what this process knows is the
 // best guess, and the next save writes it.
-func (lf *limitFile) load(st *state) {
-	lf.buf.Reset()
-	if _, err := lf.buf.ReadFrom(io.NewSectionReader(lf.f, 0, 1<<20)); err != nil {
-		lf.fail(err)
-		return
-	}
-	if lf.buf.Len() == 0 {
-		return
-	}
+func load(f *flock.Shared, st *state) {
 	var fs fileState
-	// Decode reads the first JSON value only: a write cut short by a
-	// power loss may leave the end of an older, longer state behind it.
-	if err := json.NewDecoder(&lf.buf).Decode(&fs); err != nil || fs.Version != fileVersion {
-		return
+	if _, ok := f.Load(&fs, 1<<20); ok && fs.Version == fileVersion {
+		*st = fs.state()
 	}
-	*st = fs.state()
 }
 
 // save writes st over the file's content.
-func (lf *limitFile) save(st *state) {
-	b, err := json.Marshal(fileOf(st))
-	if err != nil {
-		lf.fail(err)
-		return
-	}
-	b = append(b, '\n')
-	if _, err := lf.f.WriteAt(b, 0); err != nil {
-		lf.fail(err)
-		return
-	}
-	if err := lf.f.Truncate(int64(len(b))); err != nil {
-		lf.fail(err)
-	}
-}
+func save(f *flock.Shared, st *state) { f.Save(fileOf(st)) }
 
 // fileState is the shared file's format. Times are Unix nanoseconds (0 =
 // none), spans nanoseconds. See docs/limits.md.
