@@ -502,7 +502,7 @@ func (p *Pipeline) Policy() gate.Policy {
 // listed their tools.
 func (p *Pipeline) BuilderToolNames() []string {
 	b := p.Roles[ledger.Builder]
-	cfg := lifecycle.Config{Subagents: b.Subagents}
+	cfg := lifecycle.Config{Spec: &b.Spec}
 	if p.BuilderMemory() {
 		cfg.Memory = &lifecycle.Memory{}
 	}

@@ -281,9 +281,11 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 	}
 	// Its sandbox can be had (bubblewrap for --sandbox bwrap, no
 	// credential in env); where it lands does not matter here.
-	sbc := cfg.Sandbox
-	sbc.Dir = "."
-	sb, err := sandbox.New(sbc)
+	mode, err := sandbox.ParseMode(cfg.Spec.Sandbox)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := sandbox.New(sandbox.Config{Mode: mode, Net: cfg.Spec.SandboxNet, Env: cfg.Spec.Env, Dir: "."})
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +322,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
 	// when it pauses (budget, timeout, interrupted).
-	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.ModelName)
+	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.Spec.ModelName)
 	if err != nil {
 		return nil, err
 	}

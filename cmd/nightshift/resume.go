@@ -117,7 +117,7 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 		return err
 	}
 	cfg.Dir = dir
-	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
+	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.Spec.ModelName); err != nil {
 		return err
 	}
 	done, err := g.attach(cmd, &cfg, &spec.Spec)

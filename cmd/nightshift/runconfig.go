@@ -47,16 +47,14 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.RetryBudget < 0 {
 		return lifecycle.Config{}, usagef("--retry-budget must not be negative")
 	}
-	policy, err := gate.ParsePolicy(spec.Approve...)
-	if err != nil {
+	if _, err := gate.ParsePolicy(spec.Approve...); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
 	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	sbc, err := sandboxConfig(spec)
-	if err != nil {
+	if _, err := sandboxConfig(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	// Their messages name the flag and the key (the spec lays them).
@@ -100,11 +98,15 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
+	// The spec the lifecycle reads (and records in the run's checkpoint):
+	// the task's, with the model's name as resolved and the verify
+	// rounds in the lifecycle's terms (the CLI's 0 is its -1: none).
+	run := spec.Spec.Clone()
+	run.ModelName = b.name
+	run.MaxVerifyRounds = verifyRounds(spec.MaxVerifyRounds)
 	cfg := lifecycle.Config{
-		Model:           b.model,
-		ModelName:       b.name,
-		Policy:          policy,
-		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
+		Spec:  &run,
+		Model: b.model,
 		Retry: retry.Policy{
 			Retries:     retry.Count(*spec.Retries),
 			Backoff:     spec.Backoff.D(),
@@ -113,19 +115,18 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 			Limiter:     limiters.For(b.endpoint, b.credential),
 			Breaker:     breakersFor(f.stateDir).For(b.endpoint, b.credential, breakerConfig(&spec.Spec)),
 		},
-		Price:         price,
-		JudgePrice:    judgePrice,
-		JudgeLimiter:  judgeLimiter,
-		JudgeBreaker:  judgeBreaker(f, spec, judge),
-		OutputSchema:  schema,
-		Verifier:      v,
-		Exit:          exitFor,
-		StateBase:     f.stateDir,
-		KeepState:     keepState(f.keepState),
-		ContextWindow: contextWindow(spec, b, table),
-		Fallback:      fb,
-		Sandbox:       sbc,
-		Start:         append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
+		Price:        price,
+		JudgePrice:   judgePrice,
+		JudgeLimiter: judgeLimiter,
+		JudgeBreaker: judgeBreaker(f, spec, judge),
+		OutputSchema: schema,
+		Verifier:     v,
+		Exit:         exitFor,
+		StateBase:    f.stateDir,
+		KeepState:    keepState(f.keepState),
+		ModelWindow:  tableWindow(table, b),
+		Fallback:     fb,
+		Start:        append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
 	// The spec's limits, gate, sandbox and end wishes: the lifecycle
 	// takes the spec itself (the per-reply call cap among them), and
@@ -134,7 +135,6 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err := specWithoutRules(&spec.Spec).Validate(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	cfg.Spec = &spec.Spec
 	if cfg, err = cfg.WithSpec(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
@@ -165,16 +165,6 @@ func specDuration(d *runspec.Duration, def time.Duration) time.Duration {
 		return def
 	}
 	return d.D()
-}
-
-// contextWindow is the worker's context window: the spec's
-// (--context-window), else the model table's, else 0 (unknown: no
-// compaction).
-func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int {
-	if spec.ContextWindow > 0 {
-		return spec.ContextWindow
-	}
-	return tableWindow(table, worker)
 }
 
 // tableWindow is a built model's context window in the model table, 0
@@ -260,8 +250,8 @@ func keepState(d time.Duration) time.Duration {
 	return d
 }
 
-// verifyRounds maps the user's count (0 = none) onto the lifecycle's (0 =
-// default, negative = none).
+// verifyRounds maps the user's count (0 = none) onto the lifecycle's spec
+// (0 = default, negative = none).
 func verifyRounds(n int) int {
 	if n == 0 {
 		return -1
