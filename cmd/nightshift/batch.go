@@ -311,7 +311,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		cfg.Start = withoutJudge(cfg.Start) // no judge: its start event names none
 	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
-		jb, err := modelFlagsOf(&f.spec).judge(spec.JudgeModel, osGetenv)
+		jb, err := modelSpecOf(&f.spec).judge(spec.JudgeModel, osGetenv)
 		if err != nil {
 			return nil, err
 		}

@@ -36,7 +36,7 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	mf := modelFlagsOf(&spec.Spec)
+	mf := modelSpecOf(&spec.Spec)
 	if mf.stall == 0 {
 		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
 	}
@@ -152,11 +152,10 @@ func specWithoutRules(s *runspec.Spec) *runspec.Spec {
 	return &c
 }
 
-// modelFlagsOf is the model group of a spec as the model's resolution
-// takes it (modelFlags.resolve), its stall watch's nil the default.
-func modelFlagsOf(s *runspec.Spec) modelFlags {
-	return modelFlags{provider: s.Provider, model: s.ModelName, baseURL: s.BaseURL, scenario: s.Scenario,
-		stream: s.Stream, maxTokensField: s.MaxTokensField, stall: specDuration(s.Stall, defaultStall)}
+// modelSpecOf is the model group of a spec as the model's resolution
+// takes it (modelSpec.resolve), its stall watch's nil the default.
+func modelSpecOf(s *runspec.Spec) modelSpec {
+	return modelSpec{Model: s.Model, stall: specDuration(s.Stall, defaultStall)}
 }
 
 // specDuration is a spec's optional duration: def when it is not set.
@@ -183,7 +182,7 @@ func tableWindow(table *models.Table, m *built) int {
 // limiter and its price. The start event's fields say where its calls
 // go, as they say where the judge's do. It gets its endpoint's circuit
 // breaker too.
-func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters, breakers *breaker.Breakers) (*agent.Fallback, []agent.StartField, error) {
+func fallbackOf(mf modelSpec, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters, breakers *breaker.Breakers) (*agent.Fallback, []agent.StartField, error) {
 	if err := checkModelSpec("--fallback-model", spec.FallbackModel); err != nil {
 		return nil, nil, err
 	}
@@ -303,7 +302,7 @@ func checkDir(dir string) error {
 // before the run starts) and sets up the judge.
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
-func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
+func buildVerifier(mf modelSpec, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
 	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)
