@@ -58,7 +58,7 @@ func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limi
 	if keys.NoJudge {
 		return out, nil
 	}
-	judge := r.Judge
+	judge := r.JudgeModel
 	if tv != nil && tv.JudgeModel != "" {
 		judge = tv.JudgeModel
 	}
