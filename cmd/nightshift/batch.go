@@ -322,6 +322,11 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
 	// when it pauses (budget, timeout, interrupted).
+	// The task's spec as it resumes (its one record: the checkpoint's
+	// spec), the flags laid over it already (batchSpec), with the model
+	// base resolved.
+	rec := recordedForm(resumeSpec(spec), cfg.Spec.Provider, cfg.Spec.ModelName)
+	cfg.Spec = &rec
 	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.Spec.ModelName)
 	if err != nil {
 		return nil, err

@@ -98,12 +98,9 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	// The spec the lifecycle reads (and records in the run's checkpoint):
-	// the task's, with the model's name as resolved and the verify
-	// rounds in the lifecycle's terms (the CLI's 0 is its -1: none).
-	run := spec.Spec.Clone()
-	run.ModelName = b.name
-	run.MaxVerifyRounds = verifyRounds(spec.MaxVerifyRounds)
+	// The spec the lifecycle reads, and records in the run's checkpoint:
+	// the task's, with the model as resolved (recordedForm).
+	run := recordedForm(spec, b.provider, b.name)
 	cfg := lifecycle.Config{
 		Spec:  &run,
 		Model: b.model,
