@@ -29,7 +29,7 @@ const (
 	DefaultMaxTokensCap    = 32768
 	DefaultMaxVerifyRounds = 2
 	// DefaultMaxCallsPerReply is the per-reply tool-call cap
-	// (Config.MaxCallsPerReply; runspec.DefaultMaxCallsPerReply).
+	// (the spec's MaxCallsPerReply, Config.Spec; runspec.DefaultMaxCallsPerReply).
 	DefaultMaxCallsPerReply = 64
 	// MaxCutsInARow is how many max_tokens cuts in a row end the run as
 	// truncated (seed 000, section 3.2: "truncated three times in a row —

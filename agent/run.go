@@ -61,7 +61,7 @@ type run struct {
 	// the judge's calls share when the judge is the worker's model.
 	rest *fallback.Rest
 	// window is the context window compaction keeps the history
-	// within: Config.ContextWindow, or a smaller one the server showed
+	// within: the spec's ContextWindow, or a smaller one the server showed
 	// (window.go). calib calibrates the estimate of a call's prompt on
 	// what the server counted; resent is true once the request made
 	// after an overflow's compaction was sent, until a call is answered.

@@ -319,7 +319,7 @@ const DefaultKeepState = 30 * 24 * time.Hour
 // sandbox of mode auto whose commands carry the workspace's journal.Mark,
 // by which recover finds a command that outlived its run. A run without
 // Config.Tools has these, with run_command in the run's own sandbox
-// (Config.Sandbox).
+// (the spec's Sandbox, SandboxNet and Env).
 func DefaultTools(root *workspace.Root) []tool.Tool {
 	sb, err := sandbox.New(sandbox.Config{Dir: root.Dir(), Set: []string{journal.Mark(root.Dir())}})
 	if err != nil {

@@ -104,10 +104,9 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	cfg := lifecycle.Config{
 		Spec:  &run,
 		Model: b.model,
+		// The spec's retries, backoff and retry budget the lifecycle
+		// lays over the policy (lifecycle.Config.Retry).
 		Retry: retry.Policy{
-			Retries:     retry.Count(*spec.Retries),
-			Backoff:     spec.Backoff.D(),
-			Budget:      spec.RetryBudget.D(),
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
 			Breaker:     breakersFor(f.stateDir).For(b.endpoint, b.credential, breakerConfig(&spec.Spec)),
