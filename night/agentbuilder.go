@@ -203,7 +203,8 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 
 // attemptSpec is the run options of an attempt at a: the builder role's
 // spec with a Pipeline (and the pipeline's no_cache), else b.Spec; the
-// assignment's step brake where the spec sets none, and the provider's
+// assignment's step brake where the spec sets none, memory when the
+// assignment has a store, and the provider's
 // model name of a.Worker, as the pipeline gives it or else its default
 // (the built model would use it anyway, and the events name it).
 func (b *AgentBuilder) attemptSpec(a Assignment) runspec.Spec {
@@ -225,6 +226,10 @@ func (b *AgentBuilder) attemptSpec(a Assignment) runspec.Spec {
 		s.MaxSteps = a.MaxSteps
 	}
 	s.ModelName = name
+	// The role's memory switch decided whether the step has a store
+	// (the task's notes in the ledger): the attempt remembers in it, or
+	// not at all.
+	s.Memory = a.Memory != nil
 	return s
 }
 

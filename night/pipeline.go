@@ -172,10 +172,6 @@ type RoleSpec struct {
 	// Ceiling is the most steps the role takes in a night; the builder's
 	// default is 14, the others' 0 (none).
 	Ceiling int `yaml:"ceiling"`
-	// Memory gives the builder remember and recall over its task's notes
-	// in the ledger, and starts each attempt with the notes and failure
-	// reasons of the task's earlier attempts; default on.
-	Memory *bool `yaml:"memory"`
 	// roleKeys are the role's own names of four of Spec's fields,
 	// decoded here and moved into Spec when the pipeline is loaded; they
 	// are read nowhere else.
@@ -191,8 +187,12 @@ type RoleSpec struct {
 	// the model of the attempt, the builder's own, unless no_judge), keep
 	// (Keep: commit every builder attempt's changes, whatever its
 	// outcome, as --keep does; default false: an attempt that does not
-	// end done is rolled back) and subagents (Subagents: the builder
-	// gets delegate_task, a read-only sub-agent; default off). The task
+	// end done is rolled back), subagents (Subagents: the builder
+	// gets delegate_task, a read-only sub-agent; default off) and memory
+	// (Memory: the builder gets remember and recall over its task's notes
+	// in the ledger, and starts each attempt with the notes and failure
+	// reasons of the task's earlier attempts; default on for the
+	// builder). The task
 	// file's keys are
 	// max_steps (the builder's step brake inside one attempt, default
 	// 20), budget_usd, budget_tokens and timeout (each attempt's own,
@@ -208,6 +208,9 @@ type RoleSpec struct {
 	schema *jsonschema.Resolved
 	// lines are the lines of the role's keys, for naming one.
 	lines map[string]int
+	// memoryGiven says the role has a memory: key (only the builder
+	// may).
+	memoryGiven bool
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
@@ -250,9 +253,9 @@ func parsePipeline(data []byte, dir string) (*Pipeline, error) {
 	}
 	p.dir = dir
 	p.roleLines(data)
-	for _, r := range p.Roles {
+	for role, r := range p.Roles {
 		if r != nil {
-			r.moveRoleKeys()
+			r.moveRoleKeys(role)
 		}
 	}
 	if err := p.check(); err != nil {
@@ -270,14 +273,18 @@ type roleKeys struct {
 	RoleJudge     string `yaml:"judge"`
 	RoleKeep      bool   `yaml:"keep"`
 	RoleSubagents bool   `yaml:"subagents"`
+	RoleMemory    *bool  `yaml:"memory"`
 }
 
 // moveRoleKeys moves the role's own keys into its Spec, so that the
 // Spec says all the table says, and is the one place they are read.
-func (r *RoleSpec) moveRoleKeys() {
+func (r *RoleSpec) moveRoleKeys(role ledger.Role) {
 	k := r.roleKeys
 	r.roleKeys = roleKeys{}
 	r.FallbackModel, r.JudgeModel, r.Spec.Keep, r.Spec.Subagents = k.RoleFallback, k.RoleJudge, k.RoleKeep, k.RoleSubagents
+	// Memory is on for the builder unless it says memory: false.
+	r.memoryGiven = k.RoleMemory != nil
+	r.Spec.Memory = role == ledger.Builder && (k.RoleMemory == nil || *k.RoleMemory)
 }
 
 // roleLines records the lines of each role's keys.
@@ -425,7 +432,7 @@ func (p *Pipeline) check() error {
 		if err := r.Spec.ValidateIn(p.Path(".")); err != nil && role != ledger.Builder {
 			return runspec.InRole(err, string(role), "", r.lines)
 		}
-		if (r.Spec.Subagents || r.Memory != nil) && role != ledger.Builder {
+		if (r.Spec.Subagents || r.memoryGiven) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
 		}
 		if r.RollbackOnInterrupt && role != ledger.Builder {
@@ -489,10 +496,7 @@ func (p *Pipeline) MCPServers() ([]mcp.Server, error) {
 
 // BuilderMemory reports whether the builder has memory (on unless
 // roles.builder.memory says false).
-func (p *Pipeline) BuilderMemory() bool {
-	m := p.Roles[ledger.Builder].Memory
-	return m == nil || *m
-}
+func (p *Pipeline) BuilderMemory() bool { return p.Roles[ledger.Builder].Spec.Memory }
 
 // Path resolves a path written in the pipeline file.
 func (p *Pipeline) Path(rel string) string {
