@@ -57,11 +57,9 @@ func (c *Config) policy() (gate.Policy, error) { return gate.ParsePolicy(c.spec.
 // sandboxConfig is how the run's commands are confined: the spec's
 // mode, network and variables, from the caller's environment.
 func (c *Config) sandboxConfig() (sandbox.Config, error) {
-	m, err := sandbox.ParseMode(c.spec.Sandbox)
-	if err != nil {
-		return sandbox.Config{}, err
-	}
-	return sandbox.Config{Mode: m, Net: c.spec.SandboxNet, Env: c.spec.Env, Environ: c.Environ}, nil
+	sbc, err := c.spec.SandboxConfig()
+	sbc.Environ = c.Environ
+	return sbc, err
 }
 
 // maxFileSize is the file tools' size limit in bytes, 0 for the default

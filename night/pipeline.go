@@ -556,8 +556,8 @@ func (p *Pipeline) ValidatePolicy(tools []string) error {
 func (p *Pipeline) BuilderCommands() (sandbox.Config, time.Duration) {
 	b := p.Roles[ledger.Builder]
 	// check parsed the mode already; the error cannot happen.
-	mode, _ := sandbox.ParseMode(b.Sandbox)
-	return sandbox.Config{Mode: mode, Net: b.SandboxNet, Env: b.Env}, time.Duration(b.CommandTimeout)
+	sbc, _ := b.SandboxConfig()
+	return sbc, b.CommandTimeout.D()
 }
 
 // KeyEnvs returns the variables the pipeline's models take their keys

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Spec is one run's configuration, built from groups. Its yaml tags are
@@ -279,4 +281,15 @@ func containsValue(list, v reflect.Value) bool {
 		}
 	}
 	return false
+}
+
+// SandboxConfig is how the spec confines commands (package sandbox): its
+// mode, network and variables; the caller adds the workspace, what to
+// hide and the environment. A mode that is not one is an error.
+func (c Commands) SandboxConfig() (sandbox.Config, error) {
+	m, err := sandbox.ParseMode(c.Sandbox)
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	return sandbox.Config{Mode: m, Net: c.SandboxNet, Env: c.Env}, nil
 }

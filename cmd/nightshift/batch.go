@@ -281,11 +281,12 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 	}
 	// Its sandbox can be had (bubblewrap for --sandbox bwrap, no
 	// credential in env); where it lands does not matter here.
-	mode, err := sandbox.ParseMode(cfg.Spec.Sandbox)
+	sbc, err := cfg.Spec.SandboxConfig()
 	if err != nil {
 		return nil, err
 	}
-	sb, err := sandbox.New(sandbox.Config{Mode: mode, Net: cfg.Spec.SandboxNet, Env: cfg.Spec.Env, Dir: "."})
+	sbc.Dir = "."
+	sb, err := sandbox.New(sbc)
 	if err != nil {
 		return nil, err
 	}
