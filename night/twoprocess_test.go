@@ -3,13 +3,12 @@ package night_test
 import (
 	"context"
 	"fmt"
+	"github.com/nightshift-dev/nightshift/ledger/ledgertest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/nightshift-dev/nightshift/ledger/ledgertest"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/clock"
