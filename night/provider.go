@@ -81,7 +81,7 @@ func (p *Pipeline) fallback(role ledger.Role, worker string, models map[string]l
 	breakers map[string]*breaker.Breaker) *agent.Fallback {
 	fb := p.Fallback(role, worker, models, limiters)
 	if fb != nil {
-		fb.Breaker = p.roleBreaker(role, breakers[p.Roles[role].Fallback])
+		fb.Breaker = p.roleBreaker(role, breakers[p.Roles[role].FallbackModel])
 	}
 	return fb
 }
