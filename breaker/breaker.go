@@ -66,13 +66,30 @@ const (
 	HalfOpen = "half-open"
 )
 
-// Breaker is the circuit breaker of one endpoint under one credential. It
-// is safe for concurrent use; with a shared file (Share), every process of
-// the machine that shares the same endpoint's breaker sees one state.
+// Breaker is the circuit breaker of one endpoint under one credential,
+// under one caller's configuration. It is safe for concurrent use; with a
+// shared file (Share), every process of the machine that shares the same
+// endpoint's breaker sees one state.
+//
+// The state (closed, open, half-open, the failures in a row, the probe)
+// is one per endpoint and credential: it says whether the endpoint is
+// down, for every caller. The configuration is the caller's, applied to
+// its own calls (With): a call's outage failure opens the breaker when
+// the failures in a row, counted across every caller, reach that call's
+// Failures, and the spell it opens (or opens again, as a failed probe)
+// lasts that call's Cool. Once open, it is open for every caller. This is
+// how separate processes with their own settings have always shared a
+// breaker's file; a batch's tasks and a pipeline's roles share one the
+// same way.
 type Breaker struct {
-	cfg  Config
+	cfg Config
+	*core
+}
+
+// core is the state the views of one breaker share.
+type core struct {
 	host string
-	id   string // this instance's prober name: pid/token
+	id   string // this breaker's prober name: pid/token
 	seq  atomic.Uint64
 
 	mu    sync.Mutex
@@ -85,7 +102,22 @@ type Breaker struct {
 func New(cfg Config, host string) *Breaker {
 	var tok [6]byte
 	rand.Read(tok[:]) //nolint:errcheck // never fails (crypto/rand)
-	return &Breaker{cfg: cfg.withDefaults(), host: host, id: fmt.Sprintf("%d/%s", os.Getpid(), hex.EncodeToString(tok[:]))}
+	return &Breaker{cfg: cfg.withDefaults(), core: &core{host: host, id: fmt.Sprintf("%d/%s", os.Getpid(), hex.EncodeToString(tok[:]))}}
+}
+
+// With returns the same breaker (one state, shared with b and its other
+// views) under cfg, for the calls of a caller with settings of its own
+// (a batch's task with its own breaker: key, a pipeline's role): its
+// zero Failures and Cool are the defaults, its zero Clock b's. A nil b
+// gives nil.
+func (b *Breaker) With(cfg Config) *Breaker {
+	if b == nil {
+		return nil
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = b.cfg.Clock
+	}
+	return &Breaker{cfg: cfg.withDefaults(), core: b.core}
 }
 
 // Host is the endpoint's host, as the events name it.
@@ -191,6 +223,7 @@ func (b *Breaker) Admit(ctx context.Context, limit time.Duration, emit func(even
 			t     Ticket
 			probe bool
 			since time.Time
+			until time.Time
 			fails int
 		)
 		b.with(func(s *state, now time.Time) bool {
@@ -199,9 +232,9 @@ func (b *Breaker) Admit(ctx context.Context, limit time.Duration, emit func(even
 				t = Ticket{b: b}
 				return false
 			case Open:
-				if until := fromNano(s.Until); now.Before(until) {
-					wait = until.Sub(now)
-					since, fails = fromNano(s.Since), s.Failures
+				if u := fromNano(s.Until); now.Before(u) {
+					wait = u.Sub(now)
+					since, until, fails = fromNano(s.Since), u, s.Failures
 					return false
 				}
 			case HalfOpen:
@@ -226,7 +259,7 @@ func (b *Breaker) Admit(ctx context.Context, limit time.Duration, emit func(even
 			return t, waited, nil
 		}
 		if limit >= 0 && waited+wait > limit {
-			return Ticket{}, waited, &UnavailableError{Endpoint: b.host, Since: since, Failures: fails, Cool: b.cfg.Cool, Waited: waited}
+			return Ticket{}, waited, &UnavailableError{Endpoint: b.host, Since: since, Until: until, Failures: fails, Cool: b.cfg.Cool, Waited: waited}
 		}
 		if err := b.cfg.Clock.Sleep(ctx, wait); err != nil {
 			return Ticket{}, waited, fmt.Errorf("breaker: stopped waiting for %s: %w", b.host, err)

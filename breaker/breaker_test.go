@@ -218,3 +218,51 @@ func TestOnlyOutageFailuresCount(t *testing.T) {
 		}
 	}
 }
+
+// TestEachCallerIsHeldToItsOwnSettings is a regression test: the first
+// run of a process to call an endpoint set its breaker's threshold and
+// cool-off, and a batch's later tasks (or a pipeline's other roles) with
+// breaker: keys of their own were held to them. The state is one per
+// endpoint and credential; each caller's settings apply to its own calls:
+// a strict task's failure opens it at the strict threshold after a
+// tolerant task's failures, for the strict task's cool-off, and a
+// tolerant task's failures alone do not open it before its own
+// threshold.
+func TestEachCallerIsHeldToItsOwnSettings(t *testing.T) {
+	ctx := context.Background()
+	c := clock.NewFake(epoch)
+	reg := breaker.NewBreakers("", nil)
+	tolerant := reg.For(endpoint, key, breaker.Config{Failures: 10, Cool: time.Hour, Clock: c})
+	strict := reg.For(endpoint, key, breaker.Config{Failures: 4, Cool: 5 * time.Second})
+	rec := &event.Recorder{}
+	for range 3 {
+		call(t, tolerant, refused, rec)
+	}
+	if got := strict.Status(); got.State != breaker.Closed || got.Failures != 3 {
+		t.Fatalf("after the tolerant task's 3 failures the strict task sees %+v, want closed with 3: one state", got)
+	}
+	call(t, tolerant, refused, rec)
+	if got := strict.Status().State; got != breaker.Closed {
+		t.Fatalf("the tolerant task's 4th failure opened it (%s): its threshold is 10", got)
+	}
+	call(t, strict, refused, rec)
+	if diff := cmp.Diff([]string{"[breaker · open endpoint=127.0.0.1:9 failures=5 cool=5s]"}, lines(rec)); diff != "" {
+		t.Fatalf("the strict task's failure at 5 in a row, past its threshold of 4 (-want +got):\n%s", diff)
+	}
+	// Open for every caller, for the cool-off of the call that opened it.
+	if _, _, err := tolerant.Admit(ctx, 0, rec.Emit); !errors.Is(err, breaker.ErrUnavailable) {
+		t.Fatalf("the tolerant task's call while open: %v, want unavailable", err)
+	}
+	probe, waited, err := tolerant.Admit(ctx, time.Minute, rec.Emit)
+	if err != nil || !probe.Probe() || waited != 5*time.Second {
+		t.Fatalf("probe %v after %s (%v): want a probe after the opener's 5s, not the tolerant task's hour", probe.Probe(), waited, err)
+	}
+	// The tolerant task's probe fails: the spell it opens is its own hour.
+	probe.Record(refused, rec.Emit)
+	if st := strict.Status(); !st.Until.Equal(c.Now().Add(time.Hour)) {
+		t.Errorf("after the tolerant task's failed probe: open until %s, want %s", st.Until, c.Now().Add(time.Hour))
+	}
+	if got := strict.Config(); got.Clock != c {
+		t.Error("a view without a clock of its own does not keep the breaker's")
+	}
+}

@@ -11,7 +11,16 @@
 // retry layer (package retry, Policy.Breaker) waits on an open breaker
 // within the retry budget; past it the call fails with an
 // *UnavailableError, which a run ends on as paused (outcome unavailable),
-// not failed.
+// not failed. A call with a fallback model does not wait (Policy.FailOnOpen):
+// the fallback, on its own endpoint's breaker, takes it.
+//
+// The state is one per endpoint and credential; the threshold and the
+// cool-off are each caller's (Breaker.With, Breakers.For), applied to its
+// own calls: a call's outage failure opens the breaker when the failures
+// in a row, across every caller, reach that call's threshold, for that
+// call's cool-off; once open it is open for all. A batch's tasks and a
+// pipeline's roles with breaker: keys of their own share one breaker this
+// way, as separate processes with their own flags share its file.
 //
 //	brs := breaker.NewBreakers(dir, nil)
 //	b := brs.For(key.Endpoint(), key.Credential, breaker.Config{Failures: 5, Cool: 30 * time.Second})

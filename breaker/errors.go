@@ -18,8 +18,9 @@ var ErrUnavailable = errors.New("breaker: the endpoint is unavailable")
 type UnavailableError struct {
 	// Endpoint is the endpoint's host.
 	Endpoint string
-	// Since is when the outage began (zero when unknown).
-	Since time.Time
+	// Since is when the outage began (zero when unknown); Until when the
+	// open breaker lets one call probe (zero when a probe is out).
+	Since, Until time.Time
 	// Failures is the outage failures counted so far; Cool the
 	// breaker's cool-off.
 	Failures int

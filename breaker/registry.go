@@ -30,11 +30,12 @@ func NewBreakers(dir string, share func(endpoint string) bool) *Breakers {
 }
 
 // For returns the breaker of one endpoint (package internal/endpoint's
-// Key.Endpoint: "PROVIDER BASEURL") and credential, creating it on first
-// use with cfg: the first run of the process to call an endpoint sets
-// its breaker's threshold and cool-off (each process its own). Where its
-// file cannot be opened, the breaker is this process's alone and Err
-// says why.
+// Key.Endpoint: "PROVIDER BASEURL") and credential under cfg: one state
+// per endpoint and credential, made on first use, and cfg the caller's
+// (Breaker.With): a batch's task or a pipeline's role with its own
+// breaker: key has its threshold and cool-off applied to its own calls,
+// whichever run called the endpoint first. Where its file cannot be
+// opened, the breaker is this process's alone and Err says why.
 func (r *Breakers) For(endpoint, credential string, cfg Config) *Breaker {
 	if r == nil {
 		return nil
@@ -43,7 +44,7 @@ func (r *Breakers) For(endpoint, credential string, cfg Config) *Breaker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if b, ok := r.m[k]; ok {
-		return b
+		return b.With(cfg)
 	}
 	dir := r.dir
 	if r.share != nil && !r.share(endpoint) {

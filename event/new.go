@@ -469,13 +469,17 @@ func NewFallback(f FallbackInfo) Event {
 		why = "empty answer twice"
 	}
 	if f.Err != nil {
-		class := llm.ClassOf(f.Err)
-		data["class"], data["error"] = string(class), f.Err.Error()
+		data["error"] = f.Err.Error()
+		// A failure without a class (an open circuit breaker's) has
+		// none to name.
+		if class := llm.ClassOf(f.Err); class != "" {
+			data["class"] = string(class)
+			why += " (" + string(class) + ")"
+		}
 		var le *llm.Error
 		if errors.As(f.Err, &le) && le.Status != 0 {
 			data["status"] = le.Status
 		}
-		why += " (" + string(class) + ")"
 	}
 	if f.Wasted != (llm.Usage{}) {
 		data["wasted_input_tokens"], data["wasted_output_tokens"] = f.Wasted.InputTokens, f.Wasted.OutputTokens

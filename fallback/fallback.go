@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
@@ -30,6 +31,11 @@ const (
 	Quota Reason = "quota"
 	// Resting: the primary rests after an earlier failure.
 	Resting Reason = "resting"
+	// Unavailable: the circuit breaker of the primary's endpoint is open
+	// (package breaker), or the call's failure opened it: the endpoint is
+	// down for every caller, and the fallback, on its own endpoint's
+	// breaker, takes the call instead of waiting.
+	Unavailable Reason = "unavailable"
 )
 
 // Config configures a Model. Zero fields take the defaults named.
@@ -130,8 +136,9 @@ func New(primary, fallback llm.Model, cfg Config) *Model {
 }
 
 // Generate answers req from the primary, or from the fallback when the
-// primary rests, its retries ran out on a timing failure, it answered
-// empty twice in a row, or (OnQuota) its quota refused the call.
+// primary rests, its retries ran out on a timing failure, its endpoint's
+// circuit breaker is open, it answered empty twice in a row, or
+// (OnQuota) its quota refused the call.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if m.resting() {
 		return m.onFallback(ctx, req)
@@ -159,7 +166,17 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	rest := m.cfg.Cooldown
 	var e *llm.Error
-	if errors.As(err, &e) && e.RetryAfter > 0 {
+	var ue *breaker.UnavailableError
+	switch {
+	case errors.As(err, &ue):
+		// Until the breaker lets a probe through: the first call after
+		// it tries the primary, and may be the probe. With a probe out
+		// already, one cool-off at most.
+		rest = min(rest, ue.Cool)
+		if d := ue.Until.Sub(m.cfg.Clock.Now()); d > 0 {
+			rest = d
+		}
+	case errors.As(err, &e) && e.RetryAfter > 0:
 		rest = e.RetryAfter
 	}
 	m.fellBack(Event{Reason: reason, From: p.Model, Err: err, Wasted: wasted}, rest)
@@ -170,6 +187,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 func (m *Model) falls(ctx context.Context, err error) (Reason, bool) {
 	if ctx.Err() != nil {
 		return "", false // the caller stopped: no model can help
+	}
+	if errors.Is(err, breaker.ErrUnavailable) {
+		return Unavailable, true
 	}
 	var e *llm.Error
 	if !errors.As(err, &e) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/fallback"
@@ -226,5 +227,32 @@ func TestAFallbackEventNamesTheModelTheRequestAskedFor(t *testing.T) {
 	}
 	if len(events) != 1 || events[0].From != "judge-m" || !strings.HasPrefix(events[0].Line(), "judge-m → small") {
 		t.Errorf("events %+v (line %q), want one from judge-m", events, events[0].Line())
+	}
+}
+
+// TestAnOpenBreakerFallsOver is a regression test: a call that met the
+// primary's open circuit breaker (a *breaker.UnavailableError) ended the
+// run unavailable although a fallback was there. It goes to the fallback
+// with an unavailable event, and the primary rests until its breaker
+// lets a probe through.
+func TestAnOpenBreakerFallsOver(t *testing.T) {
+	open := func() (*llm.Response, error) {
+		return nil, &breaker.UnavailableError{Endpoint: "api.example.com", Failures: 5, Cool: 30 * time.Second, Until: start.Add(20 * time.Second)}
+	}
+	primary := &fake{replies: []func() (*llm.Response, error){open, text("primary")}}
+	second := &fake{replies: []func() (*llm.Response, error){text("fallback")}}
+	m, fc, events := setup(primary, second, fallback.Config{})
+	if got := answer(t, m); got != "fallback" {
+		t.Fatalf("answer %q, want the fallback's", got)
+	}
+	if len(*events) != 1 || (*events)[0].Reason != fallback.Unavailable || !(*events)[0].Until.Equal(start.Add(20*time.Second)) {
+		t.Fatalf("events %+v, want one unavailable, resting until the probe at +20s", *events)
+	}
+	if line := (*events)[0].Line(); !strings.HasPrefix(line, "big → small: unavailable; big rests until 02:00:20") {
+		t.Errorf("line %q", line)
+	}
+	fc.Advance(20 * time.Second)
+	if got := answer(t, m); got != "primary" || len(primary.asked) != 2 {
+		t.Errorf("after the cool-off: %q after %d primary calls, want the primary's second answer", got, len(primary.asked))
 	}
 }

@@ -75,7 +75,7 @@ func (c Calls) Model(m llm.Model, lim *retry.Limiter, run string) llm.Model {
 	// meter, fallback.
 	stack := callstack.Config{Model: m, Retry: p, Meter: c.Meter, Price: c.Price}
 	if fb := c.Fallback; fb != nil && fb.Model != nil {
-		stack.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Price: fb.Price, Config: fallback.Config{
+		stack.Second = &callstack.Second{Model: fb.Model, Limiter: fb.Limiter, Breaker: fb.Breaker, Price: fb.Price, Config: fallback.Config{
 			Fallback: fb.ModelName, OnQuota: fb.OnQuota, Cooldown: fb.Cooldown, Clock: clk, Rest: fb.Rest,
 			OnFallback: func(e fallback.Event) {
 				ev := e.Event()

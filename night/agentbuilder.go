@@ -132,11 +132,14 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
 	p.Breaker = b.Breakers[a.Worker]
+	if b.Pipeline != nil {
+		p.Breaker = b.Pipeline.roleBreaker(ledger.Builder, p.Breaker)
+	}
 	var fb *agent.Fallback
 	var price budget.Pricer
 	window := 0
 	if b.Pipeline != nil {
-		fb = b.Pipeline.Fallback(ledger.Builder, a.Worker, b.Models, b.Limiters)
+		fb = b.Pipeline.fallback(ledger.Builder, a.Worker, b.Models, b.Limiters, b.Breakers)
 		price = b.Pipeline.Pricer(a.Worker)
 		// The model table's window, as run takes it: a long attempt
 		// compacts its history instead of failing at the window.
@@ -162,7 +165,7 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		RollbackOnLimit: true,
 	}
 	if b.Pipeline != nil {
-		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Verifier == nil, a.Task.Verify); err != nil {
+		if err := b.Pipeline.builderRun(&cfg, a.Worker, b.Models, b.Limiters, b.Breakers, b.Verifier == nil, a.Task.Verify); err != nil {
 			return Attempt{Outcome: agent.Usage, Reason: err.Error(), Err: err, Cost: models.USD(0)}
 		}
 	}

@@ -5,10 +5,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/clock"
 	"github.com/nightshift-dev/nightshift/internal/endpoint"
 	"github.com/nightshift-dev/nightshift/ledger"
+	"github.com/nightshift-dev/nightshift/llm"
+	"github.com/nightshift-dev/nightshift/retry"
 )
 
 // A provider that is down is one failure, not a thousand (issue 26): the
@@ -22,9 +25,12 @@ import (
 // calls probes the endpoint.
 
 // Breakers returns a circuit breaker for each of the pipeline's models
-// from reg, one per endpoint and credential (as Limiters keys them), each
-// with the configuration of the first role that lists the model
-// (roles.ROLE.breaker) and the night's clock.
+// from reg, one state per endpoint and credential (as Limiters keys
+// them), each with the configuration of the first role that lists the
+// model (roles.ROLE.breaker) and the night's clock. Each role's calls
+// apply the role's own breaker: key to it (the builder's attempts, its
+// judge and fallback; the proposer's and the judge's calls and their
+// fallbacks).
 func Breakers(p *Pipeline, reg *breaker.Breakers, clk clock.Clock, getenv func(string) string) map[string]*breaker.Breaker {
 	out := make(map[string]*breaker.Breaker, len(p.Models))
 	for _, name := range p.modelNames() {
@@ -52,8 +58,38 @@ func (p *Pipeline) modelNames() []string {
 	return names
 }
 
+// roleBreaker is breaker b (a model's endpoint's) under role's
+// breaker: key, for the calls of that role (breaker.Breaker.With): the
+// state is the endpoint's, shared with every role and process that calls
+// it; the threshold and cool-off applied to the role's calls are the
+// role's own. nil gives nil.
+func (p *Pipeline) roleBreaker(role ledger.Role, b *breaker.Breaker) *breaker.Breaker {
+	if b == nil {
+		return nil
+	}
+	var cfg breaker.Config
+	if r := p.Roles[role]; r != nil {
+		cfg = breaker.Config{Failures: r.Spec.BreakerFailures, Cool: time.Duration(r.Spec.BreakerCool)}
+	}
+	return b.With(cfg)
+}
+
+// fallback is role's fallback model for worker (Fallback), behind the
+// circuit breaker of the fallback's own endpoint under the role's
+// settings: never the worker's, whose endpoint may be the one down.
+func (p *Pipeline) fallback(role ledger.Role, worker string, models map[string]llm.Model, limiters map[string]*retry.Limiter,
+	breakers map[string]*breaker.Breaker) *agent.Fallback {
+	fb := p.Fallback(role, worker, models, limiters)
+	if fb != nil {
+		fb.Breaker = p.roleBreaker(role, breakers[p.Roles[role].FallbackModel])
+	}
+	return fb
+}
+
 // breakerConfig is the breaker configuration of model name: that of the
-// first role (builder, proposer, judge) that lists it.
+// first role (builder, proposer, judge) that lists it. It is the
+// configuration of the breakers made for the models; each role's calls
+// go through them under its own (roleBreaker).
 func (p *Pipeline) breakerConfig(name string) breaker.Config {
 	for _, role := range []ledger.Role{ledger.Builder, ledger.Proposer, ledger.Judge} {
 		r := p.Roles[role]

@@ -387,9 +387,9 @@ func (s *scheduler) callModel(ctx context.Context, role ledger.Role, model, syst
 	// A meter without limits only counts.
 	meter := budget.NewMeter(budget.Limits{}, budget.Spend{})
 	p := s.cfg.Retry
-	p.Breaker = s.cfg.Breakers[model]
+	p.Breaker = s.p.roleBreaker(role, s.cfg.Breakers[model])
 	calls := lifecycle.Calls{Retry: p, Events: s.cfg.Events, Clock: s.clk,
-		Fallback: s.p.Fallback(role, model, s.cfg.Models, s.cfg.Limiters), Meter: meter, Price: s.p.Pricer(model)}
+		Fallback: s.p.fallback(role, model, s.cfg.Models, s.cfg.Limiters, s.cfg.Breakers), Meter: meter, Price: s.p.Pricer(model)}
 	resp, err := calls.Model(m, s.cfg.Limiters[model], s.name).Generate(ctx, req)
 	return resp, meter.Spent(), err
 }

@@ -3,6 +3,7 @@ package night
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/ledger"
@@ -411,6 +413,12 @@ func (s *scheduler) ask(ctx context.Context, st ledger.Step, prompt string, prio
 		if ctx.Err() != nil {
 			return ledger.Result{State: ledger.Interrupted, Outcome: "interrupted", Reason: err.Error()}, "", spent, "", ""
 		}
+		if errors.Is(err, breaker.ErrUnavailable) {
+			// Its endpoint's breaker stayed open past the retry budget:
+			// the provider is down, not the step (provider.go).
+			return ledger.Result{State: ledger.Interrupted, Outcome: string(agent.Unavailable), Reason: err.Error()}, "", spent,
+				WaitingForProvider, err.Error()
+		}
 		return ledger.Result{Outcome: "error", Reason: err.Error()}, "", spent, classifyErr(err), err.Error()
 	}
 	text := strings.TrimSpace(resp.Message().Text())
@@ -436,7 +444,16 @@ func (s *scheduler) finishCall(step ledger.Step, res ledger.Result, spent budget
 		if res.State == "" {
 			res.State = ledger.Finished
 		}
-		if k != "" {
+		switch {
+		case k == WaitingForProvider:
+			// As a builder's attempt: the step gives its place back,
+			// and the worker is charged once per outage.
+			res.State = ledger.Interrupted
+			res.NewTasks, res.Scores = nil, nil
+			if s.chargeWait(st, w) {
+				res.Failures = s.charge(tx, st, w, 0, k, detail)
+			}
+		case k != "":
 			res.State = ledger.StepFailed
 			res.NewTasks, res.Scores = nil, nil
 			res.Failures = s.charge(tx, st, w, 0, k, detail)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	"github.com/nightshift-dev/nightshift/breaker"
 	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/ledger"
 	"github.com/nightshift-dev/nightshift/lifecycle"
@@ -27,6 +28,9 @@ type builderVerify struct {
 	// judgeLimiter paces it when it is not the attempt's own model.
 	judge        string
 	judgeLimiter *retry.Limiter
+	// judgeBreaker is its endpoint's circuit breaker then (the builder
+	// role's settings), never the attempt's worker's.
+	judgeBreaker *breaker.Breaker
 	judgePrice   budget.Pricer
 	rounds       int
 }
@@ -36,7 +40,8 @@ type builderVerify struct {
 // by default the rules the role and the task list and a judge on the
 // task's or the role's judge model, else on worker itself; no_judge
 // leaves the rules alone. The not-empty rule is always added by the loop.
-func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, tv *ledger.TaskVerify) (builderVerify, error) {
+func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, breakers map[string]*breaker.Breaker,
+	tv *ledger.TaskVerify) (builderVerify, error) {
 	r := p.Roles[ledger.Builder]
 	keys := taskOverRole(r.Verify, tv)
 	var out builderVerify
@@ -71,6 +76,7 @@ func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limi
 	out.judge, out.judgePrice = name, p.Pricer(name)
 	if name != worker {
 		out.judgeLimiter = limiters[name]
+		out.judgeBreaker = p.roleBreaker(ledger.Builder, breakers[name])
 	}
 	return out, nil
 }
@@ -99,14 +105,15 @@ func taskOverRole(role runspec.Verify, tv *ledger.TaskVerify) runspec.Verify {
 // (tv, nil for none) over the role's: its verification (when verified,
 // the caller giving none of its own) and its rounds, and its output
 // schema as read when the pipeline was loaded (or the task added).
-func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, verified bool, tv *ledger.TaskVerify) error {
+func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter,
+	breakers map[string]*breaker.Breaker, verified bool, tv *ledger.TaskVerify) error {
 	r := p.Roles[ledger.Builder]
 	if verified {
-		bv, err := p.builderVerify(worker, built, limiters, tv)
+		bv, err := p.builderVerify(worker, built, limiters, breakers, tv)
 		if err != nil {
 			return err
 		}
-		cfg.Verifier, cfg.JudgeLimiter, cfg.JudgePrice = bv.verifier, bv.judgeLimiter, bv.judgePrice
+		cfg.Verifier, cfg.JudgeLimiter, cfg.JudgeBreaker, cfg.JudgePrice = bv.verifier, bv.judgeLimiter, bv.judgeBreaker, bv.judgePrice
 		cfg.Spec.MaxVerifyRounds = bv.rounds
 		if bv.judge != "" {
 			cfg.Start = append(cfg.Start, agent.StartField{Key: "judge", Value: cmp.Or(p.ModelName(bv.judge), bv.judge)})

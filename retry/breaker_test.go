@@ -79,3 +79,29 @@ func TestACallWaitsOnAnOpenBreakerWithinItsBudget(t *testing.T) {
 		}
 	})
 }
+
+// A call with somewhere else to go (FailOnOpen: its fallback model) does
+// not wait on an open breaker: the failure that opens it, and every call
+// that finds it open, end at once unavailable, with when it lets a probe
+// through.
+func TestACallThatMayFallOverDoesNotWaitOnTheBreaker(t *testing.T) {
+	ctx := context.Background()
+	c := clock.NewFake(epoch)
+	b := breaker.New(breaker.Config{Failures: 2, Cool: 30 * time.Second, Clock: c}, "api.example.com")
+	p := retry.Policy{Retries: 5, Clock: c, Rand: constRand(0), Breaker: b, FailOnOpen: true}
+	calls := 0
+	_, err := retry.Do(ctx, p, down(c, epoch.Add(time.Hour), &calls))
+	var ue *breaker.UnavailableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("err = %v, want an UnavailableError once the breaker opened", err)
+	}
+	// Two failures, a backoff of 1s between them, and no wait after.
+	if calls != 2 || !c.Now().Equal(epoch.Add(time.Second)) || !ue.Until.Equal(epoch.Add(31*time.Second)) {
+		t.Errorf("%d calls, clock at %s, probe at %s; want 2 calls, no wait on the breaker, a probe at %s",
+			calls, c.Now().Sub(epoch), ue.Until, epoch.Add(31*time.Second))
+	}
+	_, err = retry.Do(ctx, p, down(c, epoch.Add(time.Hour), &calls))
+	if !errors.Is(err, breaker.ErrUnavailable) || calls != 2 || !c.Now().Equal(epoch.Add(time.Second)) {
+		t.Errorf("the next call on the open breaker: %v after %d calls in all, clock at %s; want unavailable at once", err, calls, c.Now().Sub(epoch))
+	}
+}

@@ -35,7 +35,10 @@ func do[T any](ctx context.Context, p Policy, before func(context.Context) error
 		var ticket breaker.Ticket
 		if p.Breaker != nil {
 			limit := time.Duration(-1)
-			if p.Budget > 0 {
+			switch {
+			case p.FailOnOpen:
+				limit = 0 // not a moment's wait: the fallback takes the call
+			case p.Budget > 0:
 				limit = p.Budget - waited
 			}
 			t, w, err := p.Breaker.Admit(ctx, limit, p.OnBreaker)

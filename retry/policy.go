@@ -92,6 +92,14 @@ type Policy struct {
 	// with a *breaker.UnavailableError (breaker.ErrUnavailable). Default
 	// none.
 	Breaker *breaker.Breaker
+	// FailOnOpen makes a call that finds Breaker open (or its probe out
+	// with another caller) fail at once with a *breaker.UnavailableError
+	// instead of waiting on it, and so does a call whose outage failure
+	// leaves it open: a call with a fallback model on another endpoint
+	// (package callstack sets it on the primary) goes there instead of
+	// waiting for this one to come back. Default false: wait within
+	// Budget.
+	FailOnOpen bool
 	// OnBreaker, when set, receives the breaker's events (it opened, this
 	// call probes, it closed).
 	OnBreaker func(event.Event)

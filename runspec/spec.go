@@ -99,9 +99,9 @@ type Limits struct {
 // by every run that calls it on this machine (package breaker): after
 // BreakerFailures outage failures in a row (a failed connection, a 5xx, a
 // 529) across all of them it opens, no run calls the endpoint for
-// BreakerCool, and then one call probes it. A pipeline's or a batch's
-// breaker takes the configuration of the first run that calls the
-// endpoint. Its fields carry the prefix so that, promoted to Spec, the
+// BreakerCool, and then one call probes it. Its state is the endpoint's;
+// these settings are the run's (a batch task's, a pipeline role's),
+// applied to its own calls (breaker.Breaker.With). Its fields carry the prefix so that, promoted to Spec, the
 // table's rows of --breaker-failures and --breaker-cool name them.
 type Breaker struct {
 	// BreakerFailures is the outage failures in a row that open it;

@@ -200,8 +200,9 @@ func batchRunner(cmd *cobra.Command, f *batchFlags, specs []*taskfile.Spec) (run
 	// too, they would count twice.
 	flagSpec := &taskfile.Spec{BaseDir: ".", Spec: f.flagSpec()}
 	flagSpec.Checks, flagSpec.Approve, flagSpec.Env = nil, nil, nil
-	// The endpoint's breaker is the process's, one for every task: the
-	// flags' threshold and cool-off (in the flags' spec).
+	// The endpoints' breakers are the process's, one state for every
+	// task; each task's calls apply its own breaker: key
+	// (prepareBatchTask).
 	base, err := runConfig(&f.runFlags, flagSpec, limiters)
 	if err != nil {
 		return nil, nil, err
@@ -310,6 +311,16 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, dir string, cfg *lifecycle.Config, limiters *retry.Limiters) (func(*lifecycle.Result, error), error) {
 	if cfg.Verifier == nil || cfg.Verifier.Judge == nil {
 		cfg.Start = withoutJudge(cfg.Start) // no judge: its start event names none
+	}
+	// The endpoints' breakers are the process's, one state each for
+	// every task; the threshold and cool-off applied to this task's
+	// calls are its own (its breaker: key, else the flags').
+	bc := breakerConfig(&spec.Spec)
+	cfg.Retry.Breaker, cfg.JudgeBreaker = cfg.Retry.Breaker.With(bc), cfg.JudgeBreaker.With(bc)
+	if cfg.Fallback != nil {
+		fb := *cfg.Fallback // its rest stays the batch's one
+		fb.Breaker = fb.Breaker.With(bc)
+		cfg.Fallback = &fb
 	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
 		jb, err := modelSpecOf(&f.spec).judge(spec.JudgeModel, osGetenv)

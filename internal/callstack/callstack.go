@@ -52,13 +52,23 @@ type Second struct {
 
 // Build stacks c's layers in the package's one order.
 func Build(c Config) llm.Model {
-	m := c.layers(c.Model, c.Retry, c.Price)
-	if s := c.Second; s != nil && s.Model != nil {
+	s := c.Second
+	if s != nil && s.Model == nil {
+		s = nil
+	}
+	primary := c.Retry
+	if s != nil {
+		// The primary does not wait on its open breaker: the fallback,
+		// on its own endpoint, takes the call (fallback.Unavailable).
+		primary.FailOnOpen = true
+	}
+	m := c.layers(c.Model, primary, c.Price)
+	if s != nil {
 		p := c.Retry
 		if s.Limiter != nil {
 			p.Limiter = s.Limiter
 		}
-		p.Breaker = s.Breaker
+		p.Breaker, p.FailOnOpen = s.Breaker, false
 		second := c.layers(s.Model, p, s.Price)
 		if s.Answered != nil {
 			inner := second

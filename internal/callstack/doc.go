@@ -13,9 +13,12 @@
 //	  - the meter counts what the call spent and refuses, before it is made,
 //	    a call that would cross the budget: once per call, not once per
 //	    attempt (package budget);
-//	  - the fallback takes a call whose retries ran out on a timing failure
-//	    or that was answered empty twice, on its own retry layer, limiter
-//	    and price, and rests the primary (package fallback);
+//	  - the fallback takes a call whose retries ran out on a timing failure,
+//	    that met the primary's endpoint's circuit breaker open (the
+//	    primary's retry layer does not wait on it when there is a
+//	    fallback) or that was answered empty twice, on its own retry
+//	    layer, limiter, breaker and price, and rests the primary (package
+//	    fallback);
 //	  - observe is outermost: a trace's span covers the whole call, its
 //	    retries and its fallback included.
 //
