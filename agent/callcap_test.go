@@ -28,7 +28,7 @@ func flood(n int) string {
 // model reads them all in one message.
 func TestTheCallsOfOneReplyPastTheCapAreAnsweredNotRun(t *testing.T) {
 	f := setup(t, flood(40), nil)
-	f.cfg.MaxCallsPerReply = 8
+	f.cfg.Spec.MaxCallsPerReply = 8
 	res := agent.Run(context.Background(), f.cfg, "write the files")
 	if res.Outcome != agent.Done {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
@@ -60,7 +60,7 @@ func TestTheDefaultCallCapIs64AndNegativeIsNone(t *testing.T) {
 		cap, want int
 	}{{0, 64}, {-1, 70}} {
 		f := setup(t, flood(70), nil)
-		f.cfg.MaxCallsPerReply = c.cap
+		f.cfg.Spec.MaxCallsPerReply = c.cap
 		agent.Run(context.Background(), f.cfg, "write the files")
 		if written, _ := filepath.Glob(filepath.Join(f.dir, "f*.txt")); len(written) != c.want {
 			t.Errorf("cap %d: %d files written, want %d", c.cap, len(written), c.want)

@@ -55,11 +55,11 @@ const mechanicalSummary = "(The model wrote no summary. Read the files above to 
 // request is the worker's next call.
 func (r *run) request() *llm.Request {
 	req := &llm.Request{
-		Model:     r.cfg.ModelName,
+		Model:     r.cfg.l.modelName,
 		System:    r.cfg.System,
 		Messages:  r.msgs,
 		MaxTokens: r.maxTok,
-		NoCache:   r.cfg.NoCache,
+		NoCache:   r.cfg.l.noCache,
 	}
 	if r.cfg.Tools != nil {
 		req.Tools = r.cfg.Tools.Specs()
@@ -124,7 +124,7 @@ func (r *run) compact(ctx context.Context, cause string) (*Result, bool) {
 		// ends with.
 		req.Messages = summaryOf(r.msgs[:keep])
 	}
-	req.MaxTokens = r.room(r.cfg.MaxTokens, r.promptTokens(req.Chars()))
+	req.MaxTokens = r.room(r.cfg.l.maxTokens, r.promptTokens(req.Chars()))
 	r.byFallback = false
 	resp, err := r.model.Generate(ctx, req)
 	r.spent()

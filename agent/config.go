@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
@@ -28,7 +29,7 @@ const (
 	DefaultMaxTokensCap    = 32768
 	DefaultMaxVerifyRounds = 2
 	// DefaultMaxCallsPerReply is the per-reply tool-call cap
-	// (Config.MaxCallsPerReply; runspec.DefaultMaxCallsPerReply).
+	// (the spec's MaxCallsPerReply, Config.Spec; runspec.DefaultMaxCallsPerReply).
 	DefaultMaxCallsPerReply = 64
 	// MaxCutsInARow is how many max_tokens cuts in a row end the run as
 	// truncated (seed 000, section 3.2: "truncated three times in a row —
@@ -41,8 +42,34 @@ type Config struct {
 	// Model answers the worker's calls. Required. It must not retry on its
 	// own: every call goes through Retry.
 	Model llm.Model
-	// ModelName is sent with each request; empty lets the model choose.
-	ModelName string
+	// Spec is the run's options (package runspec) as the loop reads
+	// them: ModelName, sent with each request (empty lets the model
+	// choose); the limits group's MaxSteps (the step brake, default 20),
+	// MaxTokens (the output cap of a call, default 4096), BudgetUSD and
+	// BudgetTokens (the run's spend, every model call counted, the
+	// worker's and the judge's: a call that would likely cross them is
+	// not made, and the run ends budget, paused: resumable; default
+	// none), Timeout (the run's wall-clock limit, timed on Clock from
+	// Run's start: when it passes, the call or tool running is stopped
+	// and the run ends timeout, paused: resumable; default none),
+	// LoopLimit (how many identical tool calls in a row, same tool,
+	// input and result, warn the model once; one more ends the run as
+	// step-limit, "loop: TOOL repeated N times"; default 3,
+	// DefaultLoopLimit; negative turns loop detection off) and
+	// MaxCallsPerReply (the most tool calls of one model reply that run:
+	// the calls past it are answered with an is_error result saying why,
+	// and not run, since a reply of 3,000 calls is a flood, not a plan;
+	// default DefaultMaxCallsPerReply, 64; negative: no cap); the verify
+	// group's MaxVerifyRounds (how many FAILs are fed back before a FAIL
+	// ends the run as unverified; default 2, negative means none); and
+	// the long-run group's NoCache (prompt caching off for every call,
+	// llm.Request.NoCache; default on) and ContextWindow (the worker
+	// model's context window in tokens; default 0: unknown, and the
+	// history is never compacted; a Fallback with a smaller window known
+	// lowers it, Fallback.ContextWindow). Its other fields are the run
+	// lifecycle's, and not read here; the loop checks none of them
+	// (lifecycle.Run does: runspec.Spec.Validate).
+	Spec runspec.Spec
 	// System is the worker's system prompt; default DefaultSystem.
 	System string
 	// Tools the worker may call; nil means none.
@@ -50,12 +77,8 @@ type Config struct {
 	// Root is the workspace. When set, the verifier reads the files the
 	// run changed from it.
 	Root *workspace.Root
-	// MaxSteps is the step brake: the most worker model calls; default 20.
-	MaxSteps int
-	// MaxTokens is the output cap of a call; default 4096. A cut tool call
-	// or structured answer is regenerated with twice as many, up to
-	// MaxTokensCap (default 32768).
-	MaxTokens    int
+	// MaxTokensCap is the most a cut tool call or structured answer is
+	// regenerated with, twice the last cap each time; default 32768.
 	MaxTokensCap int
 	// Retry is the retry policy for every call, worker and judge alike;
 	// the zero Policy is the defaults (3 retries, 1s backoff, the retry
@@ -76,9 +99,6 @@ type Config struct {
 	// Verifier checks the end of each turn. Nil means the not-empty rule
 	// alone. The not-empty rule is always added.
 	Verifier *verify.Verifier
-	// MaxVerifyRounds is how many FAILs are fed back before a FAIL ends
-	// the run as unverified; default 2, negative means none.
-	MaxVerifyRounds int
 	// Gate decides, before each tool call, whether it may run, and audits
 	// the decision. Nil allows every call.
 	Gate *gate.Gate
@@ -106,10 +126,6 @@ type Config struct {
 	// (cmd/nightshift hands its table here).
 	Exit func(Outcome) int
 
-	// Budget limits the run's spend, every model call counted (the
-	// worker's and the judge's); default none. A call that would likely
-	// cross it is not made, and the run ends budget (paused: resumable).
-	Budget budget.Limits
 	// Price prices the worker's calls (the model table's row of its
 	// model), JudgePrice the judge's; default Price. Nil prices every
 	// call unknown, and a dollar budget then cannot be kept.
@@ -121,20 +137,6 @@ type Config struct {
 	// usage. This run's own Usage and Cost are then what it spent.
 	// Default a meter of the run's own, with Budget.
 	Meter *budget.Meter
-	// Timeout is the run's wall-clock limit, timed on Clock from Run's
-	// start; default none. When it passes, the call or tool running is
-	// stopped and the run ends timeout (paused: resumable).
-	Timeout time.Duration
-	// LoopLimit is how many identical tool calls in a row (same tool,
-	// input and result) warn the model once; one more such call ends the
-	// run as step-limit ("loop: TOOL repeated N times"). Default 3
-	// (DefaultLoopLimit); negative turns loop detection off.
-	LoopLimit int
-	// MaxCallsPerReply is the most tool calls of one model reply that
-	// run: the calls past it are answered with an is_error result saying
-	// why, and not run (a reply of 3,000 calls is a flood, not a plan).
-	// Default DefaultMaxCallsPerReply (64); negative: no cap.
-	MaxCallsPerReply int
 	// Checkpoint saves the run's progress after every step, so that a
 	// paused or dead run can be resumed; default none.
 	Checkpoint Checkpointer
@@ -143,10 +145,6 @@ type Config struct {
 	// verify round and loop count go on from where they were.
 	Resume *State
 
-	// NoCache turns the providers' prompt caching off for every call of
-	// the run (llm.Request.NoCache, `--no-cache`); default false:
-	// caching is on.
-	NoCache bool
 	// Fallback, when set, is a second model for every model call of the
 	// run, the worker's, the judge's and the compaction's (package
 	// fallback): a call whose retries ran out on a timing failure, or
@@ -154,12 +152,7 @@ type Config struct {
 	// Default none.
 	Fallback *Fallback
 
-	// ContextWindow is the worker model's context window in tokens (the
-	// model table's, or `--context-window`); default 0: unknown, and
-	// the history is never compacted. A Fallback with a smaller window
-	// known lowers it (Fallback.ContextWindow).
-	ContextWindow int
-	// CompactAt is the share of ContextWindow that a call's estimated
+	// CompactAt is the share of the context window that a call's estimated
 	// prompt may reach: before a call that would pass it, older turns
 	// are replaced by a summary (compact.go). Default DefaultCompactAt
 	// (0.8).
@@ -170,7 +163,7 @@ type Config struct {
 	Results ResultStore
 	// ResultCap is the size in bytes above which a tool result is kept
 	// in Results and cut in the history to its head and tail; default
-	// DefaultResultCap (32 KiB), or a tenth of a small ContextWindow.
+	// DefaultResultCap (32 KiB), or a tenth of a small context window.
 	ResultCap int
 	// Start holds more fields for the run's start event, each also shown
 	// as key=value on its human line: where the judge's calls go
@@ -179,6 +172,9 @@ type Config struct {
 	// Keys must not be the event's own (ts, run, step, type, task,
 	// model, max_steps). Nil adds none.
 	Start []StartField
+
+	// l is Spec as the loop reads it (withDefaults).
+	l limits
 }
 
 // StartField is one extra field of the start event.
@@ -230,20 +226,38 @@ type Snapshotter interface {
 // errNoModel is returned for a Config without a model.
 var errNoModel = errors.New("agent: no model configured")
 
+// limits are a Config's Spec as the loop reads it, every default
+// filled and every "none" made 0.
+type limits struct {
+	modelName                         string
+	maxSteps, maxTokens, maxTokensCap int
+	maxVerifyRounds                   int
+	loopLimit, maxCallsPerReply       int
+	window                            int
+	timeout                           time.Duration
+	budget                            budget.Limits
+	noCache                           bool
+}
+
 func (c Config) withDefaults() Config {
-	if f := c.Fallback; f != nil && f.ContextWindow > 0 && (c.ContextWindow <= 0 || f.ContextWindow < c.ContextWindow) {
-		c.ContextWindow = f.ContextWindow
+	s := &c.Spec
+	l := limits{modelName: s.ModelName, window: s.ContextWindow, timeout: s.Timeout.D(), noCache: s.NoCache,
+		budget: budget.Limits{USD: s.BudgetUSD, Tokens: s.BudgetTokens}}
+	if f := c.Fallback; f != nil && f.ContextWindow > 0 && (l.window <= 0 || f.ContextWindow < l.window) {
+		l.window = f.ContextWindow
 	}
 	c.System = cmp.Or(c.System, DefaultSystem)
-	c.MaxSteps = cmp.Or(c.MaxSteps, DefaultMaxSteps)
-	c.MaxTokens = cmp.Or(c.MaxTokens, DefaultMaxTokens)
-	c.MaxTokensCap = max(cmp.Or(c.MaxTokensCap, DefaultMaxTokensCap), c.MaxTokens)
-	switch {
-	case c.MaxVerifyRounds == 0:
-		c.MaxVerifyRounds = DefaultMaxVerifyRounds
-	case c.MaxVerifyRounds < 0:
-		c.MaxVerifyRounds = 0
+	l.maxSteps = cmp.Or(s.MaxSteps, DefaultMaxSteps)
+	l.maxTokens = cmp.Or(s.MaxTokens, DefaultMaxTokens)
+	l.maxTokensCap = max(cmp.Or(c.MaxTokensCap, DefaultMaxTokensCap), l.maxTokens)
+	l.maxVerifyRounds = orNone(s.MaxVerifyRounds, DefaultMaxVerifyRounds)
+	loop := 0
+	if s.LoopLimit != nil {
+		loop = *s.LoopLimit
 	}
+	l.loopLimit = orNone(loop, DefaultLoopLimit)
+	l.maxCallsPerReply = orNone(s.MaxCallsPerReply, DefaultMaxCallsPerReply)
+	c.l = l
 	if c.Events == nil {
 		c.Events = event.Discard
 	}
@@ -256,18 +270,6 @@ func (c Config) withDefaults() Config {
 	if c.RunID == "" {
 		c.RunID = NewRunID(c.Clock.Now())
 	}
-	switch {
-	case c.LoopLimit == 0:
-		c.LoopLimit = DefaultLoopLimit
-	case c.LoopLimit < 0:
-		c.LoopLimit = 0
-	}
-	switch {
-	case c.MaxCallsPerReply == 0:
-		c.MaxCallsPerReply = DefaultMaxCallsPerReply
-	case c.MaxCallsPerReply < 0:
-		c.MaxCallsPerReply = 0
-	}
 	if c.JudgePrice == nil {
 		c.JudgePrice = c.Price
 	}
@@ -275,6 +277,17 @@ func (c Config) withDefaults() Config {
 		c.CompactAt = DefaultCompactAt
 	}
 	return c
+}
+
+// orNone is n with 0 the default def and a negative n none (0).
+func orNone(n, def int) int {
+	switch {
+	case n == 0:
+		return def
+	case n < 0:
+		return 0
+	}
+	return n
 }
 
 // DefaultSystem is the worker's default system prompt.

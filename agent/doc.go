@@ -12,19 +12,20 @@
 //
 // And the loop stops in time: every call of the run, the judge's too, goes
 // through a budget meter that refuses the call that would cross the
-// budget (outcome budget); a Timeout ends it on the injected clock
+// budget (outcome budget); a time limit (the spec's Timeout, Config.Spec) ends it on the injected clock
 // (outcome timeout); the same tool call getting the same result again and
 // again is warned once, then ends the run (step-limit, ErrLoop). Those
 // outcomes pause a run rather than fail it: after every step the loop
 // hands its State to a Checkpointer, and Config.Resume goes on from one.
 //
 // And a long run stays within its model's reach: before a call whose
-// prompt would pass Config.CompactAt of the ContextWindow, the older turns
+// prompt would pass Config.CompactAt of the context window (the spec's
+// ContextWindow), the older turns
 // are replaced by a summary the model writes (compact.go); a tool result
 // bigger than ResultCap is kept in Results and cut in the history, with
 // read_result to read it back (results.go); and a Fallback model takes the
 // calls the primary cannot answer (package fallback). Every request asks
-// for prompt caching unless NoCache.
+// for prompt caching unless the spec says NoCache.
 //
 //	res := agent.Run(ctx, agent.Config{Model: m, Tools: tools, Root: root}, "write docs/install.md")
 //	fmt.Println(res.Outcome, res.Answer)

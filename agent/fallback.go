@@ -46,7 +46,7 @@ func (r *run) modelOf(resp *llm.Response) string {
 	case r.byFallback:
 		return r.cfg.Fallback.ModelName
 	}
-	return r.cfg.ModelName
+	return r.cfg.l.modelName
 }
 
 // priceOf prices a worker turn's usage at the price of the model that
@@ -68,7 +68,7 @@ func (r *run) priceOf(u llm.Usage) models.Cost {
 // worker's calls failed is not called for the judge's either, through
 // all its retries; nil (a rest of its own) for another model.
 func (r *run) judgeRest(j *verify.Judge) *fallback.Rest {
-	if j.ModelName != "" && j.ModelName == r.cfg.ModelName {
+	if j.ModelName != "" && j.ModelName == r.cfg.l.modelName {
 		return r.rest
 	}
 	return nil

@@ -19,3 +19,6 @@ func resolve(t *testing.T, schema string) *jsonschema.Resolved {
 	}
 	return r
 }
+
+// ptr is a pointer to v, for a spec's optional fields.
+func ptr[T any](v T) *T { return &v }

@@ -124,7 +124,7 @@ func TestALongRunAgainstA512TokenWindowCompactsAndEndsDone(t *testing.T) {
 	for _, wire := range wires {
 		t.Run(wire, func(t *testing.T) {
 			f := local(t, yaml, wire, notes())
-			f.cfg.ContextWindow = 512
+			f.cfg.Spec.ContextWindow = 512
 			res := agent.Run(context.Background(), f.cfg, "Read note1.txt to note6.txt, in order.")
 			if res.Outcome != agent.Done || res.Answer != "Read all six notes." {
 				t.Fatalf("outcome %s (%s), answer %q", res.Outcome, res.Reason, res.Answer)
@@ -195,7 +195,7 @@ func TestAFullWindowLengthStopDoesNotDoubleTheCap(t *testing.T) {
 			// The long answer does not fit after note6 with note1 to 5
 			// still in the history; once they are dropped it does.
 			f := local(t, reader("window: 1024, tools: ignored", long), wire, notes())
-			f.cfg.ContextWindow = 1024
+			f.cfg.Spec.ContextWindow = 1024
 			f.cfg.CompactAt = 0.95 // the threshold stays out of the way
 			res := agent.Run(context.Background(), f.cfg, "Read note1.txt to note6.txt, in order.")
 			if res.Outcome != agent.Done {
@@ -215,7 +215,7 @@ func TestAFullWindowLengthStopDoesNotDoubleTheCap(t *testing.T) {
 		})
 		t.Run(wire+": nothing to drop, context-full", func(t *testing.T) {
 			f := local(t, "server: {window: 512, tools: ignored}\nturns: [{"+long+"}]", wire, nil)
-			f.cfg.ContextWindow = 512
+			f.cfg.Spec.ContextWindow = 512
 			res := agent.Run(context.Background(), f.cfg, "Tell me about the tide. "+strings.Repeat("Be thorough. ", 60))
 			if res.Outcome != agent.ContextFull || res.Steps != 1 {
 				t.Fatalf("outcome %s after %d steps (%s), want context-full after 1", res.Outcome, res.Steps, res.Reason)
@@ -249,7 +249,7 @@ func TestAnEarlyCutToolCallIsRegenerated(t *testing.T) {
   - text: "read it"
 `
 			f := local(t, yaml, tc.wire, notes())
-			f.cfg.MaxTokens = 8
+			f.cfg.Spec.MaxTokens = 8
 			res := agent.Run(context.Background(), f.cfg, "Read note1.txt.")
 			if res.Outcome != agent.Done || res.Answer != "read it" {
 				t.Fatalf("outcome %s (%s) answer %q", res.Outcome, res.Reason, res.Answer)
@@ -290,7 +290,7 @@ func TestTheCapLeavesTheWindowsRoom(t *testing.T) {
 	for _, wire := range wires {
 		t.Run(wire, func(t *testing.T) {
 			f := local(t, "server: {kind: vllm, window: 4096}\nturns: [{text: fine}]", wire, nil)
-			f.cfg.ContextWindow = 4096
+			f.cfg.Spec.ContextWindow = 4096
 			res := agent.Run(context.Background(), f.cfg, "Say fine.")
 			if res.Outcome != agent.Done {
 				t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)

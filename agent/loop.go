@@ -109,14 +109,14 @@ const stoppedMsg = "Not run: the run ends here: %s was called with the same inpu
 // done (checkLoop).
 func (r *run) repeated(u llm.Block) (llm.Block, bool) {
 	l := &r.loop
-	if r.cfg.LoopLimit <= 0 {
+	if r.cfg.l.loopLimit <= 0 {
 		return llm.Block{}, false
 	}
 	var text string
 	switch {
 	case l.stop:
 		text = fmt.Sprintf(stoppedMsg, l.Tool)
-	case l.Count >= r.cfg.LoopLimit && l.Call == callKey(u):
+	case l.Count >= r.cfg.l.loopLimit && l.Call == callKey(u):
 		l.Count++
 		l.notRun++
 		if l.Warned && !l.fresh {
@@ -141,11 +141,11 @@ func (r *run) repeated(u llm.Block) (llm.Block, bool) {
 // streak reaches the limit.
 func (r *run) counted(u llm.Block, res llm.Block) {
 	l := &r.loop
-	if r.cfg.LoopLimit <= 0 {
+	if r.cfg.l.loopLimit <= 0 {
 		return
 	}
 	l.see(u, res)
-	if l.Count >= r.cfg.LoopLimit && !l.Warned {
+	if l.Count >= r.cfg.l.loopLimit && !l.Warned {
 		l.Warned, l.fresh = true, true
 		l.warn = l.Tool
 		r.emit(event.NewLoop(l.Tool, l.Count, false))
@@ -158,14 +158,14 @@ func (r *run) counted(u llm.Block, res llm.Block) {
 // reason to end the run when a call went on a streak after its warning.
 func (r *run) checkLoop(_, _ []llm.Block) (warn, stop string) {
 	l := &r.loop
-	if r.cfg.LoopLimit <= 0 {
+	if r.cfg.l.loopLimit <= 0 {
 		return "", ""
 	}
 	if l.stop {
 		return "", fmt.Sprintf("loop: %s repeated %d times", l.Tool, l.Count)
 	}
 	if l.warn != "" {
-		count := r.cfg.LoopLimit
+		count := r.cfg.l.loopLimit
 		if l.fresh {
 			count = l.Count
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/models"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/verify"
 )
@@ -32,8 +33,8 @@ turns:
   - tool_calls: [{name: write_file, input: {path: a.txt, content: "x"}}]
     usage: {input: 100, output: 100}
 `, nil)
-	f.cfg.LoopLimit = -1
-	f.cfg.Budget = budget.Limits{USD: 0.7}
+	f.cfg.Spec.LoopLimit = ptr(-1)
+	f.cfg.Spec.BudgetUSD = 0.7
 	f.cfg.Price = tenthOfACentPerToken
 	res := agent.Run(context.Background(), f.cfg, "write")
 	if res.Outcome != agent.Budget || !errors.Is(res.Err, budget.ErrExceeded) {
@@ -66,7 +67,7 @@ scripts:
       - {text: done again, usage: {input: 10, output: 10}}
 `, nil)
 	f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: f.model.Model}}
-	f.cfg.Budget = budget.Limits{Tokens: 2030}
+	f.cfg.Spec.BudgetTokens = 2030
 	res := agent.Run(context.Background(), f.cfg, "finish")
 	if res.Outcome != agent.Budget {
 		t.Fatalf("outcome %s (%s), want budget: the judge spent 2000 of 2030 tokens", res.Outcome, res.Reason)
@@ -82,7 +83,7 @@ turns:
   - tool_calls: [{name: write_file, input: {path: a.txt, content: "x"}}]
   - {delay: 4h, text: "done at last"}
 `, nil)
-	f.cfg.Timeout = time.Hour
+	f.cfg.Spec.Timeout = runspec.Duration(time.Hour)
 	res := agent.Run(context.Background(), f.cfg, "write")
 	if res.Outcome != agent.Timeout || !errors.Is(res.Err, agent.ErrTimeout) {
 		t.Fatalf("outcome %s (%v), want timeout", res.Outcome, res.Err)

@@ -143,7 +143,7 @@ loop: true
 turns:
   - text: "post.md has 3,847 characters."
 `, nil)
-	f.cfg.MaxVerifyRounds = -1 // none: the first FAIL ends it
+	f.cfg.Spec.MaxVerifyRounds = -1 // none: the first FAIL ends it
 	f.cfg.Verifier = &verify.Verifier{Claims: &seenClaims{out: []verify.Claim{{
 		Kind: "chars", Text: "post.md has 3,847 characters", Start: 0, End: 28, Path: "post.md", Said: "3,847 characters",
 		Measured: "3,341 characters", Verdict: verify.ClaimFalse,

@@ -75,7 +75,7 @@ func TestRecordedLlamaCppExchangesAsTheLoopReadsThem(t *testing.T) {
 			t.Run(cut+suffix+" is regenerated with twice the cap, then the call is made", func(t *testing.T) {
 				f := setup(t, "turns: [{text: unused}]", nil)
 				replayed(t, f, stream, cut+suffix, "tool-call"+suffix)
-				f.cfg.MaxTokens, f.cfg.MaxSteps = 8, 2
+				f.cfg.Spec.MaxTokens, f.cfg.Spec.MaxSteps = 8, 2
 				res := agent.Run(context.Background(), f.cfg, "Read notes.txt and write its lines in reverse order to out.txt.")
 				if res.Outcome != agent.StepLimit {
 					t.Fatalf("outcome %s (%s), want the step brake after the two replies", res.Outcome, res.Reason)
@@ -109,7 +109,7 @@ func TestRecordedLlamaCppExchangesAsTheLoopReadsThem(t *testing.T) {
 	t.Run("length-at-window is a full window, not a cut at max_tokens", func(t *testing.T) {
 		f := setup(t, "turns: [{text: unused}]", nil)
 		replayed(t, f, false, "length-at-window")
-		f.cfg.ContextWindow = 512 // what /props says of this server (props-window-512)
+		f.cfg.Spec.ContextWindow = 512 // what /props says of this server (props-window-512)
 		res := agent.Run(context.Background(), f.cfg, "Read notes.txt and write its lines in reverse order to out.txt.")
 		if res.Outcome != agent.ContextFull || res.Steps != 1 {
 			t.Fatalf("outcome %s after %d steps (%s), want context-full after 1", res.Outcome, res.Steps, res.Reason)
@@ -124,7 +124,7 @@ func TestRecordedLlamaCppExchangesAsTheLoopReadsThem(t *testing.T) {
 	t.Run("length-at-window-stream ended before the window: its call runs", func(t *testing.T) {
 		f := setup(t, "turns: [{text: unused}]", nil)
 		replayed(t, f, true, "length-at-window-stream")
-		f.cfg.ContextWindow, f.cfg.MaxSteps = 512, 1
+		f.cfg.Spec.ContextWindow, f.cfg.Spec.MaxSteps = 512, 1
 		res := agent.Run(context.Background(), f.cfg, "Read notes.txt and write its lines in reverse order to out.txt.")
 		if res.Outcome != agent.StepLimit || len(f.lines("tool")) != 1 {
 			t.Errorf("outcome %s (%s), tools %q; want its one call run", res.Outcome, res.Reason, f.lines("tool"))

@@ -61,7 +61,7 @@ type run struct {
 	// the judge's calls share when the judge is the worker's model.
 	rest *fallback.Rest
 	// window is the context window compaction keeps the history
-	// within: Config.ContextWindow, or a smaller one the server showed
+	// within: the spec's ContextWindow, or a smaller one the server showed
 	// (window.go). calib calibrates the estimate of a call's prompt on
 	// what the server counted; resent is true once the request made
 	// after an overflow's compaction was sent, until a call is answered.
@@ -101,8 +101,8 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		cfg:       cfg,
 		task:      task,
 		res:       &Result{RunID: cfg.RunID, FailsByCheck: map[string]int{}},
-		maxTok:    cfg.MaxTokens,
-		window:    cfg.ContextWindow,
+		maxTok:    cfg.l.maxTokens,
+		window:    cfg.l.window,
 		inner:     ctx,
 		nextChars: -1,
 		rest:      &fallback.Rest{},
@@ -110,9 +110,9 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Fallback != nil && cfg.Fallback.Rest != nil {
 		r.rest = cfg.Fallback.Rest
 	}
-	if cfg.Timeout > 0 {
+	if cfg.l.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = clock.WithTimeout(ctx, cfg.Clock, cfg.Timeout, ErrTimeout)
+		ctx, cancel = clock.WithTimeout(ctx, cfg.Clock, cfg.l.timeout, ErrTimeout)
 		defer cancel()
 	}
 	r.ctx = ctx
@@ -121,7 +121,7 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 		r.restore(st)
 		spent = st.Spent
 	}
-	r.meter = budget.NewMeter(cfg.Budget, spent)
+	r.meter = budget.NewMeter(cfg.l.budget, spent)
 	if cfg.Meter != nil {
 		r.meter, r.base = cfg.Meter, cfg.Meter.Spent()
 	}
@@ -129,12 +129,12 @@ func Run(ctx context.Context, cfg Config, task string) *Result {
 	if cfg.Model == nil {
 		return r.end(Failed, errNoModel.Error(), errNoModel)
 	}
-	r.model = r.stack(cfg.Model, cfg.Retry, cfg.Price, cfg.ModelName, &r.byFallback, r.rest, RoleWorker)
+	r.model = r.stack(cfg.Model, cfg.Retry, cfg.Price, cfg.l.modelName, &r.byFallback, r.rest, RoleWorker)
 	r.judge = r.verifier()
 	if cfg.Resume == nil {
 		r.msgs = append(r.msgs, llm.UserText(task))
 	}
-	r.emit(event.NewStart(event.StartInfo{Run: cfg.RunID, Task: task, Model: cfg.ModelName, MaxSteps: cfg.MaxSteps,
+	r.emit(event.NewStart(event.StartInfo{Run: cfg.RunID, Task: task, Model: cfg.l.modelName, MaxSteps: cfg.l.maxSteps,
 		Fields: cfg.Start, Resumed: cfg.Resume != nil, FromStep: r.res.Steps}))
 	if r.resultsCut > 0 {
 		// The resumed history names read_result in its notes.
@@ -184,7 +184,7 @@ func (r *run) state() *State {
 // learntWindow is the window the run learnt from its server, when it is
 // not the one it was given.
 func (r *run) learntWindow() int {
-	if r.window != r.cfg.ContextWindow {
+	if r.window != r.cfg.l.window {
 		return r.window
 	}
 	return 0
@@ -222,7 +222,7 @@ func (r *run) steps(ctx context.Context) *Result {
 		if err := ctx.Err(); err != nil {
 			return r.apiEnd(err)
 		}
-		if r.res.Steps >= r.cfg.MaxSteps {
+		if r.res.Steps >= r.cfg.l.maxSteps {
 			return r.end(StepLimit, fmt.Sprintf("the step brake tripped after %d steps", r.res.Steps), nil)
 		}
 		r.nextChars = -1
@@ -419,7 +419,7 @@ func (r *run) call(ctx context.Context) (*llm.Response, error) {
 func (r *run) truncated(resp *llm.Response) {
 	msg := resp.Message()
 	if len(msg.ToolUses()) > 0 || r.cfg.OutputSchema != nil || r.cutToolCall(msg) {
-		r.maxTok = min(r.maxTok*2, r.cfg.MaxTokensCap)
+		r.maxTok = min(r.maxTok*2, r.cfg.l.maxTokensCap)
 		r.emit(event.NewTruncated(true, r.maxTok))
 		return
 	}
@@ -476,10 +476,10 @@ func (r *run) verify(ctx context.Context, answer string) *Result {
 		fails += n
 	}
 	switch {
-	case fails > r.cfg.MaxVerifyRounds:
+	case fails > r.cfg.l.maxVerifyRounds:
 		return r.end(Unverified, fmt.Sprintf("no PASS after %s; a person must look (failed: %s): %s",
 			plural(fails, "verification"), strings.Join(r.res.FailedChecks, ", "), v.Reason), nil)
-	case r.res.Steps >= r.cfg.MaxSteps:
+	case r.res.Steps >= r.cfg.l.maxSteps:
 		return r.end(Unverified, fmt.Sprintf("the verifier failed the result and no step is left; a person must look (failed: %s): %s",
 			strings.Join(r.res.FailedChecks, ", "), v.Reason), nil)
 	}
@@ -596,7 +596,7 @@ func (r *run) classify(err error) (Outcome, string, error) {
 	case errors.Is(err, breaker.ErrUnavailable) && r.ctx.Err() == nil:
 		return Unavailable, err.Error(), err
 	case r.ctx.Err() != nil && errors.Is(context.Cause(r.ctx), ErrTimeout):
-		return Timeout, fmt.Sprintf("the run's time limit of %s passed", r.cfg.Timeout), ErrTimeout
+		return Timeout, fmt.Sprintf("the run's time limit of %s passed", r.cfg.l.timeout), ErrTimeout
 	case errors.Is(err, context.Canceled) || llm.ClassOf(err) == llm.Canceled || r.ctx.Err() != nil:
 		return Interrupted, "interrupted", err
 	}

@@ -188,8 +188,8 @@ loop: true
 turns:
   - tool_calls: [{name: list_dir, input: {path: .}}]
 `, nil)
-		f.cfg.MaxSteps = 5
-		f.cfg.LoopLimit = -1 // the same call again and again: the loop detector would stop it first
+		f.cfg.Spec.MaxSteps = 5
+		f.cfg.Spec.LoopLimit = ptr(-1) // the same call again and again: the loop detector would stop it first
 		res := agent.Run(context.Background(), f.cfg, "loop forever")
 		if res.Outcome != agent.StepLimit || res.Steps != 5 || len(f.model.requests()) != 5 {
 			t.Fatalf("outcome %s after %d steps and %d calls, want step-limit after 5", res.Outcome, res.Steps, len(f.model.requests()))
@@ -220,7 +220,7 @@ turns:
       - {tool_calls: [{name: write_file, input: {path: a.txt, content: whole}}]}
   - text: written
 `, nil)
-		f.cfg.MaxTokens = 1000
+		f.cfg.Spec.MaxTokens = 1000
 		res := agent.Run(context.Background(), f.cfg, "write a.txt")
 		if res.Outcome != agent.Done {
 			t.Fatalf("outcome = %s (%s)", res.Outcome, res.Reason)

@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/anthropic"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/retry"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/tool"
 )
 
@@ -144,7 +145,7 @@ func BenchmarkStepCost(b *testing.B) {
 				for b.Loop() {
 					sc := &stepClock{}
 					res := agent.Run(context.Background(), agent.Config{
-						Model: m, ModelName: "m", Tools: set, MaxSteps: 201, LoopLimit: -1,
+						Model: m, Spec: runspec.Spec{Model: runspec.Model{ModelName: "m"}, Limits: runspec.Limits{MaxSteps: 201, LoopLimit: ptr(-1)}}, Tools: set,
 						Retry: retry.Policy{Retries: 3}, Events: event.Multi(&event.Recorder{}, sc),
 					}, "Recall every note, one per step.")
 					if res.Outcome != agent.StepLimit || len(sc.wall) != 201 {

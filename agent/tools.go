@@ -56,7 +56,7 @@ func (r *run) runTools(ctx context.Context, uses []llm.Block, done []llm.Block) 
 			out = append(out, b)
 			continue
 		}
-		if capped := r.cfg.MaxCallsPerReply; capped > 0 && i >= capped {
+		if capped := r.cfg.l.maxCallsPerReply; capped > 0 && i >= capped {
 			out = append(out, r.overCap(u, len(uses)))
 			continue
 		}
@@ -91,7 +91,7 @@ func (r *run) overCap(u llm.Block, calls int) llm.Block {
 	if t := r.tool(u.Name); t != nil {
 		class = t.Class()
 	}
-	b := llm.ToolResult(u.ID, fmt.Sprintf(overCapMsg, calls, r.cfg.MaxCallsPerReply), true)
+	b := llm.ToolResult(u.ID, fmt.Sprintf(overCapMsg, calls, r.cfg.l.maxCallsPerReply), true)
 	r.emit(event.NewTool(event.ToolInfo{ID: u.ID, Name: u.Name, Class: string(class), Input: u.Input, IsError: true, Result: b.Text}))
 	r.afterTool(u, class, &b)
 	return b

@@ -68,7 +68,7 @@ scripts:
 `, nil)
 		judge := &recorder{Model: f.model.Model}
 		f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: judge}}
-		f.cfg.MaxVerifyRounds = 2
+		f.cfg.Spec.MaxVerifyRounds = 2
 		res := agent.Run(context.Background(), f.cfg, "write all 5 steps")
 		if res.Outcome != agent.Unverified {
 			t.Fatalf("outcome = %s", res.Outcome)
@@ -89,7 +89,7 @@ scripts:
 
 	t.Run("a FAIL when no step is left ends unverified", func(t *testing.T) {
 		f := setup(t, `{loop: true, turns: [{empty: true}]}`, nil)
-		f.cfg.MaxSteps = 1
+		f.cfg.Spec.MaxSteps = 1
 		res := agent.Run(context.Background(), f.cfg, "x")
 		if res.Outcome != agent.Unverified || res.Steps != 1 {
 			t.Fatalf("outcome %s after %d steps", res.Outcome, res.Steps)

@@ -9,6 +9,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -80,19 +81,20 @@ func notStartedOutcome(err error) agent.Outcome {
 }
 
 // TaskConfig returns the lifecycle config of one task: base with the
-// task's workspace dir, and from its spec the limits that are set
-// (max_steps, max_tokens, max_verify_rounds, and retries, where 0 means
-// none), its gate rules on top of base.Policy, its output schema (read
-// relative to the task file), and a verifier of its checks and base's
-// rules, with base's judge given the task's rubric unless the task says
-// no_judge, and its MCP servers after base's. Each task is its own run (its own run ID) in its own
-// workspace, its state kept with it: base.StateDir and base.RunID are not
-// used. A check, a gate rule or a schema that cannot be used is an error.
+// task's workspace dir, and its spec laid over base's (runspec.Spec.Over:
+// the limits the task sets, max_steps, max_tokens, max_verify_rounds,
+// and retries, where 0 means none; its gate rules on top of base's), its
+// output schema (read relative to the task file), and a verifier of its
+// checks and base's rules, with base's judge given the task's rubric
+// unless the task says no_judge, and its MCP servers after base's. Each
+// task is its own run (its own run ID) in its own workspace, its state
+// kept with it: base.StateDir and base.RunID are not used. A check, a
+// gate rule or a schema that cannot be used is an error.
 func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecycle.Config, error) {
 	cfg := base
 	cfg.Dir, cfg.StateDir, cfg.RunID = dir, "", ""
 	// The task's limits, gate rules, sandbox and end-of-run wishes, over
-	// base's: the lifecycle takes the task's spec (lifecycle.Config.Spec),
+	// base's: the lifecycle takes the spec (lifecycle.Config.Spec),
 	// checked now so that a task that cannot run is found before the
 	// batch starts. Its rules are checked where they are parsed, below.
 	checked := spec.Spec
@@ -100,7 +102,12 @@ func TaskConfig(base lifecycle.Config, spec *taskfile.Spec, dir string) (lifecyc
 	if err := checked.Validate(); err != nil {
 		return cfg, err
 	}
-	cfg.Spec = &spec.Spec
+	var under runspec.Spec
+	if base.Spec != nil {
+		under = *base.Spec
+	}
+	merged := spec.Spec.Over(under)
+	cfg.Spec = &merged
 	cfg, err := cfg.WithSpec()
 	if err != nil {
 		return cfg, err

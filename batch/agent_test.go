@@ -47,7 +47,7 @@ func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 	}
 	c := clock.NewFake(epoch)
 	// The first FAIL ends a task: its check can never pass.
-	run := batch.AgentRunner(lifecycle.Config{Model: scripted.New(sc, scripted.Config{Clock: c}), Clock: c, MaxVerifyRounds: -1})
+	run := batch.AgentRunner(lifecycle.Config{Model: scripted.New(sc, scripted.Config{Clock: c}), Clock: c, Spec: &runspec.Spec{Verify: runspec.Verify{MaxVerifyRounds: -1}}})
 	specs := []*taskfile.Spec{
 		// The default gate asks before a command, and nobody is there to
 		// ask in a batch: refused.
@@ -128,8 +128,8 @@ func TestBatchTaskGoesThroughTheGateAndTheJournal(t *testing.T) {
 func TestTaskConfig(t *testing.T) {
 	base := t.TempDir()
 	os.WriteFile(filepath.Join(base, "answer.schema.json"), []byte(`{"type": "object"}`), 0o644)
-	policy, _ := gate.ParsePolicy("danger=deny")
-	from := lifecycle.Config{Policy: policy, StateDir: "/shared/state", RunID: "one-run", MaxSteps: 7}
+	from := lifecycle.Config{Spec: &runspec.Spec{Gate: runspec.Gate{Approve: runspec.List{"danger=deny"}}, Limits: runspec.Limits{MaxSteps: 7}},
+		StateDir: "/shared/state", RunID: "one-run"}
 	zero, three := 0, 3
 	t.Run("a task's retries: 0 means none, and an unset count keeps the base's", func(t *testing.T) {
 		for _, tt := range []struct {
@@ -144,8 +144,8 @@ func TestTaskConfig(t *testing.T) {
 	})
 	t.Run("each task is its own run in its own workspace", func(t *testing.T) {
 		cfg, _ := batch.TaskConfig(from, &taskfile.Spec{Task: "t"}, "work/001-t")
-		if cfg.Dir != "work/001-t" || cfg.StateDir != "" || cfg.RunID != "" || cfg.MaxSteps != 7 {
-			t.Errorf("dir %q, state %q, run %q, max steps %d", cfg.Dir, cfg.StateDir, cfg.RunID, cfg.MaxSteps)
+		if cfg.Dir != "work/001-t" || cfg.StateDir != "" || cfg.RunID != "" || cfg.Spec.MaxSteps != 7 {
+			t.Errorf("dir %q, state %q, run %q, max steps %d", cfg.Dir, cfg.StateDir, cfg.RunID, cfg.Spec.MaxSteps)
 		}
 	})
 	t.Run("the task's gate rules go on top of the base's", func(t *testing.T) {
@@ -153,8 +153,9 @@ func TestTaskConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Policy.Decide("run_command", "danger") != gate.Allow || cfg.Policy.Decide("other", "danger") != gate.Deny {
-			t.Errorf("policy %s", cfg.Policy)
+		policy, err := gate.ParsePolicy(cfg.Spec.Approve...)
+		if err != nil || policy.Decide("run_command", "danger") != gate.Allow || policy.Decide("other", "danger") != gate.Deny {
+			t.Errorf("policy %s (%v)", policy, err)
 		}
 	})
 	t.Run("the output schema is read relative to the task file", func(t *testing.T) {

@@ -41,7 +41,7 @@ scripts:
 		}
 		return inner.Generate(ctx, req)
 	})
-	f.cfg.ContextWindow, f.cfg.MaxSteps, f.cfg.LoopLimit = window, 30, -1
+	f.cfg.Spec.ContextWindow, f.cfg.Spec.MaxSteps, f.cfg.Spec.LoopLimit = window, 30, ptr(-1)
 	f.run(t)
 	compacts := eventsOf(f.events, "compact")
 	for _, c := range compacts {
@@ -67,7 +67,7 @@ func TestASummaryCallRefusedAsTooLongStillCompacts(t *testing.T) {
 		`turns: [{status: 400, error: {message: "prompt is too long: 210000 tokens > 200000 maximum"}}]`, 1)
 	f := setup(t, yaml)
 	bigFile(t, f.dir)
-	f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = 4000, 1<<20, 30, -1
+	f.cfg.Spec.ContextWindow, f.cfg.ResultCap, f.cfg.Spec.MaxSteps, f.cfg.Spec.LoopLimit = 4000, 1<<20, 30, ptr(-1)
 	res := f.run(t)
 	if res.Outcome != agent.Done {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
@@ -92,7 +92,7 @@ func TestARunCompactsAtItsFallbacksSmallerWindow(t *testing.T) {
 		t.Run(fmt.Sprint(worker), func(t *testing.T) {
 			f := setup(t, summaryScenario)
 			bigFile(t, f.dir)
-			f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = worker, 1<<20, 30, -1
+			f.cfg.Spec.ContextWindow, f.cfg.ResultCap, f.cfg.Spec.MaxSteps, f.cfg.Spec.LoopLimit = worker, 1<<20, 30, ptr(-1)
 			f.cfg.Fallback = &agent.Fallback{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 				t.Error("the fallback was called")
 				return nil, context.Canceled

@@ -17,6 +17,7 @@ import (
 	"github.com/nightshift-dev/nightshift/llm/models"
 	"github.com/nightshift-dev/nightshift/llm/openai"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/runspec"
 )
 
 // BenchmarkInputCost40Steps prices the input of a 40-step run (39 reads
@@ -102,7 +103,8 @@ func run40(b *testing.B, yaml, provider, name string, noCache bool) llm.Usage {
 		b.Fatal(err)
 	}
 	res, err := lifecycle.Run(context.Background(), lifecycle.Config{
-		Dir: dir, Model: m, ModelName: name, Clock: fc, MaxSteps: 40, NoCache: noCache, LoopLimit: -1,
+		Dir: dir, Model: m, Clock: fc, Spec: &runspec.Spec{Model: runspec.Model{ModelName: name},
+			Limits: runspec.Limits{MaxSteps: 40, LoopLimit: ptr(-1)}, LongRun: runspec.LongRun{NoCache: noCache}},
 	}, "Read every note in notes/.")
 	if err != nil {
 		b.Fatal(err)

@@ -40,7 +40,7 @@ turns:
 		last = req
 		return inner.Generate(ctx, req)
 	})
-	f.cfg.ResultCap, f.cfg.LoopLimit = 2000, -1
+	f.cfg.ResultCap, f.cfg.Spec.LoopLimit = 2000, ptr(-1)
 	res := f.run(t)
 	if res.Outcome != agent.Done {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)

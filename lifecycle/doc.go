@@ -12,8 +12,13 @@
 // proposer and judge make their calls through Calls, the same retry,
 // pacing and events as every call inside a run.
 //
-// Every zero field of Config means its default, and the defaults are the
-// safe ones: a run that does not end done is rolled back, commands wait
+// A run's options live in one place, its run spec (Config.Spec, package
+// runspec: the limits, gate rules, sandbox, verify rounds, long-run and
+// end-of-run settings), which the flags, task files, batch lines,
+// pipeline roles and checkpoints all decode into; Config beside it holds
+// what a spec cannot: the model, the verifier, the prices, the clock, the
+// sinks. Every zero field of either means its default, and the defaults
+// are the safe ones: a run that does not end done is rolled back, commands wait
 // behind the gate, and every model call is retried for wrong timing and
 // never for wrong content:
 //
@@ -27,18 +32,19 @@
 //	}
 //	fmt.Println(res.Outcome, res.Answer)
 //
-// A run stops in time (Config.Budget, Config.Timeout, the loop limit) and
+// A run stops in time (the spec's budget, time limit and loop limit) and
 // saves its progress after every step in a checkpoint log in its state
 // folder. A run that pauses (budget, timeout, interrupted) or whose
 // process dies keeps its changes and its journal pending; Resume goes on
 // with it from its checkpoint, and Recover undoes it:
 //
 //	res, _ := lifecycle.Run(ctx, cfg, task) // res.Outcome == agent.Budget, res.Suspended
-//	cfg.Budget.USD *= 2
+//	cfg.Spec.BudgetUSD *= 2
 //	res, err := lifecycle.Resume(ctx, cfg, res.RunID)
 //
-// Long runs: prompt caching is on unless Config.NoCache; with a
-// ContextWindow the history is compacted before it outgrows it; tool
+// Long runs: prompt caching is on unless the spec's NoCache; with a
+// context window (the spec's, or Config.ModelWindow) the history is
+// compacted before it outgrows it; tool
 // results over ResultCap are kept in the run's checkpoint folder for
 // read_result; and Config.Fallback (Calls.Fallback for the night's roles)
 // takes every call the model cannot answer, the judge's and the

@@ -39,8 +39,10 @@ type extras struct {
 // model.
 func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state string, sb *sandbox.Sandbox, own []tool.Tool) (*extras, error) {
 	x := &extras{}
-	if cfg.Memory != nil {
-		x.memory = cfg.Memory.Store
+	if cfg.memoryOn() {
+		if cfg.Memory != nil {
+			x.memory = cfg.Memory.Store
+		}
 		if x.memory == nil {
 			x.memory = memory.Dir(filepath.Join(state, statedir.MemoryName))
 		}
@@ -52,7 +54,7 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 			return nil, fmt.Errorf("lifecycle: memory: %w", err)
 		}
 		x.brief = memory.Brief(notes, memory.BriefLimit)
-		x.tools = append(x.tools, memory.Tools(x.memory, memory.Who{Run: cfg.RunID, Model: cfg.ModelName, Clock: cfg.Clock})...)
+		x.tools = append(x.tools, memory.Tools(x.memory, memory.Who{Run: cfg.RunID, Model: cfg.spec.ModelName, Clock: cfg.Clock})...)
 	}
 	if len(cfg.MCP) > 0 {
 		var taken []string
@@ -63,7 +65,7 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 		// the workspace, and run in the commands' sandbox where that is
 		// bwrap, with a cache of their own beside it (npx's, uvx's).
 		tb, err := mcp.Open(ctx, mcp.Config{Servers: cfg.MCP, Dir: root.Dir(), Taken: taken,
-			Env: sb.OutsideEnv(), Environ: cfg.Sandbox.Environ, Warn: cfg.Warn,
+			Env: sb.OutsideEnv(), Environ: cfg.Environ, Warn: cfg.Warn,
 			Sandbox: sb, StartDir: filepath.Join(state, "mcp"), CacheDir: filepath.Join(state, "mcp-cache")})
 		if err != nil {
 			return nil, err
@@ -71,7 +73,7 @@ func openExtras(ctx context.Context, cfg Config, root *workspace.Root, state str
 		x.mcp = tb
 		x.tools = append(x.tools, tb.Tools()...)
 	}
-	if cfg.Subagents {
+	if cfg.spec.Subagents {
 		// The child gets the read-class tools of every source, and never
 		// delegate_task itself: no grandchildren.
 		var read []tool.Tool
@@ -106,7 +108,7 @@ func (x *extras) remember(ctx context.Context, cfg Config, res *agent.Result) er
 		text += " (failed checks: " + strings.Join(res.FailedChecks, ", ") + ")"
 	}
 	return x.memory.Add(context.WithoutCancel(ctx), memory.Note{
-		At: cfg.Clock.Now().UTC(), Kind: memory.Failure, Text: text, Run: cfg.RunID, Model: cfg.ModelName,
+		At: cfg.Clock.Now().UTC(), Kind: memory.Failure, Text: text, Run: cfg.RunID, Model: cfg.spec.ModelName,
 	})
 }
 
@@ -115,8 +117,8 @@ func (x *extras) close() error { return x.mcp.Close() }
 
 // traceInfo describes the run for its span.
 func traceInfo(cfg Config, task string) tracing.RunInfo {
-	info := tracing.RunInfo{ID: cfg.RunID, Task: task, Model: cfg.ModelName, Provider: tracing.ProviderOf(cfg.Model),
-		MaxSteps: cfg.MaxSteps, Redact: redactFunc(cfg.Redact)}
+	info := tracing.RunInfo{ID: cfg.RunID, Task: task, Model: cfg.spec.ModelName, Provider: tracing.ProviderOf(cfg.Model),
+		MaxSteps: cfg.spec.MaxSteps, Redact: redactFunc(cfg.Redact)}
 	info.JudgeProvider = info.Provider
 	if cfg.Verifier != nil && cfg.Verifier.Judge != nil && cfg.Verifier.Judge.Model != nil {
 		info.JudgeProvider = tracing.ProviderOf(cfg.Verifier.Judge.Model)
@@ -144,10 +146,10 @@ func traced(events event.Sink, span *tracing.Run) event.Sink {
 func ExtraToolNames(cfg Config) (names, prefixes []string) {
 	// read_result joins any run once a tool result has been cut.
 	names = append(names, agent.ReadResultName)
-	if cfg.Memory != nil {
+	if cfg.memoryOn() {
 		names = append(names, memory.RememberName, memory.RecallName)
 	}
-	if cfg.Subagents {
+	if cfg.Spec != nil && cfg.Spec.Subagents {
 		names = append(names, DelegateName)
 	}
 	for _, s := range cfg.MCP {

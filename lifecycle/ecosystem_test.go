@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/memory"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -161,7 +162,7 @@ scripts:
 `)
 	reqs := f.watch()
 	f.cfg.Memory = &lifecycle.Memory{}
-	f.cfg.MaxSteps = 2
+	f.cfg.Spec.MaxSteps = 2
 	first := f.run(t)
 	if first.Outcome != agent.StepLimit || first.MemoryErr != nil {
 		t.Fatalf("first run: %s (%v)", first.Outcome, first.MemoryErr)
@@ -204,7 +205,7 @@ scripts:
       - text: The notes say old.
 `)
 	reqs := f.watch()
-	f.cfg.Subagents = true
+	f.cfg.Spec.Subagents = true
 	res := f.run(t)
 	if res.Outcome != agent.Done {
 		t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)
@@ -260,8 +261,8 @@ scripts:
       - tool_calls: [{name: delegate_task, input: {brief: "Change notes.md"}}]
       - text: Done.
 `)
-	f.cfg.Subagents = true
-	f.cfg.SubagentSteps = 3
+	f.cfg.Spec.Subagents = true
+	f.cfg.Spec.SubagentSteps = 3
 	f.cfg.Verifier = &verify.Verifier{}
 	res := f.run(t)
 	if res.Outcome != agent.Done {
@@ -282,7 +283,7 @@ scripts:
 
 func TestExtraToolNamesAreKnownBeforeTheRun(t *testing.T) {
 	names, prefixes := lifecycle.ExtraToolNames(lifecycle.Config{
-		Memory: &lifecycle.Memory{}, Subagents: true, MCP: []mcp.Server{{Name: "fs", Command: []string{"x"}}},
+		Memory: &lifecycle.Memory{}, Spec: &runspec.Spec{Ecosystem: runspec.Ecosystem{Subagents: true}}, MCP: []mcp.Server{{Name: "fs", Command: []string{"x"}}},
 	})
 	if !slices.Equal(names, []string{"read_result", "remember", "recall", "delegate_task"}) || !slices.Equal(prefixes, []string{"fs__"}) {
 		t.Fatalf("names %v, prefixes %v", names, prefixes)

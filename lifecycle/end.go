@@ -33,7 +33,7 @@ func (out *Result) end(ctx context.Context, tx *journal.Tx, ck *checkpointer, re
 	// ran) is undone first: its result is not in the checkpoint.
 	ck.abortCall()
 	switch {
-	case res.Outcome == agent.Done || cfg.Keep:
+	case res.Outcome == agent.Done || cfg.spec.Keep:
 		out.Kept = true
 		out.JournalErr = tx.Commit()
 		if res.Outcome != agent.Done {
@@ -41,7 +41,7 @@ func (out *Result) end(ctx context.Context, tx *journal.Tx, ck *checkpointer, re
 		}
 		ck.drop()
 		return
-	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.RollbackOnInterrupt) &&
+	case res.Outcome.Paused() && !(res.Outcome == agent.Interrupted && cfg.spec.RollbackOnInterrupt) &&
 		!(res.Outcome != agent.Interrupted && cfg.RollbackOnLimit):
 		if err := tx.Suspend(); err != nil {
 			out.JournalErr = fmt.Errorf("suspend: %w", err)

@@ -7,14 +7,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
-// A program that embeds a run: the real file tools and run_command, a gate
-// policy, a check and the scripted model. The worker rewrites notes.md,
+// A program that embeds a run: the real file tools and run_command, a run
+// spec with a gate rule, a check and the scripted model. The worker rewrites notes.md,
 // is refused a command by the gate, and claims it is done; the check
 // measures 3 characters where 40 were asked, so the run ends unverified,
 // and the workspace is put back as it was without a line of code for it.
@@ -29,13 +29,16 @@ turns:
   - tool_calls: [{name: run_command, input: {command: "rm -rf ."}}]
   - text: Rewrote notes.md.
 `))
-	policy, _ := gate.ParsePolicy("run_command=deny")
+	// The run's options, as a task file or the flags would give them.
+	spec := &runspec.Spec{
+		Gate:   runspec.Gate{Approve: runspec.List{"run_command=deny"}},
+		Verify: runspec.Verify{MaxVerifyRounds: -1}, // the first FAIL ends the run
+	}
 	res, err := lifecycle.Run(context.Background(), lifecycle.Config{
-		Dir:             dir,
-		Model:           scripted.New(sc, scripted.Config{}),
-		Policy:          policy,
-		Verifier:        &verify.Verifier{Rules: []verify.Rule{verify.MinChars("notes.md", 40)}},
-		MaxVerifyRounds: -1, // the first FAIL ends the run
+		Spec:     spec,
+		Dir:      dir,
+		Model:    scripted.New(sc, scripted.Config{}),
+		Verifier: &verify.Verifier{Rules: []verify.Rule{verify.MinChars("notes.md", 40)}},
 	}, "Rewrite notes.md in at least 40 characters.")
 	if err != nil {
 		log.Fatal(err) // the run could not begin: nothing ran

@@ -35,7 +35,7 @@ scripts:
 		primaryCalls++
 		return inner.Generate(ctx, req)
 	})
-	f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: f.cfg.Model, ModelName: f.cfg.ModelName}}
+	f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: f.cfg.Model, ModelName: f.cfg.Spec.ModelName}}
 	f.cfg.Retry = retry.Policy{Retries: 2}
 	res := f.run(t)
 	if res.Outcome != agent.Done {
@@ -72,7 +72,7 @@ scripts:
 		primaryCalls++
 		return inner.Generate(ctx, req)
 	})
-	f.cfg.Subagents = true
+	f.cfg.Spec.Subagents = true
 	f.cfg.Retry = retry.Policy{Retries: 2}
 	res := f.run(t)
 	if res.Outcome != agent.Done {

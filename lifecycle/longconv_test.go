@@ -89,8 +89,8 @@ func TestCachingReadsMostOfAPromptFromTheCache(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f.cfg.Model, f.cfg.ModelName, f.cfg.System, f.cfg.NoCache = m, name, system, noCache
-				f.cfg.MaxSteps, f.cfg.LoopLimit = 20, -1
+				f.cfg.Model, f.cfg.Spec.ModelName, f.cfg.System, f.cfg.Spec.NoCache = m, name, system, noCache
+				f.cfg.Spec.MaxSteps, f.cfg.Spec.LoopLimit = 20, ptr(-1)
 				res := f.run(t)
 				if res.Outcome != agent.Done || res.Steps != 20 {
 					t.Fatalf("outcome %s after %d steps: %s", res.Outcome, res.Steps, res.Reason)
@@ -173,7 +173,7 @@ func TestAHistoryPastTheWindowIsCompactedOnce(t *testing.T) {
 	})
 	judge := &judgeSpy{}
 	f.cfg.Verifier = &verify.Verifier{Judge: &verify.Judge{Model: judge}}
-	f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.LoopLimit = 4000, 1<<20, 30, -1
+	f.cfg.Spec.ContextWindow, f.cfg.ResultCap, f.cfg.Spec.MaxSteps, f.cfg.Spec.LoopLimit = 4000, 1<<20, 30, ptr(-1)
 	res := f.run(t)
 	if res.Outcome != agent.Done {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
@@ -242,7 +242,7 @@ func TestACompactedHistoryIsWhatAResumedRunGoesOnFrom(t *testing.T) {
 	f.cfg.Tools = func(root *workspace.Root) []tool.Tool {
 		return append(lifecycle.DefaultTools(root), stopper{cancel})
 	}
-	f.cfg.ContextWindow, f.cfg.ResultCap, f.cfg.MaxSteps, f.cfg.RunID, f.cfg.LoopLimit = 4000, 1<<20, 30, "compacted-run", -1
+	f.cfg.Spec.ContextWindow, f.cfg.ResultCap, f.cfg.Spec.MaxSteps, f.cfg.RunID, f.cfg.Spec.LoopLimit = 4000, 1<<20, 30, "compacted-run", ptr(-1)
 	res, err := lifecycle.Run(ctx, f.cfg, "work on notes.md")
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +320,7 @@ func fallbackSetup(t *testing.T, f *fixture, yaml string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.cfg.ModelName = "big"
+	f.cfg.Spec.ModelName = "big"
 	f.cfg.Fallback = &agent.Fallback{Model: scripted.New(sc, scripted.Config{Clock: f.clock}), ModelName: "small"}
 }
 

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
 )
@@ -43,13 +43,13 @@ turns:
   - text: Seen.
 `)
 	reqs := f.watch()
-	f.cfg.Sandbox.Mode = sandbox.None
-	f.cfg.Sandbox.Environ = []string{
+	f.cfg.Spec.Sandbox = "none"
+	f.cfg.Environ = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=/home/u", mcpEnvServer + "=1",
 		"ANTHROPIC_API_KEY=sk-ant-test-0123456789", "NIGHTSHIFT_DB=postgres://u:pw123456@db/x",
 		"GOFLAGS=-count=1", "GITHUB_TOKEN=ghp_0123456789abcdef",
 	}
-	f.cfg.Sandbox.Env = []string{"GOFLAGS"} // --env GOFLAGS
+	f.cfg.Spec.Env = runspec.List{"GOFLAGS"} // --env GOFLAGS
 	f.cfg.MCP = []mcp.Server{{Name: "srv", Command: []string{exe}, Env: []string{mcpEnvServer, "GITHUB_TOKEN"}, Class: tool.Read}}
 	var warned []string
 	f.cfg.Warn = func(l string) { warned = append(warned, l) }

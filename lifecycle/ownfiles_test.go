@@ -11,6 +11,7 @@ import (
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/verify"
 )
 
@@ -45,12 +46,12 @@ turns:
 			defer file.Close()
 			defer ownfiles.Add(path)()
 			f.cfg.Events = event.Multi(f.events, event.NewJSON(file))
-			f.cfg.Policy = mustPolicy(t, "run_command=allow")
+			f.cfg.Spec.Approve = runspec.List{"run_command=allow"}
 			var changed []string
 			rules := []verify.Rule{seenRule{&changed}}
 			if outcome == agent.Unverified {
 				rules = append(rules, verify.MinChars("made.txt", 1000))
-				f.cfg.MaxVerifyRounds = -1
+				f.cfg.Spec.MaxVerifyRounds = -1
 			}
 			f.cfg.Verifier = &verify.Verifier{Rules: rules}
 			res := f.run(t)

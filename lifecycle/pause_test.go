@@ -14,12 +14,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/event"
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/runspec"
 )
 
 // fiveFiles writes n1.md … n5.md, one a step, then says it is done: six
@@ -93,7 +93,7 @@ func (f *fixture) finished(t *testing.T, res *lifecycle.Result) {
 
 func TestABudgetCrossedMidRunStopsBeforeTheCallThatWouldCrossItAndResumes(t *testing.T) {
 	f := setup(t, fiveFiles)
-	f.cfg.Budget = budget.Limits{Tokens: 7000}
+	f.cfg.Spec.BudgetTokens = 7000
 	res := f.run(t)
 	if res.Outcome != agent.Budget {
 		t.Fatalf("outcome %s (%s), want budget", res.Outcome, res.Reason)
@@ -114,7 +114,7 @@ func TestABudgetCrossedMidRunStopsBeforeTheCallThatWouldCrossItAndResumes(t *tes
 	}
 
 	t.Run("resumed with a higher budget it finishes with 3 more calls", func(t *testing.T) {
-		f.cfg.Budget = budget.Limits{Tokens: 20000}
+		f.cfg.Spec.BudgetTokens = 20000
 		res2 := f.resume(t, f.model(t, fiveFiles), res.RunID)
 		if res2.Outcome != agent.Done || res2.Steps != 6 || res2.Calls != 3 {
 			t.Fatalf("outcome %s (%s) after %d steps, %d calls; want done after 6, 3 of them now", res2.Outcome, res2.Reason, res2.Steps, res2.Calls)
@@ -149,7 +149,7 @@ turns:
   - {delay: 4h, text: "Rewrote notes.md."}
 `
 	f := setup(t, slow)
-	f.cfg.Timeout = time.Hour
+	f.cfg.Spec.Timeout = runspec.Duration(time.Hour)
 	res := f.run(t)
 	if res.Outcome != agent.Timeout || res.Steps != 1 {
 		t.Fatalf("outcome %s (%s) after %d steps, want timeout after 1", res.Outcome, res.Reason, res.Steps)
@@ -161,7 +161,7 @@ turns:
 	if f.read(t, "notes.md") != "new\n" {
 		t.Error("the paused run's change is gone")
 	}
-	f.cfg.Timeout = 0
+	f.cfg.Spec.Timeout = 0
 	res2 := f.resume(t, f.model(t, slow), res.RunID)
 	if res2.Outcome != agent.Done || res2.Calls != 1 || f.read(t, "notes.md") != "new\n" {
 		t.Fatalf("resumed: outcome %s (%s), %d calls", res2.Outcome, res2.Reason, res2.Calls)
@@ -181,7 +181,7 @@ func TestAnInterruptPausesTheRunUnlessRollbackOnInterrupt(t *testing.T) {
 					cancel()
 				}
 			}))
-			f.cfg.RollbackOnInterrupt = rollback
+			f.cfg.Spec.RollbackOnInterrupt = rollback
 			res, err := lifecycle.Run(ctx, f.cfg, "work on notes.md")
 			if err != nil || res.Outcome != agent.Interrupted {
 				t.Fatalf("Run = %v, %v; want interrupted", res, err)
@@ -204,7 +204,7 @@ func TestAnInterruptPausesTheRunUnlessRollbackOnInterrupt(t *testing.T) {
 func TestFailedOutcomesStillRollBackAndKeepCommitsEveryOutcome(t *testing.T) {
 	t.Run("step-limit rolls back, and nothing is left to resume", func(t *testing.T) {
 		f := setup(t, fiveFiles)
-		f.cfg.MaxSteps = 2
+		f.cfg.Spec.MaxSteps = 2
 		res := f.run(t)
 		if res.Outcome != agent.StepLimit || res.Rollback == nil || f.read(t, "n1.md") != "(missing)" {
 			t.Fatalf("outcome %s, rollback %v, n1.md %q", res.Outcome, res.Rollback, f.read(t, "n1.md"))
@@ -213,8 +213,8 @@ func TestFailedOutcomesStillRollBackAndKeepCommitsEveryOutcome(t *testing.T) {
 	})
 	t.Run("with Keep a budget stop commits: kept, not resumable", func(t *testing.T) {
 		f := setup(t, fiveFiles)
-		f.cfg.Budget = budget.Limits{Tokens: 2500}
-		f.cfg.Keep = true
+		f.cfg.Spec.BudgetTokens = 2500
+		f.cfg.Spec.Keep = true
 		res := f.run(t)
 		if res.Outcome != agent.Budget || res.Suspended || !res.Kept || f.read(t, "n1.md") != "one\n" {
 			t.Fatalf("outcome %s, suspended %v, kept %v", res.Outcome, res.Suspended, res.Kept)
@@ -225,7 +225,7 @@ func TestFailedOutcomesStillRollBackAndKeepCommitsEveryOutcome(t *testing.T) {
 
 func TestRecoverUndoesAPausedRun(t *testing.T) {
 	f := setup(t, fiveFiles)
-	f.cfg.Budget = budget.Limits{Tokens: 5000}
+	f.cfg.Spec.BudgetTokens = 5000
 	res := f.run(t)
 	if res.Outcome != agent.Budget || res.Steps != 2 {
 		t.Fatalf("outcome %s", res.Outcome)
@@ -305,7 +305,7 @@ turns:
 	t.Run("and a rollback after the resume restores the state before the run", func(t *testing.T) {
 		g := setup(t, rewrite)
 		startChild(t, g.dir, rewrite, "r-lost2", "lifecycle: tool returned, result not recorded")
-		g.cfg.MaxSteps = 2 // the resumed run ends step-limit: rolled back
+		g.cfg.Spec.MaxSteps = 2 // the resumed run ends step-limit: rolled back
 		res := g.resume(t, g.model(t, rewrite), "r-lost2")
 		if res.Outcome != agent.StepLimit || g.read(t, "notes.md") != "old\n" || len(res.Rollback.Conflicts) != 0 {
 			t.Errorf("outcome %s, notes.md %q; want rolled back to the state before the run, no conflict", res.Outcome, g.read(t, "notes.md"))

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/statedir"
@@ -36,7 +35,7 @@ turns:
 // events, the record and the audit log were redacted.
 func TestAPausedRunKeepsNoCredentialInItsState(t *testing.T) {
 	f := setup(t, writesTheKey)
-	f.cfg.Budget = budget.Limits{Tokens: 3000}
+	f.cfg.Spec.BudgetTokens = 3000
 	f.cfg.Redact = redact.New(leakedKey)
 	f.cfg.Memory = &lifecycle.Memory{}
 	// A result longer than the cap is kept in the checkpoint's results.
@@ -81,7 +80,7 @@ func TestAPausedRunKeepsNoCredentialInItsState(t *testing.T) {
 	}
 
 	t.Run("resumed, it goes on from the redacted conversation", func(t *testing.T) {
-		f.cfg.Budget = budget.Limits{}
+		f.cfg.Spec.BudgetUSD, f.cfg.Spec.BudgetTokens = 0, 0
 		res2 := f.resume(t, f.model(t, writesTheKey), res.RunID)
 		if res2.Outcome != agent.Done {
 			t.Fatalf("outcome %s (%s), want done", res2.Outcome, res2.Reason)

@@ -11,7 +11,7 @@ type Result struct {
 	agent.Result
 
 	// Kept is true when the run's changes stayed in the workspace: it
-	// ended done, Config.Keep asked for it, or it paused.
+	// ended done, the spec's Keep asked for it, or it paused.
 	Kept bool
 	// Suspended is true when the run paused (budget, timeout,
 	// interrupted): its journal is pending and its checkpoint kept, and

@@ -136,9 +136,9 @@ func newCheckpoint(state string, root *workspace.Root, tx *journal.Tx, chain *gu
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	budget := cfg.Budget
-	log, err := createLog(dir, record{Op: "begin", Run: cfg.RunID, Task: task, Model: cfg.ModelName,
-		Started: cfg.Clock.Now(), Settings: cfg.Settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.Timeout}, redactFunc(cfg.Redact))
+	budget := cfg.limits()
+	log, err := createLog(dir, record{Op: "begin", Run: cfg.RunID, Task: task, Model: cfg.spec.ModelName,
+		Started: cfg.Clock.Now(), Settings: cfg.Settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.spec.Timeout.D()}, redactFunc(cfg.Redact))
 	if err != nil {
 		return nil, err
 	}
@@ -191,13 +191,13 @@ func (rs *resumed) open(root *workspace.Root, tx *journal.Tx, chain *guardChain,
 		return nil, err
 	}
 	c.log = log
-	budget := cfg.Budget
+	budget := cfg.limits()
 	settings := rs.ck.Settings
 	if len(cfg.Settings) > 0 {
 		settings = cfg.Settings // the limits this part was given, for the next resume
 	}
 	if err := log.append(record{Op: "begin", Run: cfg.RunID, Task: rs.ck.Task, Model: rs.ck.Model,
-		Started: rs.ck.Started, Settings: settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.Timeout}, true); err != nil {
+		Started: rs.ck.Started, Settings: settings, Spec: cfg.Spec, Budget: &budget, Timeout: cfg.spec.Timeout.D()}, true); err != nil {
 		log.close()
 		return nil, err
 	}

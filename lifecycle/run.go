@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/event"
@@ -70,20 +69,8 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 		cfg.RunID = resume
 		if cfg.Spec == nil {
 			// The options the run started with, as it recorded them.
-			// A budget or time limit the caller gives anew wins over
-			// the recorded one: a run its budget stopped goes on with a
-			// higher one.
 			if ck, err := ReadCheckpoint(cfg, resume); err == nil && ck.Spec != nil {
 				spec := ck.Spec.Clone()
-				if cfg.Budget.USD != 0 {
-					spec.BudgetUSD = 0
-				}
-				if cfg.Budget.Tokens != 0 {
-					spec.BudgetTokens = 0
-				}
-				if cfg.Timeout != 0 {
-					spec.Timeout = 0
-				}
 				cfg.Spec = &spec
 			}
 		}
@@ -112,13 +99,16 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	// directory (statedir.Base, and StateBase when the caller moved it).
 	// Its commands carry the journal's mark, by which recover finds one
 	// that outlived a killed run.
-	sbc := cfg.Sandbox
+	sbc, err := cfg.sandboxConfig()
+	if err != nil {
+		return nil, err
+	}
 	sbc.Dir = root.Dir()
-	sbc.Hide = append(slices.Clone(sbc.Hide), state)
+	sbc.Hide = append(sbc.Hide, state)
 	if cfg.StateBase != "" {
 		sbc.Hide = append(sbc.Hide, cfg.StateBase)
 	}
-	sbc.Set = append(slices.Clone(sbc.Set), journal.Mark(root.Dir()))
+	sbc.Set = append(sbc.Set, journal.Mark(root.Dir()))
 	// The probe of bubblewrap keeps its success in the state directory,
 	// beside the state it protects and as far from the run's commands
 	// (checked outside the workspace, hidden from them): the next
@@ -193,7 +183,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if cfg.Tools != nil {
 		ts = cfg.Tools(root)
 	} else {
-		ts = defaultTools(root, sb, cfg.CommandTimeout, cfg.MaxFileSize)
+		ts = defaultTools(root, sb, cfg.commandTimeout(), cfg.maxFileSize())
 	}
 	x, err := openExtras(ctx, cfg, root, state, sb, ts)
 	if err != nil {
@@ -209,7 +199,11 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	// decide nothing, and its class's rule would let the tool run.
 	// read_result joins the run later, once a tool result is cut, so a
 	// rule may name it from the start.
-	if err := cfg.Policy.Validate(append(tools.Names(), agent.ReadResultName)); err != nil {
+	policy, err := cfg.policy()
+	if err != nil {
+		return nil, err
+	}
+	if err := policy.Validate(append(tools.Names(), agent.ReadResultName)); err != nil {
 		return nil, err
 	}
 
@@ -220,7 +214,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	}
 	defer audit.Close()
 	g := gate.New(gate.Config{
-		Policy: cfg.Policy, Asker: cfg.Asker, Approved: cfg.Approved,
+		Policy: policy, Asker: cfg.Asker, Approved: cfg.Approved,
 		Audit: cfg.Redact.Auditor(auditors{audit, cfg.Audit}), Files: root.FS(), Clock: cfg.Clock,
 		Redact: redactFunc(cfg.Redact),
 	})
@@ -252,17 +246,17 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	// judge's through JudgeLimiter) and the budget, checks each end of
 	// turn with the verifier, saves its progress after every step, and
 	// ends in one outcome.
+	// The loop reads the spec too: its model name, limits, verify rounds
+	// and caching, with the window the run knows.
+	spec := cfg.spec
+	spec.ContextWindow = cfg.window()
 	res := agent.Run(ctx, agent.Config{
-		Model: cfg.Model, ModelName: cfg.ModelName, System: x.system(cfg.System), Observer: observer,
+		Model: cfg.Model, Spec: spec, System: x.system(cfg.System), Observer: observer,
 		Tools: tools, Root: root, Gate: g, Snapshots: tx,
-		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, MaxTokensCap: cfg.MaxTokensCap,
-		MaxVerifyRounds: cfg.MaxVerifyRounds, OutputSchema: cfg.OutputSchema,
+		MaxTokensCap: cfg.MaxTokensCap, OutputSchema: cfg.OutputSchema,
 		Retry: cfg.Retry, JudgeLimiter: cfg.JudgeLimiter, JudgeBreaker: cfg.JudgeBreaker, Verifier: verifier,
-		Budget: cfg.Budget, Price: cfg.Price, JudgePrice: cfg.JudgePrice,
-		Timeout: cfg.Timeout, LoopLimit: cfg.LoopLimit, MaxCallsPerReply: cfg.MaxCallsPerReply,
-		Checkpoint: ck, Resume: st,
-		NoCache: cfg.NoCache, Fallback: cfg.Fallback,
-		ContextWindow: cfg.ContextWindow, CompactAt: cfg.CompactAt,
+		Price: cfg.Price, JudgePrice: cfg.JudgePrice,
+		Checkpoint: ck, Resume: st, Fallback: cfg.Fallback, CompactAt: cfg.CompactAt,
 		Results: resultStore{dir: filepath.Join(ck.dir, resultsName)}, ResultCap: cfg.ResultCap,
 		Events: events, Clock: cfg.Clock, RunID: cfg.RunID, Exit: cfg.Exit,
 		Start: append([]agent.StartField{{Key: "sandbox", Value: sb.String()}}, cfg.Start...),
@@ -280,7 +274,7 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if rs != nil {
 		all = append(rs.events, all...)
 	}
-	r := agent.NewRecord(task, cfg.ModelName, started, cfg.Clock.Now(), res, all)
+	r := agent.NewRecord(task, cfg.spec.ModelName, started, cfg.Clock.Now(), res, all)
 	r.Patch, r.RolledBack, r.Conflicts = out.Patch, out.rolledBack(), out.conflicts()
 	if cfg.Fallback != nil {
 		r.Fallback = cfg.Fallback.ModelName

@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/journal"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/verify"
 	"github.com/nightshift-dev/nightshift/workspace"
@@ -48,7 +49,7 @@ func setup(t *testing.T, yaml string) *fixture {
 	fc := clock.NewFake(dusk)
 	ev := &event.Recorder{}
 	return &fixture{
-		cfg:    lifecycle.Config{Dir: dir, Model: scripted.New(sc, scripted.Config{Clock: fc}), Clock: fc, Events: ev},
+		cfg:    lifecycle.Config{Spec: &runspec.Spec{}, Dir: dir, Model: scripted.New(sc, scripted.Config{Clock: fc}), Clock: fc, Events: ev},
 		dir:    dir,
 		clock:  fc,
 		events: ev,
@@ -105,7 +106,7 @@ func TestRunCommitsOrRollsBack(t *testing.T) {
 	t.Run("a run that does not end done is rolled back, its patch in the record", func(t *testing.T) {
 		f := setup(t, writeThenDone)
 		f.cfg.Verifier = &verify.Verifier{Rules: []verify.Rule{verify.MinChars("notes.md", 100)}}
-		f.cfg.MaxVerifyRounds = -1
+		f.cfg.Spec.MaxVerifyRounds = -1
 		res := f.run(t)
 		if res.Outcome != agent.Unverified || res.Kept || res.Rollback == nil {
 			t.Fatalf("outcome %s, kept %v, rollback %v", res.Outcome, res.Kept, res.Rollback)
@@ -123,8 +124,8 @@ func TestRunCommitsOrRollsBack(t *testing.T) {
 	})
 	t.Run("Keep leaves the changes of a failed run and says so", func(t *testing.T) {
 		f := setup(t, writeThenDone)
-		f.cfg.MaxSteps = 1
-		f.cfg.Keep = true
+		f.cfg.Spec.MaxSteps = 1
+		f.cfg.Spec.Keep = true
 		res := f.run(t)
 		if res.Outcome != agent.StepLimit || !res.Kept {
 			t.Fatalf("outcome %s, kept %v", res.Outcome, res.Kept)
@@ -139,8 +140,8 @@ turns:
   - tool_calls: [{name: run_command, input: {command: "echo made > made.txt && rm notes.md"}}]
   - empty: true
 `)
-		f.cfg.Policy = mustPolicy(t, "run_command=allow")
-		f.cfg.MaxVerifyRounds = -1
+		f.cfg.Spec.Approve = runspec.List{"run_command=allow"}
+		f.cfg.Spec.MaxVerifyRounds = -1
 		res := f.run(t)
 		if res.Outcome != agent.Unverified {
 			t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)
@@ -310,7 +311,7 @@ func TestRunRefusesAWorkspaceAnEarlierRunDiedIn(t *testing.T) {
 		f := setup(t, writeThenDone)
 		deadRun(t, f)
 		f.cfg.RecoverPending = true
-		f.cfg.MaxSteps = 1
+		f.cfg.Spec.MaxSteps = 1
 		res := f.run(t)
 		if res.Outcome != agent.StepLimit {
 			t.Fatalf("outcome %s", res.Outcome)
@@ -337,16 +338,15 @@ func TestRunNeedsADirAndAModel(t *testing.T) {
 // had started.
 func TestAnApproveRuleMayNameReadResultFromTheStart(t *testing.T) {
 	f := setup(t, writeThenDone)
-	p, err := gate.ParsePolicy("read_result=deny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.cfg.Policy = p
+	f.cfg.Spec.Approve = runspec.List{"read_result=deny"}
 	if res := f.run(t); res.Outcome != agent.Done {
 		t.Fatalf("outcome %s (%s)", res.Outcome, res.Reason)
 	}
-	f.cfg.Policy, _ = gate.ParsePolicy("read_reslt=deny")
+	f.cfg.Spec.Approve = runspec.List{"read_reslt=deny"}
 	if _, err := lifecycle.Run(context.Background(), f.cfg, "work on notes.md"); err == nil {
 		t.Fatal("a misspelt tool in a rule was accepted")
 	}
 }
+
+// ptr is a pointer to v, for a spec's optional fields.
+func ptr[T any](v T) *T { return &v }

@@ -41,7 +41,7 @@ func TestCmdChecksRunInTheRunsSandbox(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-api03-cmd-check-0123456789")
 
 	f := setup(t, "turns:\n  - text: done\n")
-	f.cfg.Sandbox = sandbox.Config{Mode: sandbox.Bwrap}
+	f.cfg.Spec.Sandbox = "bwrap"
 	checks := []string{
 		"! env | grep -q sk-ant",
 		"! tr '\\0' '\\n' < /proc/1/environ | grep -q sk-ant",
@@ -57,7 +57,7 @@ func TestCmdChecksRunInTheRunsSandbox(t *testing.T) {
 		rules = append(rules, verify.Cmd(c, 0))
 	}
 	f.cfg.Verifier = &verify.Verifier{Rules: rules}
-	f.cfg.MaxVerifyRounds = 1
+	f.cfg.Spec.MaxVerifyRounds = 1
 	res := f.run(t)
 	if res.Outcome != agent.Done {
 		t.Errorf("outcome %s: %s", res.Outcome, res.Reason)

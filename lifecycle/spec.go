@@ -1,9 +1,9 @@
 package lifecycle
 
 import (
-	"slices"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
@@ -11,97 +11,82 @@ import (
 	"github.com/nightshift-dev/nightshift/tool/fs"
 )
 
-// applySpec lays a run spec over c (Config.Spec): each field s sets (a
-// zero field is "not set here") replaces c's, Approve's rules go on top
-// of c's policy, Env adds to c's commands' variables, and the switches
-// (NoCache, Keep, RollbackOnInterrupt, SandboxNet) are turned on, never
-// off. It is the one place a spec's limits, gate, sandbox and end-of-run
-// wishes reach a run: `nightshift run` and `batch`, and the night's
-// builder, all go through it. A spec that cannot run is an error
-// matching runspec.ErrInvalid, naming the field as the CLI does.
-func (c *Config) applySpec(s *runspec.Spec) error {
+// readSpec checks the run spec (Config.Spec) and keeps a copy of it as
+// the run reads it (c.spec), with its retry counts laid over c.Retry. It
+// is the one place a spec reaches a run: `nightshift run` and `batch`,
+// and the night's builder, all go through it. A spec that cannot run is
+// an error matching runspec.ErrInvalid, naming the field as the CLI does
+// (a library caller's MaxSteps: -1 is `--max-steps (task file:
+// max_steps) must not be negative, got -1`). The lifecycle's own
+// negatives that mean "none" (MaxVerifyRounds, MaxCallsPerReply and
+// LoopLimit below 0) pass.
+func (c *Config) readSpec() error {
+	var s runspec.Spec
+	if c.Spec != nil {
+		s = c.Spec.Clone()
+	}
 	// The rules are the caller's: it reads their files from its own
 	// folder when it builds the verifier.
-	checked := *s
+	checked := s
 	checked.Checks = nil
+	checked.MaxVerifyRounds = max(checked.MaxVerifyRounds, 0)
+	checked.MaxCallsPerReply = max(checked.MaxCallsPerReply, 0)
+	if checked.LoopLimit != nil && *checked.LoopLimit < 0 {
+		checked.LoopLimit = nil
+	}
 	if err := checked.Validate(); err != nil {
 		return err
-	}
-	if s.MaxSteps > 0 {
-		c.MaxSteps = s.MaxSteps
-	}
-	if s.MaxTokens > 0 {
-		c.MaxTokens = s.MaxTokens
-	}
-	if s.MaxVerifyRounds > 0 {
-		c.MaxVerifyRounds = s.MaxVerifyRounds
 	}
 	if s.Retries != nil {
 		c.Retry.Retries = retry.Count(*s.Retries)
 	}
-	if s.BudgetUSD > 0 {
-		c.Budget.USD = s.BudgetUSD
+	if s.Backoff > 0 {
+		c.Retry.Backoff = s.Backoff.D()
 	}
-	if s.BudgetTokens > 0 {
-		c.Budget.Tokens = s.BudgetTokens
+	if s.RetryBudget > 0 {
+		c.Retry.Budget = s.RetryBudget.D()
 	}
-	if s.Timeout > 0 {
-		c.Timeout = time.Duration(s.Timeout)
-	}
-	if s.LoopLimit != nil && *s.LoopLimit != 0 {
-		c.LoopLimit = *s.LoopLimit
-	}
-	if s.MaxCallsPerReply > 0 {
-		c.MaxCallsPerReply = s.MaxCallsPerReply
-	}
-	if s.ContextWindow > 0 {
-		c.ContextWindow = s.ContextWindow
-	}
-	c.NoCache = c.NoCache || s.NoCache
-	c.Keep = c.Keep || s.Keep
-	c.RollbackOnInterrupt = c.RollbackOnInterrupt || s.RollbackOnInterrupt
-	if len(s.Approve) > 0 {
-		// Validate checked each rule.
-		p, err := gate.ParsePolicy(append([]string{c.Policy.String()}, s.Approve...)...)
-		if err != nil {
-			return err
-		}
-		c.Policy = p
-	}
-	if s.Sandbox != "" {
-		m, err := sandbox.ParseMode(s.Sandbox)
-		if err != nil {
-			return err
-		}
-		c.Sandbox.Mode = m
-	}
-	c.Sandbox.Net = c.Sandbox.Net || s.SandboxNet
-	if len(s.Env) > 0 {
-		c.Sandbox.Env = append(slices.Clone(c.Sandbox.Env), s.Env...)
-	}
-	if s.CommandTimeout > 0 {
-		c.CommandTimeout = time.Duration(s.CommandTimeout)
-	}
-	if s.MaxFileSize != "" {
-		// Validate parsed it.
-		n, err := fs.ParseSize(s.MaxFileSize)
-		if err != nil {
-			return err
-		}
-		c.MaxFileSize = n
-	}
+	c.spec = s
 	return nil
 }
 
-// validate refuses a Config whose limits no run could keep, with the
-// errors a run spec's Validate gives the CLI (a library caller's
-// MaxSteps: -1 is `--max-steps (task file: max_steps) must not be
-// negative, got -1`). The lifecycle's own negatives that mean "none"
-// (MaxVerifyRounds, LoopLimit below 0, KeepState, MaxCallsPerReply) pass.
-func (c Config) validate() error {
-	var s runspec.Spec
-	s.MaxSteps, s.MaxTokens, s.BudgetUSD, s.BudgetTokens = c.MaxSteps, c.MaxTokens, c.Budget.USD, c.Budget.Tokens
-	s.Timeout, s.CommandTimeout, s.ContextWindow = runspec.Duration(c.Timeout), runspec.Duration(c.CommandTimeout), c.ContextWindow
-	s.SubagentSteps = c.SubagentSteps
-	return s.Validate()
+// policy is the gate's policy: the spec's rules over the default
+// (read=allow,write=allow,danger=ask). readSpec checked each rule.
+func (c *Config) policy() (gate.Policy, error) { return gate.ParsePolicy(c.spec.Approve...) }
+
+// sandboxConfig is how the run's commands are confined: the spec's
+// mode, network and variables, from the caller's environment.
+func (c *Config) sandboxConfig() (sandbox.Config, error) {
+	sbc, err := c.spec.SandboxConfig()
+	sbc.Environ = c.Environ
+	return sbc, err
 }
+
+// maxFileSize is the file tools' size limit in bytes, 0 for the default
+// (fs.DefaultMaxFileSize); readSpec parsed it.
+func (c *Config) maxFileSize() int64 {
+	n, _ := fs.ParseSize(c.spec.MaxFileSize)
+	return n
+}
+
+// commandTimeout bounds each command of run_command; 0 is the default
+// (command.DefaultTimeout).
+func (c *Config) commandTimeout() time.Duration { return c.spec.CommandTimeout.D() }
+
+// limits are the spec's budget.
+func (c *Config) limits() budget.Limits {
+	return budget.Limits{USD: c.spec.BudgetUSD, Tokens: c.spec.BudgetTokens}
+}
+
+// window is the worker model's context window: the spec's, else the one
+// the caller knows (ModelWindow), else 0 (unknown).
+func (c *Config) window() int {
+	if c.spec.ContextWindow > 0 {
+		return c.spec.ContextWindow
+	}
+	return c.ModelWindow
+}
+
+// memoryOn says whether the run has remember and recall: the spec turns
+// them on, or the caller gave a store.
+func (c *Config) memoryOn() bool { return c.Memory != nil || c.Spec != nil && c.Spec.Memory }

@@ -6,31 +6,48 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/gate"
+	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
-// TestASpecLaysItsFieldsOverAConfig: the fields a spec sets replace the
-// config's, the others stay; rules go on top of the policy.
-func TestASpecLaysItsFieldsOverAConfig(t *testing.T) {
-	deny, _ := gate.ParsePolicy("danger=deny")
-	c := Config{MaxSteps: 7, MaxTokens: 100, Policy: deny, CommandTimeout: time.Minute}
+// TestTheRunReadsItsOptionsFromTheSpec: the spec is the one place a
+// run's options live; the run reads its limits, gate rules (over the
+// default policy), sandbox and retry counts from it, and a negative that
+// means "none" to a library caller passes.
+func TestTheRunReadsItsOptionsFromTheSpec(t *testing.T) {
 	var s runspec.Spec
-	s.MaxSteps, s.MaxCallsPerReply, s.Sandbox, s.SandboxNet = 3, 5, "none", true
+	zero := 0
+	s.MaxSteps, s.MaxCallsPerReply, s.Sandbox, s.SandboxNet, s.Retries = 3, 5, "none", true, &zero
 	s.Approve, s.Env, s.Timeout = runspec.List{"run_command=allow"}, runspec.List{"GOFLAGS"}, runspec.Duration(time.Hour)
-	if err := c.applySpec(&s); err != nil {
+	s.CommandTimeout, s.MaxFileSize, s.BudgetTokens = runspec.Duration(time.Minute), "1KiB", 900
+	c := Config{Spec: &s, Environ: []string{"GOFLAGS=-x"}}
+	if err := c.readSpec(); err != nil {
 		t.Fatal(err)
 	}
-	switch {
-	case c.MaxSteps != 3 || c.MaxTokens != 100 || c.MaxCallsPerReply != 5 || c.Timeout != time.Hour || c.CommandTimeout != time.Minute:
-		t.Errorf("limits %d %d %d %s %s", c.MaxSteps, c.MaxTokens, c.MaxCallsPerReply, c.Timeout, c.CommandTimeout)
-	case c.Policy.Decide("run_command", "danger") != gate.Allow || c.Policy.Decide("other", "danger") != gate.Deny:
-		t.Errorf("policy %s", c.Policy)
-	case c.Sandbox.Mode != sandbox.None || !c.Sandbox.Net || len(c.Sandbox.Env) != 1:
-		t.Errorf("sandbox %+v", c.Sandbox)
+	p, err := c.policy()
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.MaxCallsPerReply = -2
-	if err := c.applySpec(&s); !errors.Is(err, runspec.ErrInvalid) {
+	sb, err := c.sandboxConfig()
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case c.spec.MaxSteps != 3 || c.spec.MaxCallsPerReply != 5 || c.spec.Timeout.D() != time.Hour || c.commandTimeout() != time.Minute:
+		t.Errorf("limits %+v", c.spec.Limits)
+	case c.maxFileSize() != 1024 || c.limits().Tokens != 900 || c.Retry.Retries != retry.NoRetries:
+		t.Errorf("file size %d, budget %+v, retries %d", c.maxFileSize(), c.limits(), c.Retry.Retries)
+	case p.Decide("run_command", "danger") != gate.Allow || p.Decide("other", "danger") != gate.Ask:
+		t.Errorf("policy %s", p)
+	case sb.Mode != sandbox.None || !sb.Net || len(sb.Env) != 1 || len(sb.Environ) != 1:
+		t.Errorf("sandbox %+v", sb)
+	}
+	s.MaxCallsPerReply, s.MaxVerifyRounds = -1, -1 // none
+	if err := c.readSpec(); err != nil {
+		t.Errorf("err = %v, want -1 (none) to pass", err)
+	}
+	s.MaxSteps = -2
+	if err := c.readSpec(); !errors.Is(err, runspec.ErrInvalid) {
 		t.Errorf("err = %v, want the spec's", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
-	"github.com/nightshift-dev/nightshift/budget"
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/runspec"
 )
@@ -17,10 +16,10 @@ import (
 // call; now it is the CLI's error, and nothing runs.
 func TestALibraryCallersNegativeStepLimitIsAnError(t *testing.T) {
 	for name, set := range map[string]func(*lifecycle.Config){
-		"max steps":      func(c *lifecycle.Config) { c.MaxSteps = -1 },
-		"a budget":       func(c *lifecycle.Config) { c.Budget.USD = -0.5 },
-		"a time limit":   func(c *lifecycle.Config) { c.Timeout = -time.Minute },
-		"context window": func(c *lifecycle.Config) { c.ContextWindow = -1 },
+		"max steps":      func(c *lifecycle.Config) { c.Spec.MaxSteps = -1 },
+		"a budget":       func(c *lifecycle.Config) { c.Spec.BudgetUSD = -0.5 },
+		"a time limit":   func(c *lifecycle.Config) { c.Spec.Timeout = runspec.Duration(-time.Minute) },
+		"context window": func(c *lifecycle.Config) { c.Spec.ContextWindow = -1 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := setup(t, writeThenDone)
@@ -35,7 +34,7 @@ func TestALibraryCallersNegativeStepLimitIsAnError(t *testing.T) {
 		})
 	}
 	f := setup(t, writeThenDone)
-	f.cfg.MaxSteps = -1
+	f.cfg.Spec.MaxSteps = -1
 	_, err := lifecycle.Run(context.Background(), f.cfg, "x")
 	var s runspec.Spec
 	s.MaxSteps = -1
@@ -46,9 +45,8 @@ func TestALibraryCallersNegativeStepLimitIsAnError(t *testing.T) {
 
 // TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt: a library
 // caller hands the lifecycle a run spec as the CLI does; the lifecycle
-// lays it over the Config, records it in the checkpoint, and a resume
-// without one goes on with the recorded spec, the budget given anew
-// winning over the recorded one.
+// reads it, records it in the checkpoint, and a resume goes on with the
+// recorded spec, its budget raised by the caller.
 func TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt(t *testing.T) {
 	t.Run("a spec that cannot run is the CLI's error, before any call", func(t *testing.T) {
 		f := setup(t, writeThenDone)
@@ -75,8 +73,10 @@ func TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt(t *testing.T) {
 	if err != nil || ck.Spec == nil || ck.Spec.BudgetTokens != 7000 {
 		t.Fatalf("checkpoint spec %+v (%v), want the run's", ck, err)
 	}
-	f.cfg.Spec = nil
-	f.cfg.Budget = budget.Limits{Tokens: 20000}
+	// The caller raises the budget on the spec the run recorded.
+	raised := ck.Spec.Clone()
+	raised.BudgetTokens = 20000
+	f.cfg.Spec = &raised
 	res2 := f.resume(t, f.model(t, fiveFiles), res.RunID)
 	if res2.Outcome != agent.Done || res2.Steps != 6 {
 		t.Errorf("resumed: outcome %s after %d steps (%s), want done after 6", res2.Outcome, res2.Steps, res2.Reason)
@@ -90,7 +90,7 @@ func TestAConfigsSpecIsTheRunsOptionsAndItsCheckpointKeepsIt(t *testing.T) {
 func TestRollbackOnLimitRollsAPausedRunBack(t *testing.T) {
 	for _, wish := range []bool{false, true} {
 		f := setup(t, writeThenDone)
-		f.cfg.Budget.Tokens = 1000
+		f.cfg.Spec.BudgetTokens = 1000
 		f.cfg.RollbackOnLimit = wish
 		res := f.run(t)
 		if res.Outcome != "budget" {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 const DelegateName = "delegate_task"
 
 // DefaultSubagentSteps is a subagent's step brake unless
-// Config.SubagentSteps says otherwise.
+// the spec's SubagentSteps says otherwise.
 const DefaultSubagentSteps = 10
 
 // subagentTimeout bounds a whole delegated task: its steps' calls, each
@@ -93,21 +94,26 @@ func (d *delegator) Run(ctx context.Context, input json.RawMessage) tool.Result 
 		return tool.Error("delegate_task: " + d.err.Error())
 	}
 	n := d.n.Add(1)
+	// The run's spec holds for the child too (its output cap, loop
+	// limit, call cap, caching and window), with its own step brake; the
+	// run's budget and time limit bound it from outside (its meter, its
+	// context), and it is verified by the not-empty rule alone.
+	spec := d.cfg.spec
+	spec.MaxSteps = cmp.Or(spec.SubagentSteps, DefaultSubagentSteps)
+	spec.ContextWindow = d.cfg.window()
+	spec.BudgetUSD, spec.BudgetTokens, spec.Timeout, spec.MaxVerifyRounds = 0, 0, 0, 0
 	cfg := agent.Config{
-		Model: d.cfg.Model, ModelName: d.cfg.ModelName, System: subagentSystem,
-		Tools: d.set, Gate: d.gate, MaxSteps: d.cfg.SubagentSteps, MaxTokens: d.cfg.MaxTokens, MaxTokensCap: d.cfg.MaxTokensCap,
+		Model: d.cfg.Model, Spec: spec, System: subagentSystem,
+		Tools: d.set, Gate: d.gate, MaxTokensCap: d.cfg.MaxTokensCap,
 		// The child's answer goes back to the worker, which is verified
 		// itself: the child needs only the not-empty rule.
 		Retry: d.cfg.Retry, Events: d.sink(n), Clock: d.cfg.Clock, RunID: fmt.Sprintf("%s-d%d", d.cfg.RunID, n),
-		Observer: d.observer, LoopLimit: d.cfg.LoopLimit, MaxCallsPerReply: d.cfg.MaxCallsPerReply,
+		Observer: d.observer,
 		// Its calls are the run's: behind the run's meter they count
 		// against its budget, and in its usage and record.
 		Meter: agent.MeterOf(ctx), Price: d.cfg.Price,
-		// The run's caching, fallback and window hold for its calls too.
-		NoCache: d.cfg.NoCache, Fallback: d.cfg.Fallback, ContextWindow: d.cfg.ContextWindow, CompactAt: d.cfg.CompactAt,
-	}
-	if cfg.MaxSteps == 0 {
-		cfg.MaxSteps = DefaultSubagentSteps
+		// The run's fallback holds for its calls too.
+		Fallback: d.cfg.Fallback, CompactAt: d.cfg.CompactAt,
 	}
 	res := agent.Run(ctx, cfg, in.Brief)
 	if res.Outcome == agent.Done {

@@ -39,12 +39,12 @@ func learnWindow(ctx context.Context, cfg *Config) {
 	cfg.Model = cache.Watch(cfg.Model, a.WindowKey())
 	if info.ToolsIgnored && cfg.Warn != nil {
 		cfg.Warn(fmt.Sprintf("the server runs %s with a chat template that does not support tools (%s): the tools are dropped without a word and the model never sees them; start the server with a template that has tools (llama.cpp: --jinja, or --chat-template-file)",
-			modelOr(cfg.ModelName), info.From))
+			modelOr(cfg.spec.ModelName), info.From))
 	}
-	if cfg.ContextWindow > 0 || info.Tokens <= 0 {
+	if cfg.window() > 0 || info.Tokens <= 0 {
 		return
 	}
-	cfg.ContextWindow = info.Tokens
+	cfg.ModelWindow = info.Tokens
 	cfg.Start = append(cfg.Start, agent.StartField{Key: "window", Value: fmt.Sprintf("%d (server)", info.Tokens)})
 }
 

@@ -63,7 +63,7 @@ func TestTheWindowIsLearntFromTheServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warnings []string
-			f.cfg.Model, f.cfg.ModelName = c, "fuzz-gemma3.gguf"
+			f.cfg.Model, f.cfg.Spec.ModelName = c, "fuzz-gemma3.gguf"
 			f.cfg.StateBase = t.TempDir()
 			f.cfg.Warn = func(line string) { warnings = append(warnings, line) }
 			res, err := lifecycle.Run(context.Background(), f.cfg, "Read note1.txt to note4.txt.")
@@ -104,7 +104,7 @@ func TestTheWindowIsLearntFromTheServer(t *testing.T) {
 		srv := httptest.NewServer(scripted.NewServer(sc, scripted.ServerConfig{Clock: f.clock}))
 		defer srv.Close()
 		c, _ := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "scripted", Clock: f.clock})
-		f.cfg.Model, f.cfg.ContextWindow, f.cfg.StateBase = c, 8192, t.TempDir()
+		f.cfg.Model, f.cfg.Spec.ContextWindow, f.cfg.StateBase = c, 8192, t.TempDir()
 		f.cfg.Verifier = nil
 		res := f.run(t)
 		for _, e := range f.events.Events() {

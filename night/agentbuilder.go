@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nightshift-dev/nightshift/agent"
 	"github.com/nightshift-dev/nightshift/breaker"
@@ -23,7 +22,6 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
-	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tool"
 	"github.com/nightshift-dev/nightshift/tool/mcp"
@@ -51,9 +49,6 @@ type AgentBuilder struct {
 	// judge model, else the attempt's own; none with no_judge), else the
 	// not-empty rule alone.
 	Verifier *verify.Verifier
-	// Policy is the gate's policy; the zero Policy is gate.DefaultSpec
-	// (commands wait for a person, so they park).
-	Policy gate.Policy
 	// Audit receives the gate's decisions as well as each task's audit
 	// log; default only the log.
 	Audit gate.Auditor
@@ -74,14 +69,11 @@ type AgentBuilder struct {
 	// Exit fills the exit field of each run's outcome event and record;
 	// default none (see lifecycle.Config.Exit).
 	Exit func(agent.Outcome) int
-	// Sandbox, CommandTimeout, Warn and Redact are handed to each run:
-	// how its commands are confined and for how long, who hears that
-	// there is no sandbox, and the credentials kept out of everything
-	// the run hands on (see lifecycle.Config).
-	Sandbox        sandbox.Config
-	CommandTimeout time.Duration
-	Warn           func(line string)
-	Redact         *redact.Redactor
+	// Warn and Redact are handed to each run: who hears that there is
+	// no sandbox, and the credentials kept out of everything the run
+	// hands on (see lifecycle.Config).
+	Warn   func(line string)
+	Redact *redact.Redactor
 	// StateBase is the state directory (statedir.Base) under which each
 	// task workspace's journal, audit log and records live, outside the
 	// workspace; default statedir.Base("") (see
@@ -95,20 +87,20 @@ type AgentBuilder struct {
 	// every cost unknown.
 	Pipeline *Pipeline
 	// Spec is each attempt's run options when there is no Pipeline: its
-	// budget and time limit (an attempt that reaches one ends budget or
-	// timeout, a failed step of its task, and is rolled back at once:
-	// nothing continues it), rollback_on_interrupt, its limits (see
+	// gate rules (approve, over gate.DefaultSpec: commands wait for a
+	// person, so they park), its sandbox and command timeout, its budget
+	// and time limit (an attempt that reaches one ends budget or timeout,
+	// a failed step of its task, and is rolled back at once: nothing
+	// continues it), rollback_on_interrupt, subagents, its limits (see
 	// runspec.Spec). With a Pipeline, its builder role's spec is the
-	// attempt's (roles.builder.budget_usd, timeout, ...), and Spec is not
-	// read. Default none.
+	// attempt's (roles.builder.approve, sandbox, budget_usd, timeout,
+	// ...), and Spec is not read. Default none.
 	Spec *runspec.Spec
 	// MCP are the MCP servers whose tools each attempt gets (the
-	// pipeline's mcp:); default none. Subagents gives each attempt
-	// delegate_task (roles.builder.subagents). Trace records each
-	// attempt's run as a span, a child of its step's. See lifecycle.Config.
-	MCP       []mcp.Server
-	Subagents bool
-	Trace     *tracing.Tracer
+	// pipeline's mcp:); default none. Trace records each attempt's run
+	// as a span, a child of its step's. See lifecycle.Config.
+	MCP   []mcp.Server
+	Trace *tracing.Tracer
 }
 
 var _ Builder = (*AgentBuilder)(nil)
@@ -137,39 +129,31 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 	for _, p := range a.Approved {
 		keys = append(keys, p.Action)
 	}
-	used := &gateWatch{approved: a.Approved, policy: b.Policy, next: b.Audit}
 	p := b.Retry
 	p.Limiter = b.Limiters[a.Worker]
 	p.Breaker = b.Breakers[a.Worker]
 	var fb *agent.Fallback
 	var price budget.Pricer
-	noCache := false
 	window := 0
-	name := b.ModelNames[a.Worker]
 	if b.Pipeline != nil {
 		fb = b.Pipeline.Fallback(ledger.Builder, a.Worker, b.Models, b.Limiters)
 		price = b.Pipeline.Pricer(a.Worker)
-		noCache = b.Pipeline.NoCache
 		// The model table's window, as run takes it: a long attempt
 		// compacts its history instead of failing at the window.
 		window = b.Pipeline.ContextWindow(a.Worker)
-		if name == "" {
-			// The provider's model name, as the pipeline gives it or
-			// else its default: the built model would use it anyway,
-			// and the events name it.
-			name = b.Pipeline.ModelName(a.Worker)
-		}
 	}
+	spec := b.attemptSpec(a)
+	// The spec was checked when it was loaded; the run checks it again.
+	policy, _ := gate.ParsePolicy(spec.Approve...)
+	used := &gateWatch{approved: a.Approved, policy: policy, next: b.Audit}
 	cfg := lifecycle.Config{
-		Verifier: b.Verifier,
-		Fallback: fb, NoCache: noCache, ContextWindow: window,
-		Dir: a.Dir, Model: m, ModelName: name, System: a.System, Tools: b.Tools,
-		Policy: b.Policy, Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
-		Retry: p, MaxSteps: a.MaxSteps, RecoverPending: true,
+		Spec: &spec, Verifier: b.Verifier, Fallback: fb, ModelWindow: window,
+		Dir: a.Dir, Model: m, System: a.System, Tools: b.Tools,
+		Asker: gate.Parker, Approved: gate.NewApprovals(keys...).Redacting(b.Redact.String), Audit: used,
+		Retry: p, RecoverPending: true,
 		Events: b.Events, Clock: b.Clock, Exit: b.Exit, StateBase: b.StateBase,
-		Sandbox: b.Sandbox, CommandTimeout: b.CommandTimeout, Warn: b.Warn, Redact: b.Redact,
-		MCP: b.MCP, Subagents: b.Subagents, Memory: memoryOf(a), Trace: b.Trace,
-		Spec: b.Spec, Price: price,
+		Warn: b.Warn, Redact: b.Redact,
+		MCP: b.MCP, Memory: memoryOf(a), Trace: b.Trace, Price: price,
 		// An attempt stopped by its own budget or time limit is a failed
 		// step of its task, which nothing resumes: the lifecycle rolls it
 		// back as it does a failed one (it decides; the night says what
@@ -215,6 +199,38 @@ func (b *AgentBuilder) Attempt(ctx context.Context, a Assignment) Attempt {
 		return f
 	}
 	return out
+}
+
+// attemptSpec is the run options of an attempt at a: the builder role's
+// spec with a Pipeline (and the pipeline's no_cache), else b.Spec; the
+// assignment's step brake where the spec sets none, memory when the
+// assignment has a store, and the provider's
+// model name of a.Worker, as the pipeline gives it or else its default
+// (the built model would use it anyway, and the events name it).
+func (b *AgentBuilder) attemptSpec(a Assignment) runspec.Spec {
+	var s runspec.Spec
+	name := b.ModelNames[a.Worker]
+	switch {
+	case b.Pipeline != nil:
+		if r := b.Pipeline.Roles[ledger.Builder]; r != nil {
+			s = r.Spec.Clone()
+		}
+		s.NoCache = s.NoCache || b.Pipeline.NoCache
+		if name == "" {
+			name = b.Pipeline.ModelName(a.Worker)
+		}
+	case b.Spec != nil:
+		s = b.Spec.Clone()
+	}
+	if s.MaxSteps == 0 {
+		s.MaxSteps = a.MaxSteps
+	}
+	s.ModelName = name
+	// The role's memory switch decided whether the step has a store
+	// (the task's notes in the ledger): the attempt remembers in it, or
+	// not at all.
+	s.Memory = a.Memory != nil
+	return s
 }
 
 // spentSince is what a run spent after before: a resumed run's usage and

@@ -172,28 +172,28 @@ type RoleSpec struct {
 	// Ceiling is the most steps the role takes in a night; the builder's
 	// default is 14, the others' 0 (none).
 	Ceiling int `yaml:"ceiling"`
-	// Subagents gives the builder delegate_task (a read-only sub-agent);
-	// default off.
-	Subagents bool `yaml:"subagents"`
-	// Memory gives the builder remember and recall over its task's notes
-	// in the ledger, and starts each attempt with the notes and failure
-	// reasons of the task's earlier attempts; default on.
-	Memory *bool `yaml:"memory"`
-	// Fallback names a model under models that answers the role's calls
-	// its own model cannot (retries exhausted on a timing failure, or
-	// two empty answers in a row), as --fallback-model does; FallbackOn
-	// "quota" falls back on quota failures too. A step the fallback
-	// rescued is no failure. Default none.
-	Fallback string `yaml:"fallback"`
-	// Judge names a model under models that judges the builder's
-	// results, as --judge-model does; default the model of the attempt
-	// (the builder's own), unless no_judge.
-	Judge string `yaml:"judge"`
-	// Keep commits every builder attempt's changes, whatever its
+	// roleKeys are the role's own names of four of Spec's fields,
+	// decoded here and moved into Spec when the pipeline is loaded; they
+	// are read nowhere else.
+	roleKeys `yaml:",inline"`
+	// Spec is the role's run options: its keys, as a task file has them,
+	// and four of a role's own (the table's RoleKey), moved into it when
+	// the pipeline is loaded. The role's are fallback (FallbackModel: a
+	// model under models that answers the role's calls its own model
+	// cannot, retries exhausted on a timing failure or two empty answers
+	// in a row, as --fallback-model does; a step the fallback rescued is
+	// no failure; default none), judge (JudgeModel: a model under models
+	// that judges the builder's results, as --judge-model does; default
+	// the model of the attempt, the builder's own, unless no_judge), keep
+	// (Keep: commit every builder attempt's changes, whatever its
 	// outcome, as --keep does; default false: an attempt that does not
-	// end done is rolled back.
-	Keep bool `yaml:"keep"`
-	// Spec is the rest of the role's keys, as a task file has them:
+	// end done is rolled back), subagents (Subagents: the builder
+	// gets delegate_task, a read-only sub-agent; default off) and memory
+	// (Memory: the builder gets remember and recall over its task's notes
+	// in the ledger, and starts each attempt with the notes and failure
+	// reasons of the task's earlier attempts; default on for the
+	// builder). The task
+	// file's keys are
 	// max_steps (the builder's step brake inside one attempt, default
 	// 20), budget_usd, budget_tokens and timeout (each attempt's own,
 	// reached: a failed step of its task), rollback_on_interrupt, approve,
@@ -208,6 +208,9 @@ type RoleSpec struct {
 	schema *jsonschema.Resolved
 	// lines are the lines of the role's keys, for naming one.
 	lines map[string]int
+	// memoryGiven says the role has a memory: key (only the builder
+	// may).
+	memoryGiven bool
 }
 
 // Duration is a time.Duration written as "12h" or "90m".
@@ -250,12 +253,9 @@ func parsePipeline(data []byte, dir string) (*Pipeline, error) {
 	}
 	p.dir = dir
 	p.roleLines(data)
-	for _, r := range p.Roles {
+	for role, r := range p.Roles {
 		if r != nil {
-			// A role's own keys for the spec's fields (a model named
-			// under models, the builder's switches), so that the role's
-			// Spec says all the table says.
-			r.JudgeModel, r.FallbackModel, r.Spec.Keep, r.Spec.Subagents = r.Judge, r.Fallback, r.Keep, r.Subagents
+			r.moveRoleKeys(role)
 		}
 	}
 	if err := p.check(); err != nil {
@@ -263,6 +263,28 @@ func parsePipeline(data []byte, dir string) (*Pipeline, error) {
 	}
 	p.rests = &rests{m: map[string]*fallback.Rest{}}
 	return &p, nil
+}
+
+// roleKeys are the keys a role names four fields of its Spec by (the
+// table's RoleKey differs from the task file's Key, or a task file has
+// none): a model named under models, the builder's switches.
+type roleKeys struct {
+	RoleFallback  string `yaml:"fallback"`
+	RoleJudge     string `yaml:"judge"`
+	RoleKeep      bool   `yaml:"keep"`
+	RoleSubagents bool   `yaml:"subagents"`
+	RoleMemory    *bool  `yaml:"memory"`
+}
+
+// moveRoleKeys moves the role's own keys into its Spec, so that the
+// Spec says all the table says, and is the one place they are read.
+func (r *RoleSpec) moveRoleKeys(role ledger.Role) {
+	k := r.roleKeys
+	r.roleKeys = roleKeys{}
+	r.FallbackModel, r.JudgeModel, r.Spec.Keep, r.Spec.Subagents = k.RoleFallback, k.RoleJudge, k.RoleKeep, k.RoleSubagents
+	// Memory is on for the builder unless it says memory: false.
+	r.memoryGiven = k.RoleMemory != nil
+	r.Spec.Memory = role == ledger.Builder && (k.RoleMemory == nil || *k.RoleMemory)
 }
 
 // roleLines records the lines of each role's keys.
@@ -323,13 +345,13 @@ func (p *Pipeline) checkRoleKeys(role ledger.Role, r *RoleSpec) error {
 // checkVerify checks the builder's verify keys, and reads its
 // output_schema.
 func (p *Pipeline) checkVerify(r *RoleSpec) error {
-	if _, ok := p.Models[r.Judge]; r.Judge != "" && !ok {
-		return fmt.Errorf("roles.builder.judge: model %q is not under models", r.Judge)
+	if _, ok := p.Models[r.JudgeModel]; r.JudgeModel != "" && !ok {
+		return fmt.Errorf("roles.builder.judge: model %q is not under models", r.JudgeModel)
 	}
-	if r.Judge != "" && r.NoJudge {
+	if r.JudgeModel != "" && r.NoJudge {
 		return errors.New("roles.builder: judge and no_judge cannot both be given: drop one")
 	}
-	if r.Keep && r.RollbackOnInterrupt {
+	if r.Spec.Keep && r.RollbackOnInterrupt {
 		return errors.New("roles.builder: keep and rollback_on_interrupt cannot both be given: drop one")
 	}
 	if err := r.Spec.ValidateIn(p.Path(".")); err != nil {
@@ -410,24 +432,24 @@ func (p *Pipeline) check() error {
 		if err := r.Spec.ValidateIn(p.Path(".")); err != nil && role != ledger.Builder {
 			return runspec.InRole(err, string(role), "", r.lines)
 		}
-		if (r.Subagents || r.Memory != nil) && role != ledger.Builder {
+		if (r.Spec.Subagents || r.memoryGiven) && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: subagents and memory are for the builder, the only role that runs tools", role)
 		}
 		if r.RollbackOnInterrupt && role != ledger.Builder {
 			return fmt.Errorf("roles.%s: rollback_on_interrupt is for the builder, the only role whose steps change files", role)
 		}
-		if _, ok := p.Models[r.Fallback]; r.Fallback != "" && !ok {
-			return fmt.Errorf("roles.%s.fallback: model %q is not under models", role, r.Fallback)
+		if _, ok := p.Models[r.FallbackModel]; r.FallbackModel != "" && !ok {
+			return fmt.Errorf("roles.%s.fallback: model %q is not under models", role, r.FallbackModel)
 		}
 		if r.FallbackOn != "" && r.FallbackOn != "quota" {
 			return fmt.Errorf("roles.%s.fallback_on is %q: the only choice is quota", role, r.FallbackOn)
 		}
-		if r.Fallback != "" && len(r.Models) > 0 && !slices.ContainsFunc(r.Models, func(m string) bool { return m != r.Fallback }) {
+		if r.FallbackModel != "" && len(r.Models) > 0 && !slices.ContainsFunc(r.Models, func(m string) bool { return m != r.FallbackModel }) {
 			// A model is never its own fallback (Fallback): this one
 			// would never be used.
-			return fmt.Errorf("roles.%s.fallback: %q is the role's only model, and a model is never its own fallback: name another model under models", role, r.Fallback)
+			return fmt.Errorf("roles.%s.fallback: %q is the role's only model, and a model is never its own fallback: name another model under models", role, r.FallbackModel)
 		}
-		if r.FallbackOn != "" && r.Fallback == "" {
+		if r.FallbackOn != "" && r.FallbackModel == "" {
 			// As --fallback-on without --fallback-model: a setting that
 			// would do nothing is a mistake to say, not to drop.
 			return fmt.Errorf("roles.%s.fallback_on says when to use the fallback model: name one with roles.%s.fallback (a model under models)", role, role)
@@ -474,10 +496,7 @@ func (p *Pipeline) MCPServers() ([]mcp.Server, error) {
 
 // BuilderMemory reports whether the builder has memory (on unless
 // roles.builder.memory says false).
-func (p *Pipeline) BuilderMemory() bool {
-	m := p.Roles[ledger.Builder].Memory
-	return m == nil || *m
-}
+func (p *Pipeline) BuilderMemory() bool { return p.Roles[ledger.Builder].Spec.Memory }
 
 // Path resolves a path written in the pipeline file.
 func (p *Pipeline) Path(rel string) string {
@@ -502,7 +521,7 @@ func (p *Pipeline) Policy() gate.Policy {
 // listed their tools.
 func (p *Pipeline) BuilderToolNames() []string {
 	b := p.Roles[ledger.Builder]
-	cfg := lifecycle.Config{Subagents: b.Subagents}
+	cfg := lifecycle.Config{Spec: &b.Spec}
 	if p.BuilderMemory() {
 		cfg.Memory = &lifecycle.Memory{}
 	}
@@ -537,8 +556,8 @@ func (p *Pipeline) ValidatePolicy(tools []string) error {
 func (p *Pipeline) BuilderCommands() (sandbox.Config, time.Duration) {
 	b := p.Roles[ledger.Builder]
 	// check parsed the mode already; the error cannot happen.
-	mode, _ := sandbox.ParseMode(b.Sandbox)
-	return sandbox.Config{Mode: mode, Net: b.SandboxNet, Env: b.Env}, time.Duration(b.CommandTimeout)
+	sbc, _ := b.SandboxConfig()
+	return sbc, b.CommandTimeout.D()
 }
 
 // KeyEnvs returns the variables the pipeline's models take their keys
@@ -635,12 +654,12 @@ func onDay(y int, m time.Month, d int, off time.Duration, loc *time.Location) ti
 // none, or when its fallback is the model making the call.
 func (p *Pipeline) Fallback(role ledger.Role, worker string, models map[string]llm.Model, limiters map[string]*retry.Limiter) *agent.Fallback {
 	r := p.Roles[role]
-	if r == nil || r.Fallback == "" || r.Fallback == worker || models[r.Fallback] == nil {
+	if r == nil || r.FallbackModel == "" || r.FallbackModel == worker || models[r.FallbackModel] == nil {
 		return nil
 	}
-	return &agent.Fallback{Model: models[r.Fallback], ModelName: p.ModelName(r.Fallback), Price: p.Pricer(r.Fallback),
-		Limiter: limiters[r.Fallback], OnQuota: r.FallbackOn == "quota", Rest: p.rests.of(worker),
-		ContextWindow: p.ContextWindow(r.Fallback)}
+	return &agent.Fallback{Model: models[r.FallbackModel], ModelName: p.ModelName(r.FallbackModel), Price: p.Pricer(r.FallbackModel),
+		Limiter: limiters[r.FallbackModel], OnQuota: r.FallbackOn == "quota", Rest: p.rests.of(worker),
+		ContextWindow: p.ContextWindow(r.FallbackModel)}
 }
 
 // ModelTable returns the model table the pipeline's calls are priced by:
@@ -727,7 +746,7 @@ func (p *Pipeline) checkPrices() error {
 		default:
 			continue
 		}
-		for _, m := range append(slices.Clone(r.Models), r.Fallback) {
+		for _, m := range append(slices.Clone(r.Models), r.FallbackModel) {
 			if m != "" {
 				need[m] = why
 			}

@@ -191,12 +191,11 @@ func newScheduler(cfg Config) (*scheduler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadPipeline, err)
 		}
-		sbc, timeout := cfg.Pipeline.BuilderCommands()
-		cfg.Builder = &AgentBuilder{Models: cfg.Models, Policy: cfg.Pipeline.Policy(), Retry: cfg.Retry,
+		// The builder role's spec is each attempt's: its gate rules, its
+		// sandbox, its limits, its sub-agents (AgentBuilder.Pipeline).
+		cfg.Builder = &AgentBuilder{Models: cfg.Models, Retry: cfg.Retry,
 			Limiters: cfg.Limiters, Breakers: cfg.Breakers, Clock: cfg.Clock, Events: cfg.Events, Exit: cfg.Exit, StateBase: cfg.StateBase,
-			Sandbox: sbc, CommandTimeout: timeout, Warn: cfg.Warn, Redact: cfg.Redact,
-			MCP: servers, Subagents: cfg.Pipeline.Roles[ledger.Builder].Subagents, Trace: cfg.Trace,
-			Pipeline: cfg.Pipeline}
+			Warn: cfg.Warn, Redact: cfg.Redact, MCP: servers, Trace: cfg.Trace, Pipeline: cfg.Pipeline}
 	}
 	return &scheduler{cfg: cfg, p: cfg.Pipeline, l: cfg.Ledger, clk: cfg.Clock, rules: rules, simulated: !real,
 		defaultBuilder: defaultBuilder}, nil

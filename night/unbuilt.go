@@ -25,8 +25,8 @@ func (s *scheduler) chargeUnbuilt(ctx context.Context, n ledger.Night) error {
 			continue
 		}
 		names := slices.Clone(r.Models)
-		if r.Fallback != "" && !slices.Contains(names, r.Fallback) {
-			names = append(names, r.Fallback)
+		if r.FallbackModel != "" && !slices.Contains(names, r.FallbackModel) {
+			names = append(names, r.FallbackModel)
 		}
 		for _, name := range names {
 			m := s.p.Models[name]

@@ -58,7 +58,7 @@ func (p *Pipeline) builderVerify(worker string, built map[string]llm.Model, limi
 	if keys.NoJudge {
 		return out, nil
 	}
-	judge := r.Judge
+	judge := r.JudgeModel
 	if tv != nil && tv.JudgeModel != "" {
 		judge = tv.JudgeModel
 	}
@@ -94,23 +94,20 @@ func taskOverRole(role runspec.Verify, tv *ledger.TaskVerify) runspec.Verify {
 	return out
 }
 
-// builderRun puts the builder role's run keys into an attempt's config,
-// the task's own verify keys (tv, nil for none) over the role's: its
-// verification (when verified, the caller giving none of its own), its
-// output schema as read when the pipeline was loaded (or the task
-// added), and its limits (max_tokens, loop_limit, max_calls_per_reply,
-// context_window), keep.
+// builderRun puts what the builder role's spec (cfg.Spec, the
+// attempt's) names into an attempt's config, the task's own verify keys
+// (tv, nil for none) over the role's: its verification (when verified,
+// the caller giving none of its own) and its rounds, and its output
+// schema as read when the pipeline was loaded (or the task added).
 func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[string]llm.Model, limiters map[string]*retry.Limiter, verified bool, tv *ledger.TaskVerify) error {
 	r := p.Roles[ledger.Builder]
-	spec := roleRunSpec(r.Spec)
 	if verified {
 		bv, err := p.builderVerify(worker, built, limiters, tv)
 		if err != nil {
 			return err
 		}
 		cfg.Verifier, cfg.JudgeLimiter, cfg.JudgePrice = bv.verifier, bv.judgeLimiter, bv.judgePrice
-		cfg.MaxVerifyRounds = bv.rounds
-		spec.MaxVerifyRounds = bv.rounds
+		cfg.Spec.MaxVerifyRounds = bv.rounds
 		if bv.judge != "" {
 			cfg.Start = append(cfg.Start, agent.StartField{Key: "judge", Value: cmp.Or(p.ModelName(bv.judge), bv.judge)})
 		}
@@ -123,22 +120,7 @@ func (p *Pipeline) builderRun(cfg *lifecycle.Config, worker string, built map[st
 		}
 		cfg.OutputSchema = res
 	}
-	// The rest of the role's spec the lifecycle takes as it is
-	// (lifecycle.Config.Spec), and records in the attempt's checkpoint:
-	// its limits, the per-reply call cap, keep. Its gate rules and its
-	// commands' variables are in the builder's policy and sandbox
-	// already.
-	cfg.Spec = spec
 	return nil
-}
-
-// roleRunSpec is a builder role's spec as an attempt's run takes it:
-// without the gate rules and the variables the builder's policy and
-// sandbox hold already.
-func roleRunSpec(s runspec.Spec) *runspec.Spec {
-	c := s.Clone()
-	c.Approve, c.Env = nil, nil
-	return &c
 }
 
 // YAMLKeys are the keys a role takes, for the message of one it does not
@@ -156,15 +138,25 @@ type attemptRecord struct {
 
 // recordedSpec lays the spec an interrupted attempt recorded over cfg,
 // for the attempt that continues it: the limits it started with, not the
-// pipeline's of tonight.
+// pipeline's of tonight; its gate rules and its commands' confinement
+// stay tonight's (an earlier version recorded the spec without them), as
+// does the model's name.
 func recordedSpec(cfg *lifecycle.Config, ck *lifecycle.Checkpoint) {
-	if ck.Spec != nil {
-		cfg.Spec = roleRunSpec(*ck.Spec)
-		return
+	var rec runspec.Spec
+	switch {
+	case ck.Spec != nil:
+		rec = ck.Spec.Clone()
+	default:
+		var old attemptRecord
+		if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &old) != nil {
+			return // an attempt of a version that recorded none: tonight's spec
+		}
+		rec = old.Spec.Clone()
 	}
-	var rec attemptRecord
-	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &rec) != nil {
-		return // an attempt of a version that recorded none: tonight's spec
+	if cfg.Spec != nil {
+		now := cfg.Spec
+		rec.Approve, rec.Sandbox, rec.SandboxNet, rec.Env, rec.CommandTimeout = now.Approve, now.Sandbox, now.SandboxNet, now.Env, now.CommandTimeout
+		rec.ModelName = now.ModelName
 	}
-	cfg.Spec = roleRunSpec(rec.Spec)
+	cfg.Spec = &rec
 }

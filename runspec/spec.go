@@ -2,7 +2,10 @@ package runspec
 
 import (
 	"maps"
+	"reflect"
 	"slices"
+
+	"github.com/nightshift-dev/nightshift/sandbox"
 )
 
 // Spec is one run's configuration, built from groups. Its yaml tags are
@@ -228,4 +231,65 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+// Over returns s laid over base, as a task's spec goes over a batch's:
+// each field s sets (a zero field is "not set here") replaces base's,
+// its lists add the entries base lacks, its mcp: servers join base's
+// (s's winning a name both have), and its switches turn on, never off.
+// It walks Table, so that an option added there is laid too.
+func (s Spec) Over(base Spec) Spec {
+	out := base.Clone()
+	top := s.Clone()
+	for _, o := range Table {
+		if o.Field == "" {
+			continue
+		}
+		dst, src := o.Value(&out), o.Value(&top)
+		switch {
+		case src.Kind() == reflect.Struct:
+			// A group of fields (Breaker), laid by their own rows.
+		case src.Kind() == reflect.Bool:
+			dst.SetBool(dst.Bool() || src.Bool())
+		case src.Kind() == reflect.Slice:
+			for i := range src.Len() {
+				if !containsValue(dst, src.Index(i)) {
+					dst.Set(reflect.Append(dst, src.Index(i)))
+				}
+			}
+		case src.Kind() == reflect.Map:
+			if src.Len() == 0 {
+				continue
+			}
+			if dst.IsNil() {
+				dst.Set(reflect.MakeMap(src.Type()))
+			}
+			for _, k := range src.MapKeys() {
+				dst.SetMapIndex(k, src.MapIndex(k))
+			}
+		case !src.IsZero():
+			dst.Set(src)
+		}
+	}
+	return out
+}
+
+func containsValue(list, v reflect.Value) bool {
+	for i := range list.Len() {
+		if list.Index(i).Interface() == v.Interface() {
+			return true
+		}
+	}
+	return false
+}
+
+// SandboxConfig is how the spec confines commands (package sandbox): its
+// mode, network and variables; the caller adds the workspace, what to
+// hide and the environment. A mode that is not one is an error.
+func (c Commands) SandboxConfig() (sandbox.Config, error) {
+	m, err := sandbox.ParseMode(c.Sandbox)
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	return sandbox.Config{Mode: m, Net: c.SandboxNet, Env: c.Env}, nil
 }

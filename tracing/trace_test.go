@@ -19,6 +19,7 @@ import (
 	"github.com/nightshift-dev/nightshift/lifecycle"
 	"github.com/nightshift-dev/nightshift/llm/scripted"
 	"github.com/nightshift-dev/nightshift/redact"
+	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/statedir/statedirtest"
 	"github.com/nightshift-dev/nightshift/tracing"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -56,7 +57,7 @@ func runWith(tb testing.TB, tr *tracing.Tracer, red *redact.Redactor) *lifecycle
 	}
 	fc := clock.NewFake(time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC))
 	res, err := lifecycle.Run(context.Background(), lifecycle.Config{
-		Dir: tb.TempDir(), Model: scripted.New(sc, scripted.Config{Clock: fc}), ModelName: "m1", Clock: fc,
+		Dir: tb.TempDir(), Model: scripted.New(sc, scripted.Config{Clock: fc}), Spec: &runspec.Spec{Model: runspec.Model{ModelName: "m1"}}, Clock: fc,
 		Verifier: &verify.Verifier{Rules: []verify.Rule{verify.MinChars("post.md", 10)}},
 		Trace:    tr, Redact: red,
 	}, "write post.md, ten characters at least; the key is sk-secret-1234")

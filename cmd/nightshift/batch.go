@@ -280,7 +280,10 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 	}
 	// Its sandbox can be had (bubblewrap for --sandbox bwrap, no
 	// credential in env); where it lands does not matter here.
-	sbc := cfg.Sandbox
+	sbc, err := cfg.Spec.SandboxConfig()
+	if err != nil {
+		return nil, err
+	}
 	sbc.Dir = "."
 	sb, err := checkSandbox(sbc, base.StateBase)
 	if err != nil {
@@ -308,7 +311,7 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 		cfg.Start = withoutJudge(cfg.Start) // no judge: its start event names none
 	}
 	if spec.JudgeModel != "" && cfg.Verifier != nil && cfg.Verifier.Judge != nil {
-		jb, err := modelFlagsOf(&f.spec).judge(spec.JudgeModel, osGetenv)
+		jb, err := modelSpecOf(&f.spec).judge(spec.JudgeModel, osGetenv)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +322,12 @@ func prepareBatchTask(ctx context.Context, f *batchFlags, spec *taskfile.Spec, d
 	}
 	// What `nightshift run --resume RUN` rebuilds the task's run from
 	// when it pauses (budget, timeout, interrupted).
-	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.ModelName)
+	// The task's spec as it resumes (its one record: the checkpoint's
+	// spec), the flags laid over it already (batchSpec), with the model
+	// base resolved.
+	rec := recordedForm(resumeSpec(spec), cfg.Spec.Provider, cfg.Spec.ModelName)
+	cfg.Spec = &rec
+	settings, err := settingsOf(&f.runFlags, resumeSpec(spec), dir, cfg.Spec.ModelName)
 	if err != nil {
 		return nil, err
 	}

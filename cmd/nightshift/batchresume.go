@@ -88,7 +88,7 @@ func continueBatchTask(ctx context.Context, changed func(string) bool, f *batchF
 		return fail(err)
 	}
 	cfg.Dir, cfg.Redact = dir, redactorOf(ctx)
-	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
+	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.Spec.ModelName); err != nil {
 		return fail(err)
 	}
 	log, err := os.OpenFile(dir+".log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -49,11 +49,11 @@ func maxFileSize(spec *taskfile.Spec) (int64, error) {
 // network and variables (the run adds the workspace and its state
 // folder). A mode that is not one is a usage error.
 func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
-	mode, err := sandbox.ParseMode(spec.Sandbox)
+	sbc, err := spec.SandboxConfig()
 	if err != nil {
 		return sandbox.Config{}, usagef("--%v", err)
 	}
-	return sandbox.Config{Mode: mode, Net: spec.SandboxNet, Env: spec.Env}, nil
+	return sbc, nil
 }
 
 // checkSandbox makes sbc's sandbox to see that it can be had (bubblewrap

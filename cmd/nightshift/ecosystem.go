@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,10 +77,6 @@ func applyEco(cfg *lifecycle.Config, spec *taskfile.Spec) error {
 		return usagef("--subagent-steps must not be negative")
 	}
 	cfg.MCP = servers
-	cfg.Subagents, cfg.SubagentSteps = e.Subagents, cmp.Or(e.SubagentSteps, lifecycle.DefaultSubagentSteps)
-	if e.Memory {
-		cfg.Memory = &lifecycle.Memory{}
-	}
 	return nil
 }
 

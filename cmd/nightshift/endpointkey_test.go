@@ -16,7 +16,7 @@ import (
 func TestRunAndNightPaceOneEndpointUnderOneLimiter(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-made-up-endpoint-test", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
 	getenv := func(k string) string { return env[k] }
-	b, err := modelFlags{provider: "anthropic", model: "m"}.resolve(getenv)
+	b, err := modelSpec{Model: runspec.Model{Provider: "anthropic", ModelName: "m"}}.resolve(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,20 +17,20 @@ import (
 // newEvalCmd is `nightshift eval [CASES]`: the judge measured on the
 // user's own model, with the provider flags of run.
 func newEvalCmd() *cobra.Command {
-	var f modelFlags
+	var f modelSpec
 	var retries int
 	var backoff time.Duration
 	cmd := eval.NewCmd(func(cmd *cobra.Command, spec string) (llm.Model, string, error) {
 		// --model is the old name of --judge-model: the judge is the only
 		// model eval uses.
-		if f.model != "" {
-			if spec != "" && spec != f.model {
+		if f.ModelName != "" {
+			if spec != "" && spec != f.ModelName {
 				return nil, "", usagef("--model is the old name of --judge-model: give the judge once, as --judge-model %s", spec)
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "nightshift: --model is deprecated for eval: use --judge-model MODEL or PROVIDER:MODEL")
-			spec, f.model = f.model, ""
+			spec, f.ModelName = f.ModelName, ""
 		}
-		if f.provider == "" && spec == "" && osGetenv("ANTHROPIC_API_KEY") == "" && osGetenv("OPENAI_API_KEY") == "" {
+		if f.Provider == "" && spec == "" && osGetenv("ANTHROPIC_API_KEY") == "" && osGetenv("OPENAI_API_KEY") == "" {
 			return nil, "", usagef("eval needs a judge model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider scripted --scenario verify/eval/testdata/judge.yaml")
 		}
 		m, name, err := f.build(osGetenv)
@@ -49,14 +49,14 @@ func newEvalCmd() *cobra.Command {
 		return calls.Model(m, nil, ""), name, nil
 	})
 	fl := cmd.Flags()
-	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
-	fl.StringVar(&f.model, "model", "", "the judge model: the old name of --judge-model")
+	fl.StringVar(&f.Provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
+	fl.StringVar(&f.ModelName, "model", "", "the judge model: the old name of --judge-model")
 	// Hidden, and the notice printed by hand: cobra's deprecation notice
 	// would go to stdout, which carries the report.
 	fl.MarkHidden("model") //nolint:errcheck // the flag exists: just defined
-	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL")
-	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted")
-	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
+	fl.StringVar(&f.BaseURL, "base-url", "", "provider base URL")
+	fl.StringVar(&f.Scenario, "scenario", "", "scenario file for --provider scripted")
+	fl.BoolVar(&f.Stream, "stream", false, "use the provider's streaming API")
 	fl.IntVar(&retries, "retries", retry.DefaultRetries, "retries per judge call after the first")
 	fl.DurationVar(&backoff, "backoff", time.Second, "first retry wait")
 	cmd.AddCommand(newEvalClaimsCmd(), newEvalReliabilityCmd())

@@ -33,7 +33,7 @@ const DefaultReliabilityRuns = 3
 // endpoint's (as eval's), the fault schedule's (as sim proxy's) and its own.
 // The tasks' run options come from the task file, as a batch's do.
 type reliabilityFlags struct {
-	modelFlags
+	modelSpec
 	faults   faultFlags
 	tasks    string
 	runs     int
@@ -77,11 +77,11 @@ result), 2 usage, 130 interrupted.`,
 	fl.IntVar(&f.parallel, "parallel", batch.DefaultParallel, "the most runs at once")
 	fl.StringVar(&f.work, "work", "", "new or empty folder for the runs' workspaces and logs (default: a new temporary folder)")
 	fl.BoolVar(&f.json, "json", false, "write the report as one JSON document instead of a table")
-	fl.StringVar(&f.provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
-	fl.StringVar(&f.model, "model", "", "model name (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
-	fl.StringVar(&f.baseURL, "base-url", "", "the endpoint's base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server")
-	fl.StringVar(&f.scenario, "scenario", "", "scenario file for --provider scripted (no faults: it runs in process)")
-	fl.BoolVar(&f.stream, "stream", false, "use the provider's streaming API")
+	fl.StringVar(&f.Provider, "provider", "", "anthropic|openai|scripted (default: from the keys set)")
+	fl.StringVar(&f.ModelName, "model", "", "model name (env NIGHTSHIFT_MODEL; default "+defaultModels()+")")
+	fl.StringVar(&f.BaseURL, "base-url", "", "the endpoint's base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL); with openai, any OpenAI-compatible server")
+	fl.StringVar(&f.Scenario, "scenario", "", "scenario file for --provider scripted (no faults: it runs in process)")
+	fl.BoolVar(&f.Stream, "stream", false, "use the provider's streaming API")
 	f.faults.add(cmd)
 	return cmd
 }
@@ -138,7 +138,7 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 
 	// Each condition's runner merges the specs with run's defaults and
 	// checks them (batchRunner); the merge is the same for both.
-	clean, cleanDone, err := reliabilityCondition(cmd, f, "clean", f.modelFlags, specs)
+	clean, cleanDone, err := reliabilityCondition(cmd, f, "clean", f.modelSpec, specs)
 	if err != nil {
 		return err
 	}
@@ -150,16 +150,16 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 			return err
 		}
 		defer stop()
-		mf := f.modelFlags
-		mf.baseURL = url
-		if endpoint.provider == "openai" && mf.maxTokensField == "" {
+		mf := f.modelSpec
+		mf.BaseURL = url
+		if endpoint.provider == "openai" && mf.MaxTokensField == "" {
 			// The cap goes in the field the endpoint behind the proxy
 			// takes, not the one a loopback server gets by default
 			// (llm/openai's rule: OpenAI's own API wants
 			// max_completion_tokens).
-			mf.maxTokensField = openai.FieldMaxTokens
+			mf.MaxTokensField = openai.FieldMaxTokens
 			if u, err := neturl.Parse(upstream); err == nil && u.Hostname() == "api.openai.com" {
-				mf.maxTokensField = openai.FieldMaxCompletionTokens
+				mf.MaxTokensField = openai.FieldMaxCompletionTokens
 			}
 		}
 		faulted, faultedDone, err := reliabilityCondition(cmd, f, "faults", mf, specs)
@@ -202,10 +202,10 @@ func runReliability(cmd *cobra.Command, f *reliabilityFlags) error {
 // (batchRunner, which merges specs with run's defaults and checks them),
 // from run's defaults and the model flags mf, each run's retries counted
 // from its events.
-func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, mf modelFlags, specs []*taskfile.Spec) (reliability.Condition, func(), error) {
+func reliabilityCondition(cmd *cobra.Command, f *reliabilityFlags, name string, mf modelSpec, specs []*taskfile.Spec) (reliability.Condition, func(), error) {
 	bf := defaultBatchFlags()
 	m, stall := &bf.spec.Model, runspec.Duration(mf.stall)
-	m.Provider, m.ModelName, m.BaseURL, m.Scenario, m.Stream, m.MaxTokensField = mf.provider, mf.model, mf.baseURL, mf.scenario, mf.stream, mf.maxTokensField
+	*m = mf.Model
 	bf.spec.Stall = &stall
 	bf.parallel = f.parallel
 	// Each run is measured on its own: the endpoint's circuit breaker,

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/nightshift-dev/nightshift/runspec"
+)
 
 // Regression (issue 11): `ANTHROPIC_API_KEY=… nightshift run --base-url
 // $URL --judge-model anthropic:claude-haiku-4-5` sent the judge's request,
@@ -12,14 +16,14 @@ func TestTheJudgeUsesTheWorkersEndpointOnTheWorkersProvider(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	tests := []struct {
 		name  string
-		flags modelFlags
+		flags modelSpec
 		judge string
 		want  string
 	}{
-		{"the provider inferred from the key, the judge named with it", modelFlags{baseURL: url}, "anthropic:claude-haiku-4-5", url},
-		{"the provider given with --provider", modelFlags{provider: "anthropic", baseURL: url}, "anthropic:claude-haiku-4-5", url},
-		{"a judge named by model alone", modelFlags{baseURL: url}, "claude-haiku-4-5", url},
-		{"a judge on another provider uses that provider's own base URL", modelFlags{baseURL: url}, "openai:gpt-4o-mini", "https://openai.internal.example"},
+		{"the provider inferred from the key, the judge named with it", modelSpec{Model: runspec.Model{BaseURL: url}}, "anthropic:claude-haiku-4-5", url},
+		{"the provider given with --provider", modelSpec{Model: runspec.Model{Provider: "anthropic", BaseURL: url}}, "anthropic:claude-haiku-4-5", url},
+		{"a judge named by model alone", modelSpec{Model: runspec.Model{BaseURL: url}}, "claude-haiku-4-5", url},
+		{"a judge on another provider uses that provider's own base URL", modelSpec{Model: runspec.Model{BaseURL: url}}, "openai:gpt-4o-mini", "https://openai.internal.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +39,7 @@ func TestTheJudgeUsesTheWorkersEndpointOnTheWorkersProvider(t *testing.T) {
 	// With no base URL of its own, a judge on another provider goes to
 	// that provider's public API, not to the worker's --base-url.
 	delete(env, "OPENAI_BASE_URL")
-	jb, err := modelFlags{baseURL: url}.judge("openai:gpt-4o-mini", getenv)
+	jb, err := modelSpec{Model: runspec.Model{BaseURL: url}}.judge("openai:gpt-4o-mini", getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ func TestAResumedRunKeepsItsMCPEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, got, err := recordedConfig(&lifecycle.Checkpoint{Settings: raw}, t.TempDir())
+	rec := recordedForm(spec, "scripted", "scripted") // the spec the checkpoint keeps
+	_, got, err := recordedConfig(&lifecycle.Checkpoint{Settings: raw, Spec: &rec}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,16 +17,12 @@ import (
 	"github.com/nightshift-dev/nightshift/runspec"
 )
 
-// modelFlags are the flags that choose a model.
-type modelFlags struct {
-	provider string
-	model    string
-	baseURL  string
-	scenario string
-	stream   bool
-	// maxTokensField is --max-tokens-field: which request field carries
-	// the output cap on the OpenAI wire ("" = the endpoint's default).
-	maxTokensField string
+// modelSpec is a model as it is resolved to a live one: a spec's model
+// group (runspec.Model, which the flags --provider, --model, --base-url,
+// --scenario, --stream and --max-tokens-field are bound to), and what the
+// resolution adds.
+type modelSpec struct {
+	runspec.Model
 	// stall is --stall: a stream quiet this long is cancelled and retried
 	// (0: the providers' default, 2m; negative: never).
 	stall time.Duration
@@ -63,7 +59,7 @@ func resolveProvider(p string, getenv func(string) string) (string, error) {
 }
 
 // build returns the model the flags describe and the model name to send.
-func (f modelFlags) build(getenv func(string) string) (llm.Model, string, error) {
+func (f modelSpec) build(getenv func(string) string) (llm.Model, string, error) {
 	b, err := f.resolve(getenv)
 	if err != nil {
 		return nil, "", err
@@ -100,12 +96,12 @@ func (b *built) target() string {
 }
 
 // resolve builds the model and names its credential.
-func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
-	p, err := resolveProvider(f.provider, getenv)
+func (f modelSpec) resolve(getenv func(string) string) (*built, error) {
+	p, err := resolveProvider(f.Provider, getenv)
 	if err != nil {
 		return nil, err
 	}
-	if f.maxTokensField != "" && p != "openai" {
+	if f.MaxTokensField != "" && p != "openai" {
 		return nil, usagef("--max-tokens-field is for the OpenAI wire (--provider openai), not %s", p)
 	}
 	m, name, err := f.buildProvider(p, getenv)
@@ -115,16 +111,16 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 	b := &built{model: m, name: name, provider: p}
 	switch p {
 	case "anthropic":
-		b.baseURL = cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL"))
+		b.baseURL = cmp.Or(f.BaseURL, getenv("ANTHROPIC_BASE_URL"))
 		b.credential = getenv("ANTHROPIC_API_KEY")
 	case "openai":
-		b.baseURL = cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL"))
+		b.baseURL = cmp.Or(f.BaseURL, getenv("OPENAI_BASE_URL"))
 		b.credential = getenv("OPENAI_API_KEY")
 	default:
 		// A scenario is its own "server": its file, wherever it is
 		// named from.
-		b.credential = f.scenario
-		if abs, err := filepath.Abs(f.scenario); err == nil {
+		b.credential = f.Scenario
+		if abs, err := filepath.Abs(f.Scenario); err == nil {
 			b.credential = abs
 		}
 	}
@@ -135,8 +131,8 @@ func (f modelFlags) resolve(getenv func(string) string) (*built, error) {
 }
 
 // buildProvider constructs provider p's model.
-func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
-	name := f.model
+func (f modelSpec) buildProvider(p string, getenv func(string) string) (llm.Model, string, error) {
+	name := f.ModelName
 	if name == "" && f.role == "" && !f.other {
 		// NIGHTSHIFT_MODEL names the worker's model, never one on another
 		// provider (a fallback named "openai:" is that provider's default).
@@ -150,37 +146,37 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 	}
 	switch p {
 	case "scripted":
-		if f.scenario == "" {
+		if f.Scenario == "" {
 			return nil, "", usagef("--provider scripted needs --scenario FILE (the format is in docs/scenarios.md)")
 		}
-		m, err := provider.Build(provider.Config{Provider: p, Scenario: f.scenario})
+		m, err := provider.Build(provider.Config{Provider: p, Scenario: f.Scenario})
 		if err != nil {
-			return nil, "", scenarioError(f.scenario, err)
+			return nil, "", scenarioError(f.Scenario, err)
 		}
 		return m, cmp.Or(name, "scripted"), nil
 	case "anthropic":
 		key := getenv("ANTHROPIC_API_KEY")
-		if key == "" && f.baseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
+		if key == "" && f.BaseURL == "" && getenv("ANTHROPIC_BASE_URL") == "" {
 			if f.other {
 				return nil, "", usagef("the anthropic provider needs ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for a compatible server (--base-url is the worker's)")
 			}
 			return nil, "", usagef("--provider anthropic needs ANTHROPIC_API_KEY (or use --provider scripted --scenario FILE)")
 		}
-		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.stream, Stall: f.stall})
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.BaseURL, getenv("ANTHROPIC_BASE_URL")), Model: name, Stream: f.Stream, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
 		return c, name, nil
 	default:
 		key := getenv("OPENAI_API_KEY")
-		if key == "" && f.baseURL == "" && getenv("OPENAI_BASE_URL") == "" {
+		if key == "" && f.BaseURL == "" && getenv("OPENAI_BASE_URL") == "" {
 			if f.other {
 				return nil, "", usagef("the openai provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (--base-url is the worker's)")
 			}
 			return nil, "", usagef("--provider openai needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server (or use --provider scripted --scenario FILE)")
 		}
-		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.baseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.stream,
-			MaxTokensField: f.maxTokensField, Stall: f.stall})
+		c, err := provider.Build(provider.Config{Provider: p, APIKey: key, BaseURL: cmp.Or(f.BaseURL, getenv("OPENAI_BASE_URL")), Model: name, Stream: f.Stream,
+			MaxTokensField: f.MaxTokensField, Stall: f.stall})
 		if err != nil {
 			return nil, "", usageError(err)
 		}
@@ -198,33 +194,33 @@ func (f modelFlags) buildProvider(p string, getenv func(string) string) (llm.Mod
 // judge's request, key included, went to the public API instead). A judge
 // on another provider calls that provider's own *_BASE_URL, or its public
 // API: --base-url belongs to the worker's.
-func (f modelFlags) judgeFlags(spec string, getenv func(string) string) (jf modelFlags, ok bool) {
+func (f modelSpec) judgeFlags(spec string, getenv func(string) string) (jf modelSpec, ok bool) {
 	if spec == "" {
 		return f, false
 	}
 	jf = f
-	worker, err := resolveProvider(f.provider, getenv)
+	worker, err := resolveProvider(f.Provider, getenv)
 	if err == nil {
-		jf.provider = worker
+		jf.Provider = worker
 	}
 	// PROVIDER:MODEL is read once, by the registry (checkModelSpec
 	// refused a provider with a typo before this).
 	if p, m, _ := runspec.ParseModelRef(spec); p != "" {
-		if p != jf.provider {
+		if p != jf.Provider {
 			// A base URL and a cap field belong to the worker's provider.
-			jf.baseURL, jf.maxTokensField = "", ""
+			jf.BaseURL, jf.MaxTokensField = "", ""
 			jf.other = true
 		}
-		jf.provider, jf.model = p, m
+		jf.Provider, jf.ModelName = p, m
 	} else {
-		jf.model = spec
+		jf.ModelName = spec
 	}
 	return jf, true
 }
 
 // judgeModel resolves --judge-model to a model and its name; "" is the
 // worker's own.
-func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string, getenv func(string) string) (llm.Model, string, error) {
+func (f modelSpec) judgeModel(spec string, worker llm.Model, workerName string, getenv func(string) string) (llm.Model, string, error) {
 	jb, err := f.judge(spec, getenv)
 	if err != nil {
 		return nil, "", err
@@ -237,7 +233,7 @@ func (f modelFlags) judgeModel(spec string, worker llm.Model, workerName string,
 
 // judge builds the model --judge-model names, or returns nil for the
 // worker's own.
-func (f modelFlags) judge(spec string, getenv func(string) string) (*built, error) {
+func (f modelSpec) judge(spec string, getenv func(string) string) (*built, error) {
 	if err := checkModelSpec("--judge-model", spec); err != nil {
 		return nil, err
 	}

@@ -23,14 +23,16 @@ import (
 )
 
 // runSettings is what `nightshift run` and batch record in a run's
-// checkpoint (lifecycle.Config.Settings): the run spec the run started
-// with, the flags laid over its task file (the resolved provider and
-// model name, and every path, made absolute in it), and the process's
-// own settings beside it, so that `nightshift run --resume RUN` builds
-// the same configuration from anywhere. No key is recorded: they come
-// from the environment, as they did.
+// checkpoint (lifecycle.Config.Settings) beside the run spec, which the
+// checkpoint keeps once, as the lifecycle read it (lifecycle.Checkpoint.Spec:
+// recordedForm): the process's own settings, so that `nightshift run
+// --resume RUN` builds the same configuration from anywhere. No key is
+// recorded: they come from the environment, as they did.
 type runSettings struct {
-	Spec      *taskfile.Spec `json:"spec"`
+	// Spec is where a checkpoint written before the lifecycle kept the
+	// spec (Checkpoint.Spec) held it, the flags laid over its task file:
+	// read from such a checkpoint, never written.
+	Spec      *taskfile.Spec `json:"spec,omitempty"`
 	Events    string         `json:"events,omitempty"`
 	KeepState time.Duration  `json:"keep_state"`
 	Dir       string         `json:"dir"`
@@ -56,22 +58,33 @@ type recordedInput struct {
 	Content []byte `json:"content"`
 }
 
-// settingsOf records the configuration of a run about to start: its
-// spec, with the provider the environment chose and the model name the
-// run sends (a resume must not choose others because a key was set
-// since), and its paths made absolute.
+// settingsOf records the process's settings of a run about to start,
+// and the files its spec reads as they are now (inputsOf). The spec
+// itself is recorded once, by the lifecycle (cfg.Spec, recordedForm).
 func settingsOf(f *runFlags, spec *taskfile.Spec, dir, model string) (json.RawMessage, error) {
 	cp := *spec
-	cp.Spec = spec.Spec.Clone()
+	cp.Spec = recordedForm(spec, spec.Provider, model)
+	s := runSettings{Events: absPath(f.events), KeepState: f.keepState, Dir: absPath(dir), BaseDir: absPath(spec.BaseDir)}
+	s.Inputs = inputsOf(&cp)
+	return json.Marshal(s)
+}
+
+// recordedForm is the spec of a run as the lifecycle reads it and its
+// checkpoint records it (lifecycle.Checkpoint.Spec, the one record of
+// it): spec's, with the provider the environment chose and the model
+// name the run sends (a resume must not choose others because a key was
+// set since), its paths made absolute, and its verify rounds in the
+// lifecycle's terms (the CLI's 0, none, is its -1).
+func recordedForm(spec *taskfile.Spec, provider, model string) runspec.Spec {
+	cp := spec.Spec.Clone()
 	cp.OutputSchema, cp.ModelsFile = absPath(cp.OutputSchema), absPath(cp.ModelsFile)
 	cp.Scenario, cp.OtelFile = absPath(cp.Scenario), absPath(cp.OtelFile)
 	cp.ModelName = model
-	if p, err := resolveProvider(cp.Provider, osGetenv); err == nil {
+	if p, err := resolveProvider(provider, osGetenv); err == nil {
 		cp.Provider = p
 	}
-	s := runSettings{Spec: &cp, Events: absPath(f.events), KeepState: f.keepState, Dir: absPath(dir), BaseDir: absPath(spec.BaseDir)}
-	s.Inputs = inputsOf(&cp)
-	return json.Marshal(s)
+	cp.MaxVerifyRounds = verifyRounds(cp.MaxVerifyRounds)
+	return cp
 }
 
 func absPath(p string) string {
@@ -117,7 +130,7 @@ func runResume(cmd *cobra.Command, f *runFlags, task string) error {
 		return err
 	}
 	cfg.Dir = dir
-	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.ModelName); err != nil {
+	if cfg.Settings, err = settingsOf(g, spec, dir, cfg.Spec.ModelName); err != nil {
 		return err
 	}
 	done, err := g.attach(cmd, &cfg, &spec.Spec)
@@ -222,10 +235,18 @@ var errNoSettings = errors.New("no recorded configuration")
 // configuration was built from and the process's settings beside it.
 func recordedConfig(ck *lifecycle.Checkpoint, stateDir string) (*runFlags, *taskfile.Spec, error) {
 	var s runSettings
-	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil || s.Spec == nil {
+	if len(ck.Settings) == 0 || json.Unmarshal(ck.Settings, &s) != nil {
 		return nil, nil, errNoSettings
 	}
-	spec := s.Spec
+	spec := s.Spec // a checkpoint of an earlier version's
+	if spec == nil {
+		if ck.Spec == nil {
+			return nil, nil, errNoSettings
+		}
+		spec = &taskfile.Spec{Task: ck.Task, Spec: ck.Spec.Clone()}
+		// The lifecycle's -1 (none) is the CLI's 0.
+		spec.MaxVerifyRounds = max(spec.MaxVerifyRounds, 0)
+	}
 	spec.BaseDir = s.BaseDir
 	spec.Provider, spec.ModelName = cmp.Or(spec.Provider, s.Provider), cmp.Or(spec.ModelName, s.Model)
 	spec.Checks = slices.Clone(spec.Checks)

@@ -170,7 +170,7 @@ func runTask(cmd *cobra.Command, f *runFlags, task string) error {
 		return err
 	}
 	cfg.Dir = dir
-	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.ModelName); err != nil {
+	if cfg.Settings, err = settingsOf(f, spec, cfg.Dir, cfg.Spec.ModelName); err != nil {
 		return err
 	}
 	done, err := f.attach(cmd, &cfg, &spec.Spec)

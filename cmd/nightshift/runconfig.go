@@ -36,7 +36,7 @@ import (
 // the exit table. The workspace, the events and the asker are the
 // caller's. Every problem found here is a usage error: nothing has run.
 func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (lifecycle.Config, error) {
-	mf := modelFlagsOf(&spec.Spec)
+	mf := modelSpecOf(&spec.Spec)
 	if mf.stall == 0 {
 		mf.stall = -1 // a person's --stall 0: never (the provider's 0 is its default)
 	}
@@ -47,16 +47,14 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if spec.RetryBudget < 0 {
 		return lifecycle.Config{}, usagef("--retry-budget must not be negative")
 	}
-	policy, err := gate.ParsePolicy(spec.Approve...)
-	if err != nil {
+	if _, err := gate.ParsePolicy(spec.Approve...); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
 	v, judgeLimiter, judge, err := buildVerifier(mf, spec, b, limiters)
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
-	sbc, err := sandboxConfig(spec)
-	if err != nil {
+	if _, err := sandboxConfig(spec); err != nil {
 		return lifecycle.Config{}, err
 	}
 	// Their messages name the flag and the key (the spec lays them).
@@ -100,32 +98,31 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err != nil {
 		return lifecycle.Config{}, err
 	}
+	// The spec the lifecycle reads, and records in the run's checkpoint:
+	// the task's, with the model as resolved (recordedForm).
+	run := recordedForm(spec, b.provider, b.name)
 	cfg := lifecycle.Config{
-		Model:           b.model,
-		ModelName:       b.name,
-		Policy:          policy,
-		MaxVerifyRounds: verifyRounds(spec.MaxVerifyRounds),
+		Spec:  &run,
+		Model: b.model,
+		// The spec's retries, backoff and retry budget the lifecycle
+		// lays over the policy (lifecycle.Config.Retry).
 		Retry: retry.Policy{
-			Retries:     retry.Count(*spec.Retries),
-			Backoff:     spec.Backoff.D(),
-			Budget:      spec.RetryBudget.D(),
 			CallTimeout: callTimeout,
 			Limiter:     limiters.For(b.endpoint, b.credential),
 			Breaker:     breakersFor(f.stateDir).For(b.endpoint, b.credential, breakerConfig(&spec.Spec)),
 		},
-		Price:         price,
-		JudgePrice:    judgePrice,
-		JudgeLimiter:  judgeLimiter,
-		JudgeBreaker:  judgeBreaker(f, spec, judge),
-		OutputSchema:  schema,
-		Verifier:      v,
-		Exit:          exitFor,
-		StateBase:     f.stateDir,
-		KeepState:     keepState(f.keepState),
-		ContextWindow: contextWindow(spec, b, table),
-		Fallback:      fb,
-		Sandbox:       sbc,
-		Start:         append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
+		Price:        price,
+		JudgePrice:   judgePrice,
+		JudgeLimiter: judgeLimiter,
+		JudgeBreaker: judgeBreaker(f, spec, judge),
+		OutputSchema: schema,
+		Verifier:     v,
+		Exit:         exitFor,
+		StateBase:    f.stateDir,
+		KeepState:    keepState(f.keepState),
+		ModelWindow:  tableWindow(table, b),
+		Fallback:     fb,
+		Start:        append(append(judgeOf(judge).fields(), fbStart...), windowField(spec, b, table)...),
 	}
 	// The spec's limits, gate, sandbox and end wishes: the lifecycle
 	// takes the spec itself (the per-reply call cap among them), and
@@ -134,7 +131,6 @@ func runConfig(f *runFlags, spec *taskfile.Spec, limiters *retry.Limiters) (life
 	if err := specWithoutRules(&spec.Spec).Validate(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
-	cfg.Spec = &spec.Spec
 	if cfg, err = cfg.WithSpec(); err != nil {
 		return lifecycle.Config{}, usageError(err)
 	}
@@ -152,11 +148,10 @@ func specWithoutRules(s *runspec.Spec) *runspec.Spec {
 	return &c
 }
 
-// modelFlagsOf is the model group of a spec as the model's resolution
-// takes it (modelFlags.resolve), its stall watch's nil the default.
-func modelFlagsOf(s *runspec.Spec) modelFlags {
-	return modelFlags{provider: s.Provider, model: s.ModelName, baseURL: s.BaseURL, scenario: s.Scenario,
-		stream: s.Stream, maxTokensField: s.MaxTokensField, stall: specDuration(s.Stall, defaultStall)}
+// modelSpecOf is the model group of a spec as the model's resolution
+// takes it (modelSpec.resolve), its stall watch's nil the default.
+func modelSpecOf(s *runspec.Spec) modelSpec {
+	return modelSpec{Model: s.Model, stall: specDuration(s.Stall, defaultStall)}
 }
 
 // specDuration is a spec's optional duration: def when it is not set.
@@ -165,16 +160,6 @@ func specDuration(d *runspec.Duration, def time.Duration) time.Duration {
 		return def
 	}
 	return d.D()
-}
-
-// contextWindow is the worker's context window: the spec's
-// (--context-window), else the model table's, else 0 (unknown: no
-// compaction).
-func contextWindow(spec *taskfile.Spec, worker *built, table *models.Table) int {
-	if spec.ContextWindow > 0 {
-		return spec.ContextWindow
-	}
-	return tableWindow(table, worker)
 }
 
 // tableWindow is a built model's context window in the model table, 0
@@ -193,7 +178,7 @@ func tableWindow(table *models.Table, m *built) int {
 // limiter and its price. The start event's fields say where its calls
 // go, as they say where the judge's do. It gets its endpoint's circuit
 // breaker too.
-func fallbackOf(mf modelFlags, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters, breakers *breaker.Breakers) (*agent.Fallback, []agent.StartField, error) {
+func fallbackOf(mf modelSpec, spec *taskfile.Spec, worker *built, table *models.Table, limiters *retry.Limiters, breakers *breaker.Breakers) (*agent.Fallback, []agent.StartField, error) {
 	if err := checkModelSpec("--fallback-model", spec.FallbackModel); err != nil {
 		return nil, nil, err
 	}
@@ -260,8 +245,8 @@ func keepState(d time.Duration) time.Duration {
 	return d
 }
 
-// verifyRounds maps the user's count (0 = none) onto the lifecycle's (0 =
-// default, negative = none).
+// verifyRounds maps the user's count (0 = none) onto the lifecycle's spec
+// (0 = default, negative = none).
 func verifyRounds(n int) int {
 	if n == 0 {
 		return -1
@@ -313,7 +298,7 @@ func checkDir(dir string) error {
 // before the run starts) and sets up the judge.
 // A judge on another credential gets that credential's limiter; nil
 // means the worker's.
-func buildVerifier(mf modelFlags, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
+func buildVerifier(mf modelSpec, spec *taskfile.Spec, worker *built, limiters *retry.Limiters) (*verify.Verifier, *retry.Limiter, *built, error) {
 	v := &verify.Verifier{NoClaims: spec.Claims != nil && !*spec.Claims}
 	for _, c := range spec.Checks {
 		r, err := verify.ParseRule(c, spec.BaseDir)

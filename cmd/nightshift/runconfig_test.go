@@ -33,7 +33,7 @@ func TestRunConfigBoundsEveryCall(t *testing.T) {
 		if cfg.Retry.CallTimeout != want {
 			t.Errorf("stream %v: call timeout %s, want %s", stream, cfg.Retry.CallTimeout, want)
 		}
-		if cfg.Budget.Tokens != 1000 || cfg.Timeout != time.Hour || cfg.LoopLimit != -1 || !cfg.RollbackOnInterrupt {
+		if s := cfg.Spec; s.BudgetTokens != 1000 || s.Timeout.D() != time.Hour || *s.LoopLimit != -1 || !s.RollbackOnInterrupt {
 			t.Errorf("config %+v", cfg)
 		}
 		if c := cfg.Price(llm.Usage{InputTokens: 1000, OutputTokens: 1000}); !c.Known() {
@@ -64,7 +64,7 @@ func TestARunCompactsAtTheFallbacksSmallerWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ContextWindow != 200000 || cfg.Fallback == nil || cfg.Fallback.ContextWindow != 8000 {
-		t.Errorf("worker's window %d, fallback %+v; want 200000 and 8000", cfg.ContextWindow, cfg.Fallback)
+	if cfg.ModelWindow != 200000 || cfg.Fallback == nil || cfg.Fallback.ContextWindow != 8000 {
+		t.Errorf("worker's window %d, fallback %+v; want 200000 and 8000", cfg.ModelWindow, cfg.Fallback)
 	}
 }
