@@ -1,23 +1,21 @@
 package tracing
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
@@ -67,7 +65,11 @@ func Start(ctx context.Context, s Setup) (*Tracer, func(context.Context) error, 
 	}
 	var opts []sdktrace.TracerProviderOption
 	if otlp {
-		exp, err := otlptracehttp.New(ctx)
+		c, err := newHTTPClient(getenv)
+		if err != nil {
+			return nil, noop, fmt.Errorf("%w: OTLP exporter: %w", ErrConfig, err)
+		}
+		exp, err := otlptrace.New(ctx, c)
 		if err != nil {
 			return nil, noop, fmt.Errorf("%w: OTLP exporter: %w", ErrConfig, err)
 		}
@@ -145,47 +147,33 @@ func wantOTLP(on bool, getenv func(string) string) (bool, error) {
 
 // FileExporter returns an exporter that appends each batch of spans to w
 // as one line of OTLP JSON, the OpenTelemetry file exporter's format
-// (which the collector's otlpjsonfile receiver reads). It is the
-// OTLP/HTTP exporter's own JSON encoding, handed to w instead of a
-// collector, so the file holds exactly what a collector would receive.
+// (which the collector's otlpjsonfile receiver reads): what the OTLP/HTTP
+// exporter would send a collector with http/json, one
+// ExportTraceServiceRequest a line.
 func FileExporter(ctx context.Context, w io.Writer) (sdktrace.SpanExporter, error) {
-	exp, err := otlptracehttp.New(ctx,
-		otlptracehttp.WithEndpointURL("http://otel-file.invalid/v1/traces"),
-		otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON),
-		otlptracehttp.WithCompression(otlptracehttp.NoCompression),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-		otlptracehttp.WithHeaders(map[string]string{}),
-		otlptracehttp.WithHTTPClient(&http.Client{Transport: &fileTransport{w: w}, Timeout: 30 * time.Second}),
-	)
+	exp, err := otlptrace.New(ctx, &fileClient{w: w})
 	if err != nil {
 		return nil, fmt.Errorf("%w: --otel-file: %w", ErrConfig, err)
 	}
 	return exp, nil
 }
 
-// fileTransport answers the exporter's requests itself, writing their
-// bodies to w.
-type fileTransport struct {
+// fileClient writes each batch to w.
+type fileClient struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (t *fileTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	body, err := io.ReadAll(r.Body)
-	r.Body.Close()
+func (c *fileClient) Start(context.Context) error { return nil }
+func (c *fileClient) Stop(context.Context) error  { return nil }
+
+func (c *fileClient) UploadTraces(_ context.Context, spans []*tracepb.ResourceSpans) error {
+	line, err := otlpJSON((&tracepb.TracesData{ResourceSpans: spans}).ProtoReflect())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t.mu.Lock()
-	_, err = t.w.Write(append(bytes.TrimSpace(body), '\n'))
-	t.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  http.Header{"Content-Type": []string{"application/json"}},
-		Body:    io.NopCloser(strings.NewReader("{}")),
-		Request: r,
-	}, nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err = c.w.Write(append(line, '\n'))
+	return err
 }

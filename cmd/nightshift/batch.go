@@ -22,7 +22,6 @@ import (
 	"github.com/nightshift-dev/nightshift/llm"
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
-	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/taskfile"
 )
 
@@ -287,7 +286,7 @@ func checkSpec(base lifecycle.Config, s *taskfile.Spec) (warnings []string, err 
 		return nil, err
 	}
 	sbc.Dir = "."
-	sb, err := sandbox.New(sbc)
+	sb, err := checkSandbox(sbc, base.StateBase)
 	if err != nil {
 		return nil, err
 	}

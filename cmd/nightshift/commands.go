@@ -14,6 +14,7 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/runspec"
 	"github.com/nightshift-dev/nightshift/sandbox"
+	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/taskfile"
 	"github.com/nightshift-dev/nightshift/tool/command"
 	"github.com/nightshift-dev/nightshift/tool/fs"
@@ -54,6 +55,25 @@ func sandboxConfig(spec *taskfile.Spec) (sandbox.Config, error) {
 	}
 	return sbc, nil
 }
+
+// checkSandbox makes sbc's sandbox to see that it can be had (bubblewrap
+// for --sandbox bwrap, no credential in Env) and what it warns, before a
+// batch or a night starts its work. Its probe of bubblewrap keeps its
+// success in the state directory stateBase (statedir.Base), as a run's
+// does (lifecycle): without it, every batch and night paid for the probe
+// at its start, and this process's later runs took that probe's result
+// without keeping it for the next process.
+func checkSandbox(sbc sandbox.Config, stateBase string) (*sandbox.Sandbox, error) {
+	if sbc.ProbeCache == "" {
+		if b, err := statedir.Base(stateBase); err == nil {
+			sbc.ProbeCache = sandbox.ProbeCacheFile(b)
+		}
+	}
+	return newSandbox(sbc)
+}
+
+// newSandbox is sandbox.New; tests see the configs checkSandbox gives.
+var newSandbox = sandbox.New
 
 // commandTimeout returns the spec's command timeout; 0 is the default.
 func commandTimeout(spec *taskfile.Spec) (time.Duration, error) {

@@ -24,7 +24,6 @@ import (
 	"github.com/nightshift-dev/nightshift/redact"
 	"github.com/nightshift-dev/nightshift/retry"
 	"github.com/nightshift-dev/nightshift/runspec"
-	"github.com/nightshift-dev/nightshift/sandbox"
 	"github.com/nightshift-dev/nightshift/statedir"
 	"github.com/nightshift-dev/nightshift/tracing"
 )
@@ -231,7 +230,7 @@ func setUpNights(cmd *cobra.Command, path, db, stateDir string, otel *runspec.Ec
 	// not once per builder step.
 	sbc, _ := p.BuilderCommands()
 	sbc.Dir = "."
-	sb, err := sandbox.New(sbc)
+	sb, err := checkSandbox(sbc, stateDir)
 	if err != nil {
 		return s, usageError(fmt.Errorf("%s: roles.builder: %w", path, err))
 	}

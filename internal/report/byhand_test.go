@@ -88,6 +88,7 @@ func TestAFailureByHandBetweenNightsCounts(t *testing.T) {
 	if err := r.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
+	samePage(t, r)
 	for _, want := range []string{`<h3>Recorded by hand after the night (1)</h3>`, `<td>the projection is wrong</td>`,
 		`<g class="gridrow" data-row="by hand, after" data-total="1">`} {
 		if !strings.Contains(page.String(), want) {

@@ -1,61 +1,136 @@
 package report
 
 import (
+	"bufio"
 	"cmp"
-	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nightshift-dev/nightshift/gate"
 	"github.com/nightshift-dev/nightshift/ledger"
 )
 
-//go:embed page.gohtml
-var pageSource string
-
-// page is the parsed page.gohtml, parsed when a report is first written:
-// parsing it cost every start of nightshift (a run, --help) 250 KB and
-// 5,000 allocations.
-var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Funcs(template.FuncMap{
-		"f":       func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-		"stamp":   stamp,
-		"hm":      func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
-		"escape":  gate.Escape,
-		"dur":     func(d time.Duration) string { return roundDur(d).String() },
-		"plural":  plural,
-		"join":    strings.Join,
-		"sub":     func(a, b int) int { return a - b },
-		"add":     func(a, b int) int { return a + b },
-		"out":     func(m map[Outcome]int, o string) int { return m[Outcome(o)] },
-		"role":    func(m map[ledger.Role]int, r string) int { return m[ledger.Role(r)] },
-		"scopes":  scopesText,
-		"cost":    shortCost,
-		"kind":    func(k string) string { return kindText[k] },
-		"clipped": func(s string) bool { return len([]rune(s)) > TitleRunes },
-		"clip":    clipTitle,
-		"runes":   func(s string) int { return len([]rune(s)) },
-		"human":   Human,
-		"silent":  silentNightText,
-	}).Parse(pageSource))
-})
-
 // HTML writes the report as one page that stands on its own: what needs a
 // person first, the last night's timeline, the trend charts across nights
 // and every night's account, with inline SVG and CSS only (no request
 // leaves the page), readable in dark mode and in print.
+//
+// The page is written by page.go, Go translated from the html/template
+// testdata/page.gohtml and byte for byte what that template writes
+// (TestThePageIsTheTemplatesPage). A binary that can execute a template
+// keeps every exported method of every type it links, since the linker
+// cannot tell which one a template names (issue 23, item 10).
 func (r *Report) HTML(w io.Writer) error {
-	return page().Execute(w, r.view())
+	pw := &pageWriter{w: bufio.NewWriterSize(w, 32<<10)}
+	pw.page(r.view())
+	if pw.err == nil {
+		pw.err = pw.w.Flush()
+	}
+	return pw.err
 }
 
-// pageView is what page.gohtml writes.
+// pageWriter writes the page, keeping the first error.
+type pageWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+// s writes the page's own text.
+func (w *pageWriter) s(text string) {
+	if w.err == nil {
+		_, w.err = w.w.WriteString(text)
+	}
+}
+
+// v writes a value as html/template writes one in text, in a quoted
+// attribute and in a title: as fmt.Sprint prints it, escaped.
+func (w *pageWriter) v(x any) {
+	s, ok := x.(string)
+	if !ok {
+		if reflect.ValueOf(x).Kind() == reflect.Func {
+			panic("report: the page writes a method value, not its result") // a translation's mistake
+		}
+		s = fmt.Sprint(x)
+	}
+	if w.err != nil {
+		return
+	}
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case 0:
+			esc = "\uFFFD"
+		case '"':
+			esc = "&#34;"
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '+':
+			esc = "&#43;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		default:
+			continue
+		}
+		w.w.WriteString(s[last:i]) //nolint:errcheck // bufio keeps its error for Flush
+		w.w.WriteString(esc)       //nolint:errcheck
+		last = i + 1
+	}
+	_, w.err = w.w.WriteString(s[last:])
+}
+
+// truth is text/template's truth of a value, for {{if}} and {{with}}:
+// false for false, 0, a nil pointer and an empty string, slice or map.
+func truth(x any) bool {
+	switch x := x.(type) {
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	}
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Invalid:
+		return false
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() > 0
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() != 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() != 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() != 0
+	case reflect.Pointer, reflect.Interface, reflect.Chan:
+		return !v.IsNil()
+	case reflect.Struct:
+		return true
+	}
+	panic("report: the page tests a " + v.Kind().String()) // a translation's mistake
+}
+
+// The page's functions f and hm.
+func ff(v float64) string                       { return strconv.FormatFloat(v, 'f', 1, 64) }
+func hm(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") }
+
+// pageView is what the page writes.
 type pageView struct {
 	R     *Report
 	Loc   *time.Location

@@ -596,4 +596,5 @@ func TestNothingNeedsAPersonAndItSaysSo(t *testing.T) {
 	if err := r.HTML(&page); err != nil || !strings.Contains(page.String(), "Nothing needs a person.") {
 		t.Errorf("page (%v) does not say nothing needs a person", err)
 	}
+	samePage(t, r)
 }

@@ -211,6 +211,7 @@ func TestReport(t *testing.T) {
 		if err := r.HTML(&b); err != nil {
 			t.Fatal(err)
 		}
+		samePage(t, r)
 		page := b.String()
 		for _, want := range []string{`<section id="needs" class="" data-count="3">`, `<section id="timeline" data-night="2025-10-22" data-marks="0">`,
 			`<figure id="trend-steps" data-nights="3">`, `<figure id="trend-ends" data-nights="3">`, `<figure id="trend-failures" data-nights="3">`,
