@@ -39,7 +39,7 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if c == root && flagSet(c, "version") && !flagSet(c, "help") {
-			fmt.Fprintln(c.OutOrStdout(), buildVersion())
+			fmt.Fprintln(dataOut(c), buildVersion())
 			return
 		}
 		help(c, args)
