@@ -152,15 +152,6 @@ turns:
 	})
 }
 
-func mustPolicy(t *testing.T, rules ...string) gate.Policy {
-	t.Helper()
-	p, err := gate.ParsePolicy(rules...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestRunPutsEveryToolCallBeforeTheGate(t *testing.T) {
 	f := setup(t, `
 turns:
