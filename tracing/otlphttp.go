@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nightshift-dev/nightshift/clock"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -72,7 +73,7 @@ func newHTTPClient(getenv func(string) string) (*httpClient, error) {
 		}
 		return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + name))
 	}
-	c := &httpClient{url: "http://localhost:4318/v1/traces", timeout: 10 * time.Second, headers: map[string]string{}, wait: sleep}
+	c := &httpClient{url: "http://localhost:4318/v1/traces", timeout: 10 * time.Second, headers: map[string]string{}, wait: clock.Real{}.Sleep}
 	if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); v != "" {
 		c.url = v
 	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); v != "" {
@@ -301,16 +302,4 @@ func partialSuccess(b []byte) (rejected int64, msg string) {
 		b = b[n:]
 	}
 	return rejected, msg
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
