@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -39,11 +38,6 @@ func installCrashPoint() {
 	if at == 0 && logPath == "" && stall == "" {
 		return
 	}
-	// Main's own handler gets the signal too: each channel gets a copy.
-	sigs := make(chan os.Signal, 1)
-	if stall != "" {
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	}
 	var log *os.File
 	if logPath != "" {
 		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -65,7 +59,12 @@ func installCrashPoint() {
 		if name == stall {
 			stall = ""
 			fmt.Fprintln(os.Stderr, stalledAt+name)
-			<-sigs
+			// Main's handler cancels the command's context; the work
+			// goes on only once that is done, as it would had the
+			// signal come here (waiting for the signal itself raced
+			// with the cancel: the next check of the context could
+			// come first).
+			<-cancelledBySignal
 		}
 		if n == at {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/agent"
@@ -38,10 +39,21 @@ func Main() int {
 	// killing the process, the lines are lost, and a run goes on to its
 	// end, its record and its exit status. Killed, it stopped half done.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	go onSignals(sigs, cancel, terminal.Writer(os.Stderr), os.Exit)
+	go onSignals(sigs, func(cause error) {
+		cancel(cause)
+		signalCancelled()
+	}, terminal.Writer(os.Stderr), os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	return exitStatus(ctx, err, os.Stderr)
 }
+
+// cancelledBySignal is closed once the first signal has cancelled the
+// command's context: a crash point the tests stall at waits on it, so
+// that the work goes on only once it can see that it was stopped.
+var (
+	cancelledBySignal = make(chan struct{})
+	signalCancelled   = sync.OnceFunc(func() { close(cancelledBySignal) })
+)
 
 // onSignals cancels the command at the first signal, with an
 // *interrupted as the cause, and exits 130 at the second.
