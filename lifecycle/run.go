@@ -122,7 +122,15 @@ func run(ctx context.Context, cfg Config, task, resume string) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	sb.Prepare() // the look outside the workspace, once, before any step
+	// The look outside the workspace (the sandbox's bounded scan of the
+	// homes) is made when a command first needs it: each command and each
+	// check calls Prepare before its clock starts, so a run that starts
+	// no command never pays for it. MCP servers start under the sandbox
+	// before the first step, within their start's time limit: for them
+	// it is made now.
+	if len(cfg.MCP) > 0 {
+		sb.Prepare()
+	}
 	if cfg.Warn != nil {
 		for _, w := range sb.Warnings() {
 			cfg.Warn(w)
