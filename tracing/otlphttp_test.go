@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,40 +78,93 @@ func (b *bodies) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestOTLPJSONIsTheSDKs: the --otel-file lines and the http/json bodies
 // are byte for byte what the SDK's own OTLP/HTTP exporter encodes, which
-// nightshift used before (issue 23, item 10: it linked grpc).
+// nightshift used before (issue 23, item 10: it linked grpc). The SDK
+// groups spans by resource and scope through maps, so with several of
+// them the groups come in any order, in its output as in ours: those
+// are compared once their groups are sorted, and one resource with one
+// scope byte for byte.
 func TestOTLPJSONIsTheSDKs(t *testing.T) {
-	ctx := context.Background()
 	spans := someSpans(true)
+	t.Run("one resource, one scope", func(t *testing.T) {
+		ours, sdk := bothJSON(t, spans[:1])
+		if ours != sdk {
+			i := 0
+			for i < len(ours) && i < len(sdk) && ours[i] == sdk[i] {
+				i++
+			}
+			t.Fatalf("the line differs from byte %d:\n ours: %.300s\n  sdk: %.300s", i, ours[max(0, i-80):], sdk[max(0, i-80):])
+		}
+		if !strings.Contains(ours, `"traceId":"0AF70102030405060708090A0B0C0DFF"`) {
+			t.Errorf("no hex trace ID:\n%s", ours)
+		}
+	})
+	t.Run("two resources, three scopes", func(t *testing.T) {
+		ours, sdk := bothJSON(t, spans)
+		if got, want := groupsSorted(t, ours), groupsSorted(t, sdk); got != want {
+			t.Fatalf("the groups differ:\n ours: %s\n  sdk: %s", got, want)
+		}
+	})
+}
+
+// groupsSorted is an OTLP JSON line with its resourceSpans and each
+// one's scopeSpans in the order of their encodings.
+func groupsSorted(t *testing.T, line string) string {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(line))
+	d.UseNumber()
+	var v map[string]any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	sortByJSON := func(list []any) {
+		slices.SortFunc(list, func(a, b any) int {
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			return bytes.Compare(ja, jb)
+		})
+	}
+	rs, _ := v["resourceSpans"].([]any)
+	for _, r := range rs {
+		if m, ok := r.(map[string]any); ok {
+			if ss, ok := m["scopeSpans"].([]any); ok {
+				sortByJSON(ss)
+			}
+		}
+	}
+	sortByJSON(rs)
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// bothJSON encodes spans with nightshift's file exporter and with the
+// SDK's OTLP/HTTP exporter in JSON.
+func bothJSON(t *testing.T, spans []sdktrace.ReadOnlySpan) (ours, sdk string) {
+	t.Helper()
+	ctx := context.Background()
 	rt := &bodies{}
-	sdk, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL("http://x.invalid/v1/traces"), otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON),
+	sdkExp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL("http://x.invalid/v1/traces"), otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON),
 		otlptracehttp.WithHTTPClient(&http.Client{Transport: rt}), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sdk.ExportSpans(ctx, spans); err != nil {
+	if err := sdkExp.ExportSpans(ctx, spans); err != nil {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
-	ours, err := FileExporter(ctx, &file)
+	exp, err := FileExporter(ctx, &file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ours.ExportSpans(ctx, spans); err != nil {
+	if err := exp.ExportSpans(ctx, spans); err != nil {
 		t.Fatal(err)
 	}
 	if len(rt.seen) != 1 {
 		t.Fatalf("the SDK sent %d requests", len(rt.seen))
 	}
-	if got, want := strings.TrimSuffix(file.String(), "\n"), string(bytes.TrimSpace(rt.seen[0])); got != want {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
-		}
-		t.Fatalf("the line differs from byte %d:\n ours: %.300s\n  sdk: %.300s", i, got[max(0, i-80):], want[max(0, i-80):])
-	}
-	if !strings.Contains(file.String(), `"traceId":"0AF70102030405060708090A0B0C0DFF"`) {
-		t.Errorf("no hex trace ID:\n%s", file.String())
-	}
+	return strings.TrimSuffix(file.String(), "\n"), string(bytes.TrimSpace(rt.seen[0]))
 }
 
 // collector answers each request with the next status of its script
