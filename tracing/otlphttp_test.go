@@ -120,12 +120,14 @@ func TestOTLPJSONOfEveryValueIsTheSDKs(t *testing.T) {
 			t.Fatalf("the line differs from byte %d:\n ours: %.300s\n  sdk: %.300s", i, ours[max(0, i-80):], sdk[max(0, i-80):])
 		}
 	})
-	t.Run("several resources and scopes", func(t *testing.T) {
-		ours, sdk := bothJSON(t, spans)
-		if got, want := groupsSorted(t, ours), groupsSorted(t, sdk); got != want {
-			t.Fatalf("the groups differ:\n ours: %s\n  sdk: %s", got, want)
-		}
-	})
+	for name, spans := range map[string][]sdktrace.ReadOnlySpan{"in order": spans, "reversed": reversed(spans)} {
+		t.Run("several resources and scopes, "+name, func(t *testing.T) {
+			ours, sdk := bothJSON(t, spans)
+			if got, want := groupsSorted(t, ours), groupsSorted(t, sdk); got != want {
+				t.Fatalf("the groups differ:\n ours: %s\n  sdk: %s", got, want)
+			}
+		})
+	}
 }
 
 // TestTheUserAgentNamesTheSDKExporterVersion: the OTLP client says it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -88,6 +90,13 @@ func allSpans(bad bool) []sdktrace.ReadOnlySpan {
 	return stubs.Snapshots()
 }
 
+// reversed is spans in the other order.
+func reversed(spans []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	r := slices.Clone(spans)
+	slices.Reverse(r)
+	return r
+}
+
 // sdkClient is an otlptrace.Client that keeps the SDK's conversion.
 type sdkClient struct{ got []*tracepb.ResourceSpans }
 
@@ -155,25 +164,29 @@ func TestOTLPProtobufIsTheSDKs(t *testing.T) {
 			t.Fatalf("the bodies differ from byte %d of %d (sdk %d):\n ours: %x\n  sdk: %x", i, len(ours), len(sdk), ours[max(0, i-40):min(len(ours), i+40)], sdk[max(0, i-40):min(len(sdk), i+40)])
 		}
 	})
-	t.Run("several resources and scopes", func(t *testing.T) {
-		ours, err := otlpProto(groupSpans(spans))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got tracepb.TracesData
-		if err := proto.Unmarshal(ours, &got); err != nil {
-			t.Fatal(err)
-		}
-		want := sdkTraces(t, spans)
-		if len(got.ResourceSpans) != 3 {
-			t.Errorf("%d resource groups, want 3 (A, B and the empty one)", len(got.ResourceSpans))
-		}
-		sortGroups(t, &got)
-		sortGroups(t, want)
-		if !proto.Equal(&got, want) {
-			t.Fatalf("the messages differ:\n ours: %v\n  sdk: %v", &got, want)
-		}
-	})
+	// In both orders: the group of the nil resource and the empty one
+	// takes its resource from the span seen first (none, or an empty one).
+	for name, spans := range map[string][]sdktrace.ReadOnlySpan{"in order": spans, "reversed": reversed(spans)} {
+		t.Run("several resources and scopes, "+name, func(t *testing.T) {
+			ours, err := otlpProto(groupSpans(spans))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got tracepb.TracesData
+			if err := proto.Unmarshal(ours, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := sdkTraces(t, spans)
+			if len(got.ResourceSpans) != 3 {
+				t.Errorf("%d resource groups, want 3 (A, B and the empty one)", len(got.ResourceSpans))
+			}
+			sortGroups(t, &got)
+			sortGroups(t, want)
+			if !proto.Equal(&got, want) {
+				t.Fatalf("the messages differ:\n ours: %v\n  sdk: %v", &got, want)
+			}
+		})
+	}
 	t.Run("text that is not UTF-8 is refused, as proto.Marshal refuses it", func(t *testing.T) {
 		bad := allSpans(true)
 		_, sdkErr := proto.Marshal(sdkTraces(t, bad))
@@ -187,4 +200,124 @@ func TestOTLPProtobufIsTheSDKs(t *testing.T) {
 			t.Fatalf("%d groups for a nil span", len(b))
 		}
 	})
+}
+
+// TestPartialSuccessSkipsWhatItDoesNotKnow: a collector's answer is read
+// as protowire read it (before the helpers were written by hand): fields
+// of every wire type it does not know are skipped, at the top and inside
+// partial_success, and an answer cut short reads as none.
+func TestPartialSuccessSkipsWhatItDoesNotKnow(t *testing.T) {
+	unknown := func(b []byte) []byte {
+		b = protowire.AppendTag(b, 7, protowire.VarintType)
+		b = protowire.AppendVarint(b, math.MaxUint64)
+		b = protowire.AppendTag(b, 8, protowire.Fixed32Type)
+		b = protowire.AppendFixed32(b, 1)
+		b = protowire.AppendTag(b, 9, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, 1)
+		b = protowire.AppendTag(b, 10, protowire.BytesType)
+		b = protowire.AppendBytes(b, []byte("xyz"))
+		b = protowire.AppendTag(b, 11, protowire.StartGroupType)
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, 5)
+		b = protowire.AppendTag(b, 12, protowire.StartGroupType)
+		b = protowire.AppendTag(b, 12, protowire.EndGroupType)
+		b = protowire.AppendTag(b, 11, protowire.EndGroupType)
+		return b
+	}
+	ps := unknown(nil)
+	ps = protowire.AppendTag(ps, 1, protowire.VarintType)
+	ps = protowire.AppendVarint(ps, 3)
+	ps = protowire.AppendTag(ps, 2, protowire.BytesType)
+	ps = protowire.AppendString(ps, "too old")
+	ps = unknown(ps)
+	body := unknown(nil)
+	body = protowire.AppendTag(body, 1, protowire.BytesType)
+	body = protowire.AppendBytes(body, ps)
+	body = unknown(body)
+	if n, msg := partialSuccess(body); n != 3 || msg != "too old" {
+		t.Fatalf("partialSuccess = %d, %q; want 3, too old", n, msg)
+	}
+	for i := range len(body) {
+		n, msg := partialSuccess(body[:i])
+		// protowire's reading of the same prefix, as partialSuccess did it.
+		wantN, wantMsg := protowirePartialSuccess(body[:i])
+		if n != wantN || msg != wantMsg {
+			t.Fatalf("body cut at %d: %d, %q; protowire's reading %d, %q", i, n, msg, wantN, wantMsg)
+		}
+	}
+	// Bytes of all sorts read as protowire reads them.
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		junk := make([]byte, r.IntN(24))
+		for i := range junk {
+			junk[i] = byte(r.IntN(256))
+		}
+		if r.IntN(2) == 0 { // mostly well-formed tags
+			junk = append(protowire.AppendTag(nil, protowire.Number(r.IntN(4)), protowire.Type(r.IntN(6))), junk...)
+		}
+		n, msg := partialSuccess(junk)
+		wantN, wantMsg := protowirePartialSuccess(junk)
+		if n != wantN || msg != wantMsg {
+			t.Fatalf("%x: %d, %q; protowire's reading %d, %q", junk, n, msg, wantN, wantMsg)
+		}
+	}
+	// A group closed by another number is no group.
+	bad := protowire.AppendTag(nil, 11, protowire.StartGroupType)
+	bad = protowire.AppendTag(bad, 12, protowire.EndGroupType)
+	bad = append(bad, body...)
+	if n, msg := partialSuccess(bad); n != 0 || msg != "" {
+		t.Fatalf("a mismatched group read as %d, %q", n, msg)
+	}
+}
+
+// protowirePartialSuccess is partialSuccess as it was, over protowire.
+func protowirePartialSuccess(b []byte) (rejected int64, msg string) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0, ""
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			ps, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return 0, ""
+			}
+			b = b[n:]
+			for len(ps) > 0 {
+				num, typ, n := protowire.ConsumeTag(ps)
+				if n < 0 {
+					return 0, ""
+				}
+				ps = ps[n:]
+				switch {
+				case num == 1 && typ == protowire.VarintType:
+					v, n := protowire.ConsumeVarint(ps)
+					if n < 0 {
+						return 0, ""
+					}
+					rejected, ps = int64(v), ps[n:]
+				case num == 2 && typ == protowire.BytesType:
+					v, n := protowire.ConsumeBytes(ps)
+					if n < 0 {
+						return 0, ""
+					}
+					msg, ps = string(v), ps[n:]
+				default:
+					n := protowire.ConsumeFieldValue(num, typ, ps)
+					if n < 0 {
+						return 0, ""
+					}
+					ps = ps[n:]
+				}
+			}
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return 0, ""
+		}
+		b = b[n:]
+	}
+	return rejected, msg
 }
