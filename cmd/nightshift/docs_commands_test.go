@@ -21,7 +21,7 @@ import (
 // 17): TestDocumentedCommandsRun reads every fenced block of README.md and
 // docs/*.md and plays each file's blocks, in order, as one shell session
 // in a fresh copy of the repository, with nightshift installed once by
-// the documented `go install ./cmd/nightshift`, no API key, its own
+// the documented `CGO_ENABLED=0 go install ./cmd/nightshift`, no API key, its own
 // NIGHTSHIFT_STATE_DIR, HOME and TMPDIR, and no terminal. The rules the
 // documentation follows so that this works (README.md, "Developing"):
 //
@@ -281,7 +281,7 @@ func installNightshift(t *testing.T) string {
 	bin := t.TempDir()
 	cmd := exec.Command("go", "install", "./cmd/nightshift")
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	cmd.Env = append(os.Environ(), "GOBIN="+bin, "CGO_ENABLED=0") // as README.md installs it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install ./cmd/nightshift: %v\n%s", err, out)
 	}

@@ -36,15 +36,28 @@ func statsOf(t *testing.T, dir string, args ...string) (int, string) {
 	return code, last
 }
 
-func TestStartingNightshiftCompilesOneRegexpAndOpensNoLedger(t *testing.T) {
-	// The one pattern a start needs: the redactor's, which finds the
-	// passwords of URLs in the arguments (run, in main.go) before
-	// anything is written. The claims check's hundred, the policy's,
-	// the providers' error patterns wait for their first use.
+func TestStartingNightshiftCompilesNoRegexpAndOpensNoLedger(t *testing.T) {
+	// The redactor looks for the passwords of URLs in the arguments (run,
+	// in main.go) before anything is written, but its pattern is compiled
+	// only for an argument that holds "://" (lazyregexp's Needs). The
+	// claims check's hundred, the policy's, the providers' error patterns
+	// wait for their first use.
 	for _, args := range [][]string{{"--help"}, {"--version"}, {"run", "--help"}} {
-		if code, stats := statsOf(t, t.TempDir(), args...); code != 0 || stats != "lazy-stats: regexps=1 ledgers=0" {
-			t.Errorf("nightshift %s: exit %d, %s; want one regexp compiled (the redactor's) and no ledger opened", strings.Join(args, " "), code, stats)
+		if code, stats := statsOf(t, t.TempDir(), args...); code != 0 || stats != "lazy-stats: regexps=0 ledgers=0" {
+			t.Errorf("nightshift %s: exit %d, %s; want no regexp compiled and no ledger opened", strings.Join(args, " "), code, stats)
 		}
+	}
+	if code, stats := statsOf(t, t.TempDir(), "run", "--help", "--base-url", "http://u:pw@127.0.0.1:9"); code != 0 || stats != "lazy-stats: regexps=1 ledgers=0" {
+		t.Errorf("nightshift run --help --base-url URL: exit %d, %s; want the redactor's URL pattern compiled, and no ledger opened", code, stats)
+	}
+}
+
+// TestEveryPatternsHintHolds proves, for every pattern of the binary
+// that has a Needs hint, that each match holds one of its needs: a wrong
+// hint would hide a match (a password in a URL, a claim).
+func TestEveryPatternsHintHolds(t *testing.T) {
+	if err := lazyregexp.CheckNeeds(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -16,8 +16,10 @@ import (
 	"github.com/nightshift-dev/nightshift/statedir"
 )
 
-// buildNightshift builds the nightshift binary into dir as a user
-// installs it (go build, no test code in it), or takes the binary
+// buildNightshift builds the nightshift binary into dir as README.md
+// installs it (CGO_ENABLED=0 go build, no test code in it; a build with
+// cgo, Go's default where gcc is, can be measured through
+// $NIGHTSHIFT_BENCH_BINARY), or takes the binary
 // $NIGHTSHIFT_BENCH_BINARY names, to measure another build (an older
 // commit's, a stripped one) the same way. Either is copied before it
 // runs: the linker writes its output through a memory map, which leaves
@@ -29,7 +31,9 @@ func buildNightshift(b *testing.B, dir string) string {
 	built := os.Getenv("NIGHTSHIFT_BENCH_BINARY")
 	if built == "" {
 		built = filepath.Join(dir, "nightshift-linked")
-		if out, err := exec.Command("go", "build", "-o", built, ".").CombinedOutput(); err != nil {
+		cmd := exec.Command("go", "build", "-o", built, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
@@ -109,6 +113,9 @@ const endTurnAtOnce = "loop: true\nturns:\n  - text: \"Nothing to do.\"\n"
 //     bubblewrap kept from the first run, as it is on a user's machine
 //     from the second run on.
 //
+// The version case is `nightshift --version` measured the same way: the
+// part of a run's figures that is the binary's start, before any work.
+//
 // Run it with: go test ./cmd/nightshift -run '^$' -bench Start -benchtime 50x
 func BenchmarkStart(b *testing.B) {
 	if runtime.GOOS != "linux" {
@@ -129,6 +136,31 @@ func BenchmarkStart(b *testing.B) {
 		statedir.Env + "=" + filepath.Join(base, "state")}
 	url := simServe(b, exe, env, scenario)
 	env = append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-made-up-for-the-benchmark")
+	// What the binary costs before any command's work: its package
+	// initialisation, the runtime's, the pages of code and data that
+	// touches. The runs below pay this and then their own.
+	b.Run("version", func(b *testing.B) {
+		var sum, most int64
+		var cpu time.Duration
+		n := 0
+		for b.Loop() {
+			c := exec.Command(rusage, exe, "--version")
+			c.Env = env
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			if err := c.Run(); err != nil {
+				b.Fatalf("nightshift --version: %v\n%s", err, stderr.String())
+			}
+			u := usageOf(b, stderr.String())
+			sum += u.maxRSS
+			most = max(most, u.maxRSS)
+			cpu += u.cpu
+			n++
+		}
+		b.ReportMetric(float64(sum)/float64(n)/1024, "peak-RSS-MiB")
+		b.ReportMetric(float64(most)/1024, "max-RSS-MiB")
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+	})
 	for _, sandbox := range []string{"auto", "none"} {
 		b.Run("sandbox="+sandbox, func(b *testing.B) {
 			run := func() usage {

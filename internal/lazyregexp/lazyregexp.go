@@ -3,6 +3,7 @@ package lazyregexp
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -10,10 +11,12 @@ import (
 // Regexp is a regexp.Regexp compiled on first use. It is safe for
 // concurrent use, as regexp.Regexp is.
 type Regexp struct {
-	src  string
-	once sync.Once
-	rx   *regexp.Regexp
-	err  error
+	src   string
+	needs []string // one of them is in every match (Needs); nil: no hint
+	once  sync.Once
+	ready atomic.Bool
+	rx    *regexp.Regexp
+	err   error
 }
 
 var (
@@ -32,12 +35,38 @@ func New(str string) *Regexp {
 	return r
 }
 
+// Needs says that every match of r holds one of lits, and returns r: a
+// text that holds none of them is then known to have no match, and is
+// answered without compiling r. A short text ("Nothing to do.") meets
+// few of a check's patterns, and compiling the rest cost such a run a
+// fifth of its memory. CheckNeeds verifies every such claim against the
+// pattern; a package that uses Needs calls it in its tests.
+func (r *Regexp) Needs(lits ...string) *Regexp {
+	r.needs = lits
+	return r
+}
+
+// absent reports whether s holds none of r's needs, so that r cannot
+// match it.
+func (r *Regexp) absent(s string) bool {
+	if r.needs == nil {
+		return false
+	}
+	for _, l := range r.needs {
+		if strings.Contains(s, l) {
+			return false
+		}
+	}
+	return true
+}
+
 // Regexp returns the compiled expression, compiling it now if it was
 // not yet.
 func (r *Regexp) Regexp() *regexp.Regexp {
 	r.once.Do(func() {
 		if r.rx, r.err = regexp.Compile(r.src); r.err == nil {
 			compiled.Add(1)
+			r.ready.Store(true)
 		}
 	})
 	if r.err != nil {
@@ -63,32 +92,78 @@ func CompileAll() {
 	}
 }
 
+// Ready reports whether r has been compiled: a test's hook to see which
+// patterns a text made a process compile.
+func (r *Regexp) Ready() bool { return r.ready.Load() }
+
 // String returns the source text.
 func (r *Regexp) String() string { return r.src }
 
 // The methods of regexp.Regexp that nightshift uses, each compiling on
-// first use.
+// first use, and a text without any of its needs answered as having
+// no match, as the regexp package answers it.
+func (r *Regexp) MatchString(s string) bool { return !r.absent(s) && r.Regexp().MatchString(s) }
 
-func (r *Regexp) MatchString(s string) bool      { return r.Regexp().MatchString(s) }
-func (r *Regexp) FindString(s string) string     { return r.Regexp().FindString(s) }
-func (r *Regexp) FindStringIndex(s string) []int { return r.Regexp().FindStringIndex(s) }
+func (r *Regexp) FindString(s string) string {
+	if r.absent(s) {
+		return ""
+	}
+	return r.Regexp().FindString(s)
+}
+
+func (r *Regexp) FindStringIndex(s string) []int {
+	if r.absent(s) {
+		return nil
+	}
+	return r.Regexp().FindStringIndex(s)
+}
+
 func (r *Regexp) FindStringSubmatch(s string) []string {
+	if r.absent(s) {
+		return nil
+	}
 	return r.Regexp().FindStringSubmatch(s)
 }
+
 func (r *Regexp) FindStringSubmatchIndex(s string) []int {
+	if r.absent(s) {
+		return nil
+	}
 	return r.Regexp().FindStringSubmatchIndex(s)
 }
-func (r *Regexp) FindAllString(s string, n int) []string { return r.Regexp().FindAllString(s, n) }
+
+func (r *Regexp) FindAllString(s string, n int) []string {
+	if r.absent(s) {
+		return nil
+	}
+	return r.Regexp().FindAllString(s, n)
+}
+
 func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
+	if r.absent(s) {
+		return nil
+	}
 	return r.Regexp().FindAllStringIndex(s, n)
 }
+
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
+	if r.absent(s) {
+		return nil
+	}
 	return r.Regexp().FindAllStringSubmatch(s, n)
 }
+
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	if r.absent(s) {
+		return nil
+	}
 	return r.Regexp().FindAllStringSubmatchIndex(s, n)
 }
+
 func (r *Regexp) ReplaceAllString(src, repl string) string {
+	if r.absent(src) {
+		return src
+	}
 	return r.Regexp().ReplaceAllString(src, repl)
 }
 func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {

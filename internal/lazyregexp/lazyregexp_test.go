@@ -36,3 +36,54 @@ func TestABadPatternPanicsAtFirstUseAndInCompileAll(t *testing.T) {
 	all = all[:len(all)-1]
 	allMu.Unlock()
 }
+
+func TestATextWithoutTheNeedsIsAnsweredWithoutCompiling(t *testing.T) {
+	r := New("`([^`]+)`|\"([^\"]+)\"").Needs("`", `"`)
+	before := Compiled()
+	if r.MatchString("no quotes here") || r.FindAllStringSubmatchIndex("none", -1) != nil || r.ReplaceAllString("plain", "x") != "plain" {
+		t.Error("a text with none of the needs matched")
+	}
+	if n := Compiled() - before; n != 0 {
+		t.Errorf("texts without the needs compiled the pattern %d times, want none", n)
+	}
+	if got := r.FindStringSubmatch("say `go test` now"); len(got) != 3 || got[1] != "go test" {
+		t.Errorf("FindStringSubmatch = %q", got)
+	}
+	if n := Compiled() - before; n != 1 {
+		t.Errorf("a text with a need compiled %d times, want once", n)
+	}
+	dropLast(1)
+}
+
+func TestCheckNeedsProvesOrRefusesEachHint(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		needs []string
+		ok    bool
+	}{
+		{"`([^`]+)`|\"([^\"]+)\"", []string{"`", `"`}, true},
+		{"`([^`]+)`|\"([^\"]+)\"", []string{"`"}, false}, // a quoted name has no backtick
+		{`[0-9]+(?:\.[0-9]+)?`, []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, true},
+		{`[0-9]*x`, []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, false}, // "x" alone matches
+		{`\b(?:Makefile|README)\b`, []string{"Makefile", "README"}, true},
+		{`\b(?:Makefile|README)\b`, []string{"Make", "READ"}, true},
+		{`\b(?:Makefile|README)\b`, []string{"Makefile"}, false},
+		{`(?i)readme`, []string{"r", "R"}, true},
+		{`(?i)readme`, []string{"readme"}, false}, // README matches too
+		{`a?`, []string{"a"}, false},              // matches the empty string
+		{`\w+`, []string{"a"}, false},             // too wide to list
+	} {
+		err := checkNeeds(c.src, c.needs)
+		if (err == nil) != c.ok {
+			t.Errorf("checkNeeds(%q, %q) = %v, want ok=%v", c.src, c.needs, err, c.ok)
+		}
+	}
+}
+
+// dropLast forgets the last n Regexps made, so that CompileAll and
+// CheckNeeds stay usable by other tests.
+func dropLast(n int) {
+	allMu.Lock()
+	all = all[:len(all)-n]
+	allMu.Unlock()
+}

@@ -3,7 +3,8 @@
 // per million tokens (input, output, cache write, cache read) and where
 // each figure comes from and when it was read.
 //
-// The table is embedded (models.yaml beside this file) and can be
+// The table is embedded (models.yaml beside this file, compiled into
+// rows.go as static data by TestTheRowsAreModelsYAML) and can be
 // overridden or extended by a file of the same shape: Load reads one and
 // Merge lays it over the embedded table. A figure the table does not know
 // stays unknown: a model with no row, or a row missing a price that a

@@ -178,3 +178,16 @@ func TestRunKilledBySignal(t *testing.T) {
 		t.Errorf("result %+v; want the output and the kill", res)
 	}
 }
+
+// TestTheCommandsSchemaCompiles is what lets the command tool be
+// tool.Prechecked: its schema, a constant, is compiled here rather than
+// at every run's start.
+func TestTheCommandsSchemaCompiles(t *testing.T) {
+	var c tool.Tool = New(Config{Dir: t.TempDir()})
+	if _, ok := c.(tool.Prechecked); !ok {
+		t.Error("the command tool is not Prechecked")
+	}
+	if err := tool.CheckSchema(c); err != nil {
+		t.Error(err)
+	}
+}

@@ -335,3 +335,21 @@ func TestWriteFile(t *testing.T) {
 		}
 	})
 }
+
+// TestEveryToolsSchemaCompiles is what lets the file tools be
+// tool.Prechecked: their schemas, constants, are compiled here rather
+// than at every run's start.
+func TestEveryToolsSchemaCompiles(t *testing.T) {
+	r, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range Tools(r) {
+		if _, ok := tl.(tool.Prechecked); !ok {
+			t.Errorf("%s is not Prechecked", tl.Spec().Name)
+		}
+		if err := tool.CheckSchema(tl); err != nil {
+			t.Errorf("%s: %v", tl.Spec().Name, err)
+		}
+	}
+}

@@ -28,9 +28,10 @@ type mention struct {
 var (
 	// pathRe finds a path-like word: segments of letters, digits, dots,
 	// dashes and underscores, separated by slashes.
-	bareRe = lazyregexp.New(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`)
+	bareRe = lazyregexp.New(`\b(?:Makefile|Dockerfile|README|LICENSE|CHANGELOG|Gemfile|Rakefile|Procfile|Justfile|Containerfile|Vagrantfile|NOTICE|AUTHORS|CODEOWNERS)\b`).
+		Needs("Makefile", "Dockerfile", "README", "LICENSE", "CHANGELOG", "Gemfile", "Rakefile", "Procfile", "Justfile", "Containerfile", "Vagrantfile", "NOTICE", "AUTHORS", "CODEOWNERS")
 	// quotedRe finds a name in backticks or quotes.
-	quotedRe = lazyregexp.New("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」")
+	quotedRe = lazyregexp.New("`([^`\\n]{1,200})`|\"([^\"\\n]{1,200})\"|“([^”\\n]{1,200})”|「([^」\\n]{1,200})」").Needs("`", `"`, "“", "「")
 )
 
 // isPathByte reports a byte a path-like word is made of.

@@ -21,7 +21,8 @@ type number struct {
 // digitsRe finds the figures written in digits (ASCII or fullwidth), with
 // thousands separators and decimals and a k, thousand or million after
 // them.
-var digitsRe = lazyregexp.New(`(?i)(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?`)
+var digitsRe = lazyregexp.New(`(?i)(?:[0-9０-９]{1,3}(?:(?:,|，|'|_| |\x{202F})[0-9０-９]{3})+|[0-9０-９]+)(?:[.．][0-9０-９]+)?(?:\s?(?:k\b|thousand\b|million\b|千|万))?`).
+	Needs("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "０", "１", "２", "３", "４", "５", "６", "７", "８", "９")
 
 // findNumbers returns the figures of s, in order, with offsets into s:
 // digits, English number words ("five", "twenty-one", "a dozen"),

@@ -46,7 +46,7 @@ func (s *sentence) clauseAt(i int) [2]int {
 
 var (
 	listItemRe = lazyregexp.New(`^\s*(?:[-*+•]|\d{1,3}[.)、]|[一二三四五六七八九十]+、)\s+`)
-	fenceRe    = lazyregexp.New("^\\s*(?:```|~~~)")
+	fenceRe    = lazyregexp.New("^\\s*(?:```|~~~)").Needs("```", "~~~")
 )
 
 // splitSentences cuts the answer into sentences: at line ends, at a
@@ -109,7 +109,7 @@ func splitSentences(answer string) []sentence {
 }
 
 // tableLineRe is a row of a Markdown table.
-var tableLineRe = lazyregexp.New(`^\s*\|.*\|\s*$`)
+var tableLineRe = lazyregexp.New(`^\s*\|.*\|\s*$`).Needs("|")
 
 // tableCells returns the cells of a table row, trimmed.
 func tableCells(line string) []string {
