@@ -44,7 +44,9 @@ const (
 	recZeros  = 'Z'
 )
 
-var zeros = make([]byte, zeroBlock)
+// zeros is a block of zeros to compare with: an array, laid out by the
+// linker in the zeroed data segment, not a slice every start allocates.
+var zeros [zeroBlock]byte
 
 var chunks = sync.Pool{New: func() any { b := make([]byte, chunk); return &b }}
 
@@ -128,7 +130,7 @@ func hashPlain(ctx context.Context, f io.Reader, save io.Writer, zeroCheck bool)
 		// bytes in a chunk sits at a multiple of zeroBlock.
 		k, err := io.ReadFull(f, buf)
 		for b := 0; zeroCheck && b+zeroBlock <= k; b += zeroBlock {
-			if bytes.Equal(buf[b:b+zeroBlock], zeros) {
+			if bytes.Equal(buf[b:b+zeroBlock], zeros[:]) {
 				return hashed{}, errRestart
 			}
 		}
@@ -216,7 +218,7 @@ func hashZ1(ctx context.Context, f *os.File, size int64, save io.Writer) (hashed
 			// is saved, and the size says so.
 			size, n = pos+int64(k), int64(k)
 		}
-		if n == zeroBlock && bytes.Equal(buf, zeros) {
+		if n == zeroBlock && bytes.Equal(buf, zeros[:]) {
 			zrun += zeroBlock
 		} else if n > 0 {
 			flush()

@@ -12,6 +12,6 @@
 //
 // A pattern that does not compile panics where it is first used, as
 // regexp.MustCompile panics at start; each package's tests use its
-// patterns, and CompileAll compiles every one made so far, for a test
-// that wants them all checked at once.
+// patterns. New does nothing but fill a struct, so the compiler lays a
+// package-level Regexp out as static data: no start runs code for it.
 package lazyregexp

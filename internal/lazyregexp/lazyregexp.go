@@ -20,19 +20,19 @@ type Regexp struct {
 }
 
 var (
-	allMu    sync.Mutex
-	all      []*Regexp
+	// hintedMu guards hinted, the Regexps given a hint (Needs), which
+	// CheckNeeds verifies. Only those are listed: New itself does no
+	// work, so that a package-level New is static data, laid out by the
+	// linker, not code that every start runs.
+	hintedMu sync.Mutex
+	hinted   []*Regexp
 	compiled atomic.Int64
 )
 
 // New returns a Regexp for the pattern str, compiled with
 // regexp.MustCompile when it is first used.
 func New(str string) *Regexp {
-	r := &Regexp{src: str}
-	allMu.Lock()
-	all = append(all, r)
-	allMu.Unlock()
-	return r
+	return &Regexp{src: str}
 }
 
 // Needs says that every match of r holds one of lits, and returns r: a
@@ -43,6 +43,9 @@ func New(str string) *Regexp {
 // pattern; a package that uses Needs calls it in its tests.
 func (r *Regexp) Needs(lits ...string) *Regexp {
 	r.needs = lits
+	hintedMu.Lock()
+	hinted = append(hinted, r)
+	hintedMu.Unlock()
 	return r
 }
 
@@ -79,18 +82,6 @@ func (r *Regexp) Regexp() *regexp.Regexp {
 // Compiled returns how many Regexps this process has compiled: a test's
 // hook to see that a start compiled none.
 func Compiled() int64 { return compiled.Load() }
-
-// CompileAll compiles every Regexp made so far, so that a test finds a
-// pattern that does not compile without using it; it panics as
-// regexp.MustCompile does.
-func CompileAll() {
-	allMu.Lock()
-	rs := append([]*Regexp(nil), all...)
-	allMu.Unlock()
-	for _, r := range rs {
-		r.Regexp()
-	}
-}
 
 // Ready reports whether r has been compiled: a test's hook to see which
 // patterns a text made a process compile.

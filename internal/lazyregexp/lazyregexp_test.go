@@ -19,22 +19,18 @@ func TestARegexpIsCompiledWhenFirstUsedNotWhenMade(t *testing.T) {
 	}
 }
 
-func TestABadPatternPanicsAtFirstUseAndInCompileAll(t *testing.T) {
+func TestABadPatternPanicsAtEveryUse(t *testing.T) {
 	r := New(`(`)
-	for name, use := range map[string]func(){"first use": func() { r.MatchString("") }, "CompileAll": CompileAll} {
+	for i := range 2 {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("%s: a pattern that does not compile did not panic", name)
+					t.Errorf("use %d: a pattern that does not compile did not panic", i+1)
 				}
 			}()
-			use()
+			r.MatchString("")
 		}()
 	}
-	// Drop it, so that CompileAll stays usable by other tests.
-	allMu.Lock()
-	all = all[:len(all)-1]
-	allMu.Unlock()
 }
 
 func TestATextWithoutTheNeedsIsAnsweredWithoutCompiling(t *testing.T) {
@@ -52,7 +48,7 @@ func TestATextWithoutTheNeedsIsAnsweredWithoutCompiling(t *testing.T) {
 	if n := Compiled() - before; n != 1 {
 		t.Errorf("a text with a need compiled %d times, want once", n)
 	}
-	dropLast(1)
+	dropHinted(1)
 }
 
 func TestCheckNeedsProvesOrRefusesEachHint(t *testing.T) {
@@ -80,10 +76,23 @@ func TestCheckNeedsProvesOrRefusesEachHint(t *testing.T) {
 	}
 }
 
-// dropLast forgets the last n Regexps made, so that CompileAll and
-// CheckNeeds stay usable by other tests.
-func dropLast(n int) {
-	allMu.Lock()
-	all = all[:len(all)-n]
-	allMu.Unlock()
+// dropHinted forgets the last n Regexps given a hint, so that
+// CheckNeeds stays usable by other tests.
+func dropHinted(n int) {
+	hintedMu.Lock()
+	hinted = hinted[:len(hinted)-n]
+	hintedMu.Unlock()
+}
+
+// A package-level Regexp is static data: New must stay a function the
+// compiler can inline into a composite literal (nothing but the struct).
+var static = New(`^static$`)
+
+func TestNewDoesNoWork(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = New(`x`) }); n > 1 {
+		t.Errorf("New allocates %v times, want at most the Regexp itself", n)
+	}
+	if !static.MatchString("static") {
+		t.Error("a package-level Regexp does not match")
+	}
 }

@@ -13,9 +13,9 @@ import (
 // (see covered). A hint it cannot prove is an error, so a hint never
 // hides a match.
 func CheckNeeds() error {
-	allMu.Lock()
-	rs := append([]*Regexp(nil), all...)
-	allMu.Unlock()
+	hintedMu.Lock()
+	rs := append([]*Regexp(nil), hinted...)
+	hintedMu.Unlock()
 	var errs []string
 	for _, r := range rs {
 		if r.needs == nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"sync"
 	"sync/atomic"
 )
 
@@ -12,13 +13,14 @@ import (
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // idSalt makes the IDs of this process differ from another's; idSeq makes
-// every ID of this process differ from every other.
+// every ID of this process differ from every other. The salt is drawn at
+// the first ID, not at every start of nightshift.
 var (
-	idSalt = func() [16]byte {
+	idSalt = sync.OnceValue(func() [16]byte {
 		var b [16]byte
 		rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
 		return b
-	}()
+	})
 	idSeq atomic.Uint64
 )
 
@@ -27,7 +29,8 @@ var (
 // stores them sees what the real API sends.
 func newID(prefix string, n int) string {
 	var in [24]byte
-	copy(in[:16], idSalt[:])
+	salt := idSalt()
+	copy(in[:16], salt[:])
 	binary.BigEndian.PutUint64(in[16:], idSeq.Add(1))
 	out := make([]byte, 0, len(prefix)+n)
 	out = append(out, prefix...)

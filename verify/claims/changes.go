@@ -2,6 +2,7 @@ package claims
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
@@ -41,17 +42,19 @@ func verbKind(v string) string {
 }
 
 // participles are how a message says the verb.
-var participles = map[string]string{
-	"wrote": "written", "rewrote": "rewritten", "overwrote": "overwritten", "(new)": "created", "(new file)": "created",
-	"写入": "written", "写好": "written", "写了": "written", "写完": "written", "写成": "written",
-	"创建": "created", "新建": "created", "生成": "generated", "更新": "updated", "修改": "modified", "编辑": "edited",
-	"保存": "saved", "添加": "added", "新增": "added", "补充": "extended", "扩写": "extended", "重写": "rewritten",
-	"改写": "rewritten", "删除": "deleted", "移除": "removed", "删掉": "deleted", "删去": "deleted",
-}
+var participles = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"wrote": "written", "rewrote": "rewritten", "overwrote": "overwritten", "(new)": "created", "(new file)": "created",
+		"写入": "written", "写好": "written", "写了": "written", "写完": "written", "写成": "written",
+		"创建": "created", "新建": "created", "生成": "generated", "更新": "updated", "修改": "modified", "编辑": "edited",
+		"保存": "saved", "添加": "added", "新增": "added", "补充": "extended", "扩写": "extended", "重写": "rewritten",
+		"改写": "rewritten", "删除": "deleted", "移除": "removed", "删掉": "deleted", "删去": "deleted",
+	}
+})
 
 func participle(v string) string {
 	l := strings.TrimSuffix(strings.ToLower(v), "了")
-	if p, ok := participles[l]; ok {
+	if p, ok := participles()[l]; ok {
 		return p
 	}
 	return l

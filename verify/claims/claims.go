@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 	"github.com/nightshift-dev/nightshift/verify"
@@ -319,7 +320,7 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 	for _, m := range wholeRe.FindAllStringIndex(s.text[:c.start], -1) {
 		if m[1] > subject {
 			subject, specific, subjectStart = m[1], "", m[0]
-			if w := strings.ToLower(s.text[m[0]:m[1]]); strings.HasPrefix(w, "the ") && specificNouns[w[4:]] {
+			if w := strings.ToLower(s.text[m[0]:m[1]]); strings.HasPrefix(w, "the ") && specificNouns()[w[4:]] {
 				specific = w[4:]
 			}
 		}
@@ -363,9 +364,11 @@ func (x *checker) implicitClaim(s *sentence, c count) {
 // specificNouns, after "the", name one kind of document: "the guide" is
 // the changed file only if its name says guide. "The post", "the file",
 // "the document" are whatever the run wrote.
-var specificNouns = map[string]bool{"report": true, "story": true, "chapter": true, "readme": true, "page": true,
-	"guide": true, "translation": true, "letter": true, "poem": true, "script": true, "notes": true, "list": true,
-	"csv": true, "table": true, "dataset": true, "spreadsheet": true}
+var specificNouns = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"report": true, "story": true, "chapter": true, "readme": true, "page": true,
+		"guide": true, "translation": true, "letter": true, "poem": true, "script": true, "notes": true, "list": true,
+		"csv": true, "table": true, "dataset": true, "spreadsheet": true}
+})
 
 // wordAt returns the offset of the last whole word w in s, or -1.
 func wordAt(s, w string) int {

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -46,31 +47,37 @@ const (
 )
 
 // unitWords maps an English unit (its plural) to its kind.
-var unitWords = map[string]string{
-	"characters": kindChars, "chars": kindChars, "code points": kindChars,
-	"words": kindWords,
-	"lines": kindLines, "loc": kindLines,
-	"bytes": kindBytes,
-	"items": kindItems, "entries": kindItems, "rows": kindItems, "records": kindItems, "steps": kindItems,
-	"bullets": kindItems, "bullet points": kindItems, "list items": kindItems,
-}
+var unitWords = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"characters": kindChars, "chars": kindChars, "code points": kindChars,
+		"words": kindWords,
+		"lines": kindLines, "loc": kindLines,
+		"bytes": kindBytes,
+		"items": kindItems, "entries": kindItems, "rows": kindItems, "records": kindItems, "steps": kindItems,
+		"bullets": kindItems, "bullet points": kindItems, "list items": kindItems,
+	}
+})
 
 // stopWords may not stand between a figure and its unit.
-var stopWords = map[string]bool{
-	"of": true, "in": true, "to": true, "from": true, "for": true, "with": true, "per": true, "each": true,
-	"and": true, "or": true, "the": true, "a": true, "an": true, "on": true, "at": true, "by": true, "than": true,
-	"is": true, "are": true, "was": true, "were": true, "has": true, "have": true, "it": true, "that": true,
-	"this": true, "these": true, "those": true, "its": true, "out": true, "into": true, "as": true,
-}
+var stopWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"of": true, "in": true, "to": true, "from": true, "for": true, "with": true, "per": true, "each": true,
+		"and": true, "or": true, "the": true, "a": true, "an": true, "on": true, "at": true, "by": true, "than": true,
+		"is": true, "are": true, "was": true, "were": true, "has": true, "have": true, "it": true, "that": true,
+		"this": true, "these": true, "those": true, "its": true, "out": true, "into": true, "as": true,
+	}
+})
 
 // deltaWords between a figure and its unit make it a change, not a size:
 // "200 more words", "3 new rows".
-var deltaWords = map[string]bool{
-	"more": true, "fewer": true, "less": true, "new": true, "extra": true, "additional": true, "other": true,
-	"further": true, "missing": true, "remaining": true, "changed": true, "modified": true, "added": true,
-	"removed": true, "deleted": true, "inserted": true, "empty": true, "blank": true, "long": true,
-	"longest": true, "shortest": true, "first": true, "last": true, "duplicate": true, "unique": true,
-}
+var deltaWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"more": true, "fewer": true, "less": true, "new": true, "extra": true, "additional": true, "other": true,
+		"further": true, "missing": true, "remaining": true, "changed": true, "modified": true, "added": true,
+		"removed": true, "deleted": true, "inserted": true, "empty": true, "blank": true, "long": true,
+		"longest": true, "shortest": true, "first": true, "last": true, "duplicate": true, "unique": true,
+	}
+})
 
 var (
 	wordRe = lazyregexp.New(`^[\s\-]*([A-Za-z][A-Za-z'’]*)`)
@@ -377,12 +384,12 @@ func unitAfter(text string, n number) (count, bool) {
 		return c, true
 	}
 	for i, w := range words {
-		if stopWords[w] || deltaWords[w] {
-			if i == 0 && deltaWords[w] {
+		if stopWords()[w] || deltaWords()[w] {
+			if i == 0 && deltaWords()[w] {
 				// "3 new rows", "200 more words": a change or a part, with
 				// the unit after it.
 				if i+1 < len(words) {
-					if k, ok := unitWords[plural(words[i+1])]; ok && !n.decimal {
+					if k, ok := unitWords()[plural(words[i+1])]; ok && !n.decimal {
 						c.kind, c.noun, c.unit, c.end, c.why = k, plural(words[i+1]), plural(words[i+1]), ends[i+1], whyChange
 						if !changeAfterRe.MatchString(w) && w != "new" && w != "extra" && w != "additional" && w != "further" {
 							c.why = whyPart
@@ -398,11 +405,11 @@ func unitAfter(text string, n number) (count, bool) {
 		if i+1 < len(words) {
 			two = w + " " + words[i+1]
 		}
-		if k, ok := unitWords[two]; ok && two != "" {
+		if k, ok := unitWords()[two]; ok && two != "" {
 			c.kind, c.noun, c.unit, c.end = k, two, two, ends[i+1]
 			break
 		}
-		if k, ok := unitWords[plural(w)]; ok {
+		if k, ok := unitWords()[plural(w)]; ok {
 			c.kind, c.noun, c.unit, c.end = k, plural(w), plural(w), ends[i]
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
@@ -65,24 +66,26 @@ func pathWords(text string) [][]int {
 }
 
 // extensions are the file name endings read as files without quotes.
-var extensions = map[string]bool{}
-
-func init() {
+var extensions = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, e := range strings.Fields(`md markdown mdx txt text rst adoc tex org csv tsv json jsonl ndjson yaml yml toml ini cfg conf
 		env xml html htm css scss sass less js mjs cjs jsx ts tsx vue svelte go mod sum py pyi ipynb rb php java kt kts scala
 		swift c h cc cpp cxx hpp hh cs rs zig dart lua pl pm r jl sh bash zsh fish ps1 bat sql graphql proto lock log out
 		diff patch svg tf hcl nix gradle properties plist mk cmake srt vtt tmpl tpl j2 rtf epub pdf png jpg jpeg gif webp ico
 		wasm bin dat db sqlite gz tgz zip tar`) {
-		extensions[e] = true
+		m[e] = true
 	}
-}
+	return m
+})
 
 // bareNames are file names without an ending that read as files.
-var bareNames = map[string]bool{
-	"Makefile": true, "Dockerfile": true, "README": true, "LICENSE": true, "CHANGELOG": true, "Gemfile": true,
-	"Rakefile": true, "Procfile": true, "Justfile": true, "Containerfile": true, "Vagrantfile": true, "NOTICE": true,
-	"AUTHORS": true, "CODEOWNERS": true, "go.mod": true, ".gitignore": true, ".env": true, ".dockerignore": true,
-}
+var bareNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"Makefile": true, "Dockerfile": true, "README": true, "LICENSE": true, "CHANGELOG": true, "Gemfile": true,
+		"Rakefile": true, "Procfile": true, "Justfile": true, "Containerfile": true, "Vagrantfile": true, "NOTICE": true,
+		"AUTHORS": true, "CODEOWNERS": true, "go.mod": true, ".gitignore": true, ".env": true, ".dockerignore": true,
+	}
+})
 
 // techNames end like a script but name a technology: Node.js, Vue.js.
 var techNames = lazyregexp.New(`^[A-Z][A-Za-z0-9]*\.(?:js|ts|io|NET|net)$`)
@@ -158,7 +161,7 @@ func fileName(s string, quoted bool) (string, bool) {
 		return "", false
 	}
 	base := path.Base(clean)
-	if bareNames[base] {
+	if bareNames()[base] {
 		return clean, true
 	}
 	dot := strings.LastIndexByte(base, '.')
@@ -171,7 +174,7 @@ func fileName(s string, quoted bool) (string, bool) {
 		return "", false
 	}
 	ext := strings.ToLower(base[dot+1:])
-	if !extensions[ext] {
+	if !extensions()[ext] {
 		return "", false
 	}
 	if !quoted && !strings.Contains(clean, "/") && techNames.MatchString(base) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
@@ -70,17 +71,17 @@ func wordNumbers(s string) []number {
 			j++
 		}
 		w := strings.ToLower(s[i:j])
-		_, isNum := numberWords[w]
+		_, isNum := numberWords()[w]
 		switch {
 		case isNum:
 			end := j
 			// "twenty-one", "twenty one"
-			if tens := numberWords[w]; tens >= 20 && end+1 < len(s) && (s[end] == '-' || s[end] == ' ') {
+			if tens := numberWords()[w]; tens >= 20 && end+1 < len(s) && (s[end] == '-' || s[end] == ' ') {
 				k := end + 1
 				for k < len(s) && isLetterByte(s[k]) {
 					k++
 				}
-				if u, ok := numberWords[strings.ToLower(s[end+1:k])]; ok && u > 0 && u < 10 {
+				if u, ok := numberWords()[strings.ToLower(s[end+1:k])]; ok && u > 0 && u < 10 {
 					end = k
 				}
 			}
@@ -148,12 +149,14 @@ func isDigitEnd(s string) bool {
 	return s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9'
 }
 
-var numberWords = map[string]int{
-	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-}
+var numberWords = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+		"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+		"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+		"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+	}
+})
 
 // parseNumber reads one figure that numberRe matched.
 func parseNumber(text string) (value float64, round, ok bool) {
@@ -216,7 +219,7 @@ func parseWords(t string) (float64, bool, bool) {
 	}
 	n := 0
 	for _, w := range strings.Fields(t) {
-		v, ok := numberWords[w]
+		v, ok := numberWords()[w]
 		if !ok {
 			return 0, false, false
 		}

@@ -3,6 +3,7 @@ package claims
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/nightshift-dev/nightshift/internal/lazyregexp"
 )
@@ -371,7 +372,7 @@ func wholeNouns(after string, m mention) bool {
 	for _, w := range strings.Fields(strings.ToLower(after)) {
 		w = strings.Trim(w, "`\"“'")
 		switch {
-		case w == "" || w == stem || wholeNounWords[w]:
+		case w == "" || w == stem || wholeNounWords()[w]:
 		default:
 			return false
 		}
@@ -381,15 +382,15 @@ func wholeNouns(after string, m mention) bool {
 
 // wholeNounWords are the words that may name a file as a whole, and the
 // small words around them.
-var wholeNounWords = map[string]bool{}
-
-func init() {
+var wholeNounWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the new file in into to inside under on is are now all of post blog article essay draft
 		document doc report story piece readme guide translation letter output poem script notes csv dataset spreadsheet
 		data text content page copy version`) {
-		wholeNounWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // isTotal reports whether the sentence says the figure c is the size of
 // the file m now, and if not, why it was not checked.

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -150,10 +151,12 @@ func (s *sentence) cellTotal(c count, m mention) (ok, known bool) {
 }
 
 // abbreviations end in a dot that does not end the sentence.
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "ca": true, "no": true,
-	"fig": true, "cf": true, "min": true, "max": true, "approx.": true, "mr": true, "dr": true,
-}
+var abbreviations = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "ca": true, "no": true,
+		"fig": true, "cf": true, "min": true, "max": true, "approx.": true, "mr": true, "dr": true,
+	}
+})
 
 // sentenceSpans cuts one line into sentence spans.
 func sentenceSpans(line string) [][2]int {
@@ -182,7 +185,7 @@ func sentenceSpans(line string) [][2]int {
 			if j == len(line) || line[j] == ' ' || line[j] == '\t' {
 				// "e.g. this", "go test ./... passes": an abbreviation or a
 				// path, not a sentence's end.
-				keep := r == '.' && (abbreviations[strings.ToLower(lastWord(line[start:i]))] || i > 0 && line[i-1] == '/' && j < len(line))
+				keep := r == '.' && (abbreviations()[strings.ToLower(lastWord(line[start:i]))] || i > 0 && line[i-1] == '/' && j < len(line))
 				if !keep {
 					cut(j)
 				}
@@ -242,24 +245,24 @@ func newSentence(answer string, start, end int) sentence {
 // killWords are the words that make a clause something other than a
 // claim about what happened: negation, modality, plans, hedges,
 // conditions, the past before the run.
-var killWords = map[string]bool{}
-
-// killPhrases are the same in several words, and in Chinese.
-var (
-	killPhrases    = []string{"no longer", "have to", "has to", "going to", "used to", "instead of", "yet to", "make sure", "verify that", "check that", "last time", "in case", "as soon as"}
-	killPhrasesCJK = []string{"不", "没", "未", "无法", "别", "应该", "应当", "需要", "如果", "假如", "若是", "请", "可以", "可能", "也许", "或许", "打算", "计划", "预计", "之前", "原来", "原先", "以前", "曾经", "将会", "将要"}
-)
-
-func init() {
+var killWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`not never cannot can't couldn't didn't doesn't don't isn't aren't wasn't weren't won't
 		wouldn't shouldn't hasn't haven't hadn't unable should could would will might may must need needs needed if unless
 		until please try trying tried plan plans planned expect expects expected want wants wanted hope hopefully probably
 		perhaps maybe likely seems seem seemed appears think believe guess assume except ensure double-check originally
 		initially formerly original before had supposed intend intended aim aiming can ought already previous previously earlier
 		no nothing none neither nor without`) {
-		killWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
+
+// killPhrases are the same in several words, and in Chinese.
+var (
+	killPhrases    = []string{"no longer", "have to", "has to", "going to", "used to", "instead of", "yet to", "make sure", "verify that", "check that", "last time", "in case", "as soon as"}
+	killPhrasesCJK = []string{"不", "没", "未", "无法", "别", "应该", "应当", "需要", "如果", "假如", "若是", "请", "可以", "可能", "也许", "或许", "打算", "计划", "预计", "之前", "原来", "原先", "以前", "曾经", "将会", "将要"}
+)
 
 // qualifierRe finds the phrases that bound a figure or report a clean
 // result and hold a negation word: they are not negations ("no more
@@ -276,7 +279,7 @@ func killed(text string) bool {
 	for _, w := range strings.FieldsFunc(lower, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r == '\'' || r == '’' || r == '-')
 	}) {
-		if killWords[strings.ReplaceAll(strings.Trim(w, "'’-"), "’", "'")] {
+		if killWords()[strings.ReplaceAll(strings.Trim(w, "'’-"), "’", "'")] {
 			return true
 		}
 	}
