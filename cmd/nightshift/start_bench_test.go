@@ -140,10 +140,7 @@ func BenchmarkStart(b *testing.B) {
 	// initialisation, the runtime's, the pages of code and data that
 	// touches. The runs below pay this and then their own.
 	b.Run("version", func(b *testing.B) {
-		var sum, most int64
-		var cpu time.Duration
-		n := 0
-		for b.Loop() {
+		measure(b, func() usage {
 			c := exec.Command(rusage, exe, "--version")
 			c.Env = env
 			var stderr bytes.Buffer
@@ -151,15 +148,8 @@ func BenchmarkStart(b *testing.B) {
 			if err := c.Run(); err != nil {
 				b.Fatalf("nightshift --version: %v\n%s", err, stderr.String())
 			}
-			u := usageOf(b, stderr.String())
-			sum += u.maxRSS
-			most = max(most, u.maxRSS)
-			cpu += u.cpu
-			n++
-		}
-		b.ReportMetric(float64(sum)/float64(n)/1024, "peak-RSS-MiB")
-		b.ReportMetric(float64(most)/1024, "max-RSS-MiB")
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			return usageOf(b, stderr.String())
+		})
 	})
 	for _, sandbox := range []string{"auto", "none"} {
 		b.Run("sandbox="+sandbox, func(b *testing.B) {
@@ -178,24 +168,29 @@ func BenchmarkStart(b *testing.B) {
 				return usageOf(b, stderr.String())
 			}
 			run() // the first run probes bubblewrap and keeps what it found
-			var sum, most int64
-			var cpu time.Duration
-			n := 0
-			for b.Loop() {
-				u := run()
-				sum += u.maxRSS
-				most = max(most, u.maxRSS)
-				cpu += u.cpu
-				n++
-			}
-			b.ReportMetric(float64(sum)/float64(n)/1024, "peak-RSS-MiB")
-			b.ReportMetric(float64(most)/1024, "max-RSS-MiB")
-			// CPU time (user and system) says what ns/op says on a quiet
-			// machine, where other work on the same cores inflates the
-			// wall time.
-			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			measure(b, run)
 		})
 	}
+}
+
+// measure runs one start per iteration and reports the mean and largest
+// peak RSS and the mean CPU time of what it started.
+func measure(b *testing.B, start func() usage) {
+	var sum, most int64
+	var cpu time.Duration
+	n := 0
+	for b.Loop() {
+		u := start()
+		sum += u.maxRSS
+		most = max(most, u.maxRSS)
+		cpu += u.cpu
+		n++
+	}
+	b.ReportMetric(float64(sum)/float64(n)/1024, "peak-RSS-MiB")
+	b.ReportMetric(float64(most)/1024, "max-RSS-MiB")
+	// CPU time (user and system) says what ns/op says on a quiet
+	// machine, where other work on the same cores inflates the wall time.
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
 }
 
 // simServe starts `nightshift sim serve --scenario FILE` and returns its
