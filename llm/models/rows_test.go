@@ -50,18 +50,6 @@ func TestTheRowsAreModelsYAML(t *testing.T) {
 	}
 }
 
-// TestTheDefaultTableIsBuiltWithoutWork checks that the embedded table
-// costs a process nothing to build: it is static data, laid out by the
-// linker, not a YAML parse at every start.
-func TestTheDefaultTableIsBuiltWithoutWork(t *testing.T) {
-	if n := testing.AllocsPerRun(10, func() { _ = Default().DefaultModel("anthropic", Worker) }); n != 0 {
-		t.Errorf("Default().DefaultModel allocates %v times, want 0", n)
-	}
-	if Default().DefaultModel("anthropic", Worker) == "" {
-		t.Error("the default table names no Anthropic worker")
-	}
-}
-
 // rowsSource writes rows as the Go source of rows.go. Each row is a
 // composite literal of constants and of addresses of package variables,
 // which the compiler lays out as static data: nothing of it runs at start.
