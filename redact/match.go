@@ -26,8 +26,11 @@ type matcher struct {
 	whole []bool
 	grams map[string][]ref
 	// quads holds a hash of the first four bytes of every gram, a cheap
-	// test before the map.
+	// test before the map, on 32-shift bits: 64 bits a gram, so that a
+	// run's few keys take a few KiB where the table was 128 KiB, written
+	// all over (every process paid its 32 pages).
 	quads []uint64
+	shift uint32
 	// heads and tails are the starts and ends of forms, MinLen to
 	// FragmentLen-1 long: masked where a text is cut or a line ends.
 	heads, tails map[string]bool
@@ -42,7 +45,7 @@ type span struct{ a, b int }
 // newMatcher returns the matcher of the forms of parts (matched in part
 // too) and of wholes (matched whole only), nil when there are none.
 func newMatcher(parts, wholes []string) *matcher {
-	m := &matcher{grams: map[string][]ref{}, heads: map[string]bool{}, tails: map[string]bool{}, quads: make([]uint64, 1<<quadBits/64)}
+	m := &matcher{grams: map[string][]ref{}, heads: map[string]bool{}, tails: map[string]bool{}}
 	seen := map[string]bool{}
 	add := func(f string, whole bool) {
 		if seen[f] {
@@ -66,8 +69,6 @@ func newMatcher(parts, wholes []string) *matcher {
 			}
 			g := f[off : off+FragmentLen]
 			m.grams[g] = append(m.grams[g], ref{i, int32(off)})
-			q := quad(g)
-			m.quads[q/64] |= 1 << (q % 64)
 		}
 	}
 	// The parts first: a form both of a secret and of a whole value is
@@ -85,17 +86,30 @@ func newMatcher(parts, wholes []string) *matcher {
 	if len(m.exact) == 0 && len(m.forms) == 0 {
 		return nil
 	}
+	bits := uint32(minQuadBits)
+	for bits < maxQuadBits && 1<<bits < 64*len(m.grams) {
+		bits++
+	}
+	m.shift = 32 - bits
+	m.quads = make([]uint64, 1<<bits/64)
+	for g := range m.grams {
+		q := m.quad(g)
+		m.quads[q/64] |= 1 << (q % 64)
+	}
 	// Longest first, so that a form that holds another is found whole.
 	slices.SortStableFunc(m.exact, func(a, b string) int { return len(b) - len(a) })
 	return m
 }
 
-// quadBits is the size of the quads' table, 2^quadBits bits.
-const quadBits = 20
+// The quads' table is 2^minQuadBits to 2^maxQuadBits bits.
+const (
+	minQuadBits = 10
+	maxQuadBits = 20
+)
 
-// quad hashes the first four bytes of s onto quadBits bits.
-func quad(s string) uint32 {
-	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 2654435761 >> (32 - quadBits)
+// quad hashes the first four bytes of s onto the table's bits.
+func (m *matcher) quad(s string) uint32 {
+	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 2654435761 >> m.shift
 }
 
 // redact returns t with every span of a secret replaced by Mask, line
@@ -142,7 +156,7 @@ func (m *matcher) find(t string, lines bool, at []int, out []span) []span {
 // where FragmentLen of its characters are.
 func (m *matcher) fragments(t string, out []span) []span {
 	for i := 0; i+FragmentLen <= len(t); {
-		if q := quad(t[i:]); m.quads[q/64]&(1<<(q%64)) == 0 {
+		if q := m.quad(t[i:]); m.quads[q/64]&(1<<(q%64)) == 0 {
 			i++
 			continue
 		}
