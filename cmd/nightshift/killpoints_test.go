@@ -217,7 +217,12 @@ func TestAKillAtRandomPointsIsRecoveredByteForByte(t *testing.T) {
 		kinds[at]++
 		if at != all[k-1] {
 			// The same run reaches the same points in the same order.
-			t.Fatalf("point %d is %q, but %q in the run left alone", k, at, all[k-1])
+			first := 0
+			for first < k && reached[first] == all[first] {
+				first++
+			}
+			t.Fatalf("point %d is %q, but %q in the run left alone; the two first differ at point %d:\n killed: %q\n  alone: %q\n%s",
+				k, at, all[k-1], first+1, reached[max(0, first-4):], all[max(0, first-4):min(len(all), k+4)], stderr)
 		}
 		res := runCLI(t, "recover", "--dir", work)
 		if res.code != 0 {
