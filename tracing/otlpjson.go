@@ -28,14 +28,7 @@ func otlpJSON(batch []*resourceSpans) []byte {
 	o := jsonObject{b: []byte{'{'}}
 	if len(batch) > 0 {
 		o.key("resourceSpans")
-		o.b = append(o.b, '[')
-		for i, rs := range batch {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.b = appendResourceSpans(o.b, rs)
-		}
-		o.b = append(o.b, ']')
+		o.b = appendList(o.b, batch, appendResourceSpans)
 	}
 	return o.end()
 }
@@ -113,14 +106,7 @@ func appendResourceSpans(b []byte, rs *resourceSpans) []byte {
 		o.b = r.end()
 	}
 	o.key("scopeSpans")
-	o.b = append(o.b, '[')
-	for i, ss := range rs.scopes {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		o.b = appendScopeSpans(o.b, ss)
-	}
-	o.b = append(o.b, ']')
+	o.b = appendList(o.b, rs.scopes, appendScopeSpans)
 	o.str("schemaUrl", rs.res.SchemaURL())
 	return o.end()
 }
@@ -136,14 +122,7 @@ func appendScopeSpans(b []byte, ss *scopeSpans) []byte {
 		o.b = sc.end()
 	}
 	o.key("spans")
-	o.b = append(o.b, '[')
-	for i, sd := range ss.spans {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		o.b = appendSpan(o.b, sd)
-	}
-	o.b = append(o.b, ']')
+	o.b = appendList(o.b, ss.spans, appendSpan)
 	o.str("schemaUrl", ss.scope.SchemaURL)
 	return o.end()
 }
@@ -171,38 +150,28 @@ func appendSpan(b []byte, sd sdktrace.ReadOnlySpan) []byte {
 	o.uint32("droppedAttributesCount", count(sd.DroppedAttributes()))
 	if evs := sd.Events(); len(evs) > 0 {
 		o.key("events")
-		o.b = append(o.b, '[')
-		for i, ev := range evs {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			e := jsonObject{b: append(o.b, '{')}
+		o.b = appendList(o.b, evs, func(b []byte, ev sdktrace.Event) []byte {
+			e := jsonObject{b: append(b, '{')}
 			e.uint64("timeUnixNano", unixNano(ev.Time))
 			e.str("name", ev.Name)
 			e.keyValues("attributes", ev.Attributes)
 			e.uint32("droppedAttributesCount", count(ev.DroppedAttributeCount))
-			o.b = e.end()
-		}
-		o.b = append(o.b, ']')
+			return e.end()
+		})
 	}
 	o.uint32("droppedEventsCount", count(sd.DroppedEvents()))
 	if links := sd.Links(); len(links) > 0 {
 		o.key("links")
-		o.b = append(o.b, '[')
-		for i, l := range links {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			lo := jsonObject{b: append(o.b, '{')}
+		o.b = appendList(o.b, links, func(b []byte, l sdktrace.Link) []byte {
+			lo := jsonObject{b: append(b, '{')}
 			tid, sid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
 			lo.id("traceId", tid[:])
 			lo.id("spanId", sid[:])
 			lo.keyValues("attributes", l.Attributes)
 			lo.uint32("droppedAttributesCount", count(l.DroppedAttributeCount))
 			lo.uint32("flags", spanFlags(l.SpanContext.TraceFlags(), l.SpanContext))
-			o.b = lo.end()
-		}
-		o.b = append(o.b, ']')
+			return lo.end()
+		})
 	}
 	o.uint32("droppedLinksCount", count(sd.DroppedLinks()))
 	o.key("status")
@@ -220,16 +189,23 @@ func appendSpan(b []byte, sd sdktrace.ReadOnlySpan) []byte {
 // appendKeyValues writes a list of KeyValues: the key always, the value
 // (an AnyValue) always.
 func appendKeyValues(b []byte, kvs []attribute.KeyValue) []byte {
-	b = append(b, '[')
-	for i, kv := range kvs {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendList(b, kvs, func(b []byte, kv attribute.KeyValue) []byte {
 		b = append(b, `{"key":`...)
 		b = appendString(b, string(kv.Key))
 		b = append(b, `,"value":`...)
 		b = appendAnyValue(b, kv.Value)
-		b = append(b, '}')
+		return append(b, '}')
+	})
+}
+
+// appendList writes a JSON list, each element written by each.
+func appendList[T any](b []byte, xs []T, each func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, x)
 	}
 	return append(b, ']')
 }
@@ -288,14 +264,8 @@ func appendValueMember(b []byte, v attribute.Value) []byte {
 func appendArray[T any](b []byte, xs []T, member func([]byte, T) []byte) []byte {
 	b = append(b, `"arrayValue":{`...)
 	if len(xs) > 0 {
-		b = append(b, `"values":[`...)
-		for i, x := range xs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(member(append(b, '{'), x), '}')
-		}
-		b = append(b, ']')
+		b = append(b, `"values":`...)
+		b = appendList(b, xs, func(b []byte, x T) []byte { return append(member(append(b, '{'), x), '}') })
 	}
 	return append(b, '}')
 }
