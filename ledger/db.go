@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // querier is the little SQL the ledger needs, over database/sql (SQLite) and
@@ -127,35 +124,6 @@ type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { r.Rows.Close() } //nolint:errcheck // Err reports read failures
 
-// pgxQ adapts *pgxpool.Pool and pgx.Tx.
-type pgxQ struct {
-	db interface {
-		Exec(ctx context.Context, q string, args ...any) (pgconn.CommandTag, error)
-		Query(ctx context.Context, q string, args ...any) (pgx.Rows, error)
-		QueryRow(ctx context.Context, q string, args ...any) pgx.Row
-	}
-}
-
-func (p pgxQ) exec(ctx context.Context, q string, args ...any) (int64, error) {
-	tag, err := p.db.Exec(ctx, rebind(q), args...)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
-}
-
-func (p pgxQ) query(ctx context.Context, q string, args ...any) (rows, error) {
-	r, err := p.db.Query(ctx, rebind(q), args...)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func (p pgxQ) queryRow(ctx context.Context, q string, args ...any) row {
-	return p.db.QueryRow(ctx, rebind(q), args...)
-}
-
 // rebind turns ? placeholders into PostgreSQL's $1, $2, ... The ledger's
 // queries never hold a ? inside a string literal.
 func rebind(q string) string {
@@ -194,4 +162,4 @@ func collect[T any](r rows, err error, scan func(r rows) (T, error)) ([]T, error
 }
 
 // isNoRows reports whether a queryRow found no row, on either store.
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) }
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) || isPgNoRows(err) }

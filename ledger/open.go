@@ -15,10 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -87,6 +84,10 @@ var opened atomic.Int64
 // to see that a command which needs no ledger (a plain run) opened no
 // database, SQLite or PostgreSQL, and started no River.
 func Opened() int64 { return opened.Load() }
+
+// ErrNoPostgres is returned by Open for a postgres:// URL in a build
+// without the PostgreSQL store (the tag nopostgres; see Postgres).
+var ErrNoPostgres = errors.New("this build has no PostgreSQL store (built with -tags nopostgres): open a SQLite ledger, or use a build without that tag")
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
 // a SQLite file.
@@ -172,46 +173,6 @@ func openSQLite(ctx context.Context, l *Ledger, dsn string) (backend, error) {
 		rollback: func(_ context.Context, tx *sql.Tx) { tx.Rollback() }, //nolint:errcheck // the cause is returned
 		wrap:     func(tx *sql.Tx) querier { return sqlQ{db: db, tx: tx, ps: ps} },
 		closer:   func() { db.Close() }, //nolint:errcheck // closes the prepared statements too
-	}, nil
-}
-
-// pgMigrateLock keys the advisory lock that lets several processes open a
-// fresh PostgreSQL ledger at once.
-const pgMigrateLock = 0x6e69676874 // "night"
-
-func openPostgres(ctx context.Context, l *Ledger, dsn string) (backend, error) {
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: postgres: %w", err)
-	}
-	fail := func(err error) (backend, error) {
-		pool.Close()
-		return nil, fmt.Errorf("ledger: postgres: %w", err)
-	}
-	driver := riverpgxv5.New(pool)
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	_, err = conn.Exec(ctx, "SELECT pg_advisory_lock($1)", pgMigrateLock)
-	if err == nil {
-		err = migrate(ctx, driver)
-		if err == nil {
-			err = createTables(ctx, pgxQ{pool}, postgresDialect)
-		}
-		conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", pgMigrateLock) //nolint:errcheck // released with the session anyway
-	}
-	conn.Release()
-	if err != nil {
-		return fail(err)
-	}
-	return &riverBackend[*riverpgxv5.Driver, pgx.Tx]{
-		l: l, q: pgxQ{pool}, driver: driver, dialect: postgresDialect,
-		begin:    func(ctx context.Context) (pgx.Tx, error) { return pool.Begin(ctx) },
-		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
-		rollback: func(ctx context.Context, tx pgx.Tx) { tx.Rollback(context.WithoutCancel(ctx)) }, //nolint:errcheck // the cause is returned
-		wrap:     func(tx pgx.Tx) querier { return pgxQ{tx} },
-		closer:   pool.Close,
 	}, nil
 }
 

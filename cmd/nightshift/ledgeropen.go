@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/url"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/nightshift-dev/nightshift/agent"
 )
 
@@ -19,13 +17,12 @@ import (
 // (exit 2). Anything else is returned as it is.
 func ledgerOpenError(dsn string, err error) error {
 	server := pgServer(dsn)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
+	if code, message, ok := pgErrorOf(err); ok {
+		switch code {
 		case "28P01", "28000": // invalid_password, invalid_authorization_specification
-			return usagef("the ledger's PostgreSQL server %s (--db or $NIGHTSHIFT_DB) refused the user: %s; check the user and password in the URL", server, pgErr.Message)
+			return usagef("the ledger's PostgreSQL server %s (--db or $NIGHTSHIFT_DB) refused the user: %s; check the user and password in the URL", server, message)
 		case "3D000": // invalid_catalog_name
-			return usagef("the ledger's PostgreSQL server %s (--db or $NIGHTSHIFT_DB) has no such database: %s; create it (createdb) or name another in the URL", server, pgErr.Message)
+			return usagef("the ledger's PostgreSQL server %s (--db or $NIGHTSHIFT_DB) has no such database: %s; create it (createdb) or name another in the URL", server, message)
 		}
 		return err
 	}
