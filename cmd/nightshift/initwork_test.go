@@ -71,3 +71,35 @@ func TestPackagesDoLittleWorkAtStart(t *testing.T) {
 		t.Errorf("%s allocates %d B at start, over the budget of %d for one package", ours[0].name, ours[0].bytes, initBudgetOne)
 	}
 }
+
+// TestTheMainStackIsGrownBeforeTheDependenciesInitialise reads the order
+// of initialisation (GODEBUG=inittrace=1): internal/mainstack grows the
+// main goroutine's stack (see its doc) only if it comes before the
+// packages whose initialisation goes deep, the SDKs' reflection over
+// their types among them. An import added to it would put it after them.
+func TestTheMainStackIsGrownBeforeTheDependenciesInitialise(t *testing.T) {
+	c := startChildEnv(t, t.TempDir(), []string{"GODEBUG=inittrace=1"}, "--version")
+	code, stderr := c.wait(t)
+	if code != 0 {
+		t.Fatalf("nightshift --version: exit %d\n%s", code, stderr)
+	}
+	const mainstack = "github.com/nightshift-dev/nightshift/internal/mainstack"
+	deep := []string{"github.com/", "go.opentelemetry.io/", "go.yaml.in/", "golang.org/x/", "modernc.org/"}
+	var before []string
+	for _, line := range strings.Split(stderr, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "init" {
+			continue
+		}
+		if f[1] == mainstack {
+			if len(before) > 0 {
+				t.Errorf("%s is initialised after %s", mainstack, strings.Join(before, ", "))
+			}
+			return
+		}
+		if slices.ContainsFunc(deep, func(p string) bool { return strings.HasPrefix(f[1], p) }) {
+			before = append(before, f[1])
+		}
+	}
+	t.Fatalf("%s is not initialised (is it still imported by main.go?):\n%.3000s", mainstack, stderr)
+}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/nightshift-dev/nightshift/agent"
+	_ "github.com/nightshift-dev/nightshift/internal/mainstack" // before the packages it precedes are initialised: its doc
 	"github.com/nightshift-dev/nightshift/internal/terminal"
 	"github.com/nightshift-dev/nightshift/redact"
 )
@@ -28,7 +29,6 @@ func main() {
 // once, for a person who will not wait: what was left half done is as
 // after a crash, which the journal and the ledger recover from.
 func Main() int {
-	growStack(len(os.Args))
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
@@ -46,28 +46,6 @@ func Main() int {
 	}, terminal.Writer(os.Stderr), os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	return exitStatus(ctx, err, os.Stderr)
-}
-
-// growStack gives the main goroutine, while it holds three frames, the
-// stack that a command's calls need. A goroutine starts with 8 KiB and,
-// each time a call would overflow it, moves to a stack twice the size,
-// copying every frame; to find the pointers in a frame the runtime reads
-// its function's stack maps, which lie spread over the binary's 20 MB
-// table of function data (pclntab). A run's calls go five doublings
-// deep, with some sixty functions on the stack by then, and those reads
-// were 0.75 MiB of a 0-step run's peak memory (BenchmarkStart). Growing
-// here costs one copy of three frames and the 120 KiB this frame zeroes
-// (0.35 MiB more for a command that needs no deep stack, such as
-// --version); the stack, 256 KiB, stays until a garbage collection
-// finds it mostly unused. Grown later, in lifecycle.Run, it saved a
-// quarter as much: the command's own set-up had grown it by then. n
-// only keeps the compiler from dropping the frame.
-//
-//go:noinline
-func growStack(n int) byte {
-	var pad [120 << 10]byte
-	pad[n%len(pad)] = 1
-	return pad[n%len(pad)/2]
 }
 
 // cancelledBySignal is closed once the first signal has cancelled the
@@ -101,7 +79,7 @@ func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, stderr io.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	red := redact.FromEnv(nil)
 	red.Learn(args...)
-	ctx = withRedactor(ctx, red)
+	ctx = withArgs(withRedactor(ctx, red), args)
 	// stderr is all for people: everything written there is escaped
 	// for a terminal (after it is redacted, so that the redactor sees
 	// the text as it was). stdout's writes say what they are (output.go).
