@@ -80,6 +80,11 @@ for tool failures, a step brake, and a verifier the worker does not control.`,
 	setExamples(root)
 	usageArgs(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		// First: the build a PostgreSQL ledger is handed to checks the
+		// rest itself.
+		if err := toPostgresBuild(cmd.Context(), ledgerOfCommand(cmd)); err != nil {
+			return err
+		}
 		if fl := cmd.Flags().Lookup("state-dir"); fl != nil {
 			return checkStateBase(fl.Value.String())
 		}

@@ -17,9 +17,9 @@ import (
 )
 
 // buildNightshift builds the nightshift binary into dir as README.md
-// installs it (CGO_ENABLED=0 go build, no test code in it; a build with
-// cgo, Go's default where gcc is, can be measured through
-// $NIGHTSHIFT_BENCH_BINARY), or takes the binary
+// installs it (CGO_ENABLED=0 go build -tags nopostgres, no test code in
+// it; the full build, or one with cgo, Go's default where gcc is, can be
+// measured through $NIGHTSHIFT_BENCH_BINARY), or takes the binary
 // $NIGHTSHIFT_BENCH_BINARY names, to measure another build (an older
 // commit's, a stripped one) the same way. Either is copied before it
 // runs: the linker writes its output through a memory map, which leaves
@@ -31,8 +31,8 @@ func buildNightshift(b *testing.B, dir string) string {
 	built := os.Getenv("NIGHTSHIFT_BENCH_BINARY")
 	if built == "" {
 		built = filepath.Join(dir, "nightshift-linked")
-		cmd := exec.Command("go", "build", "-o", built, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd := exec.Command("go", "build", "-tags", readmeTags, "-o", built, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as README.md installs it
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
@@ -102,7 +102,7 @@ const endTurnAtOnce = "loop: true\nturns:\n  - text: \"Nothing to do.\"\n"
 // BenchmarkStart is issue 23's measure of the machine a run costs: a
 // 0-step `nightshift run --no-judge` (one model call, answered end_turn
 // at once by a local `nightshift sim serve`) in a fresh temporary
-// workspace, the real binary as `go build` makes it, started as a user
+// workspace, the real binary as README.md installs it, started as a user
 // starts it. It reports the wall time of one run (ns/op), its CPU time
 // (cpu-ms/op) and the peak resident memory of the process (from its
 // rusage, read by testdata/rusage):

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nightshift-dev/nightshift/ledger"
 )
 
 // newVersionCmd is `nightshift version`: which build this is, from the
@@ -29,7 +31,11 @@ func buildVersion() string {
 	if !ok {
 		info = nil
 	}
-	return versionLine(info)
+	line := versionLine(info)
+	if !ledger.Postgres {
+		line += ", without the PostgreSQL ledger (-tags nopostgres; " + postgresBuild + " has it)"
+	}
+	return line
 }
 
 // unknownRevision is what the version line says when the build recorded
