@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -34,9 +36,6 @@ const installPostgresBuild = `CGO_ENABLED=0 go build -o "$(go env GOPATH)/bin/ni
 // that the file named nightshift-postgres is a light build too, which
 // would hand the command to itself for ever.
 const handedToEnv = "NIGHTSHIFT_HANDED_TO"
-
-// execve replaces this process; a test swaps it.
-var execve = syscall.Exec
 
 type argsKey struct{}
 
@@ -76,8 +75,11 @@ func toPostgresBuild(ctx context.Context, db string) error {
 		return usagef("the ledger (--db or $NIGHTSHIFT_DB) is on PostgreSQL, and this nightshift was built without PostgreSQL support (-tags nopostgres, as the README installs it) and found no %s beside it or on $PATH: install the full build there: %s; or name a SQLite ledger (--db FILE)", postgresBuild, installPostgresBuild)
 	}
 	args, _ := ctx.Value(argsKey{}).([]string)
-	env := append(os.Environ(), handedToEnv+"="+path)
-	err = execve(path, append([]string{path}, args...), env)
+	// One entry, this one: a process reads the first of a name, and an
+	// older one (a command handed over by another light build, higher up)
+	// would hide a light build in this one's place.
+	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, handedToEnv+"=") })
+	err = syscall.Exec(path, append([]string{path}, args...), append(env, handedToEnv+"="+path))
 	return fmt.Errorf("handing the command to %s, the build with PostgreSQL support: %w", path, err)
 }
 
